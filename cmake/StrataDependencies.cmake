@@ -1,0 +1,41 @@
+# Every dependency comes from a Debian package (deploy/setup.sh installs them).
+# Nothing is downloaded at configure or build time.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(absl CONFIG REQUIRED)
+find_package(glog CONFIG REQUIRED)
+
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+add_library(strata_xxhash INTERFACE)
+target_link_libraries(strata_xxhash INTERFACE PkgConfig::XXHASH)
+add_library(strata::xxhash ALIAS strata_xxhash)
+
+if(STRATA_BUILD_TESTS)
+  find_package(GTest CONFIG REQUIRED)
+endif()
+if(STRATA_BUILD_BENCHMARKS)
+  find_package(benchmark CONFIG REQUIRED)
+endif()
+
+# CUDA is optional and auto-detected: where nvcc exists the CUDA target builds
+# and links even on a machine without a GPU.
+set(STRATA_HAVE_CUDA OFF)
+if(NOT STRATA_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # Ampere and Hopper (H100/H200); CUDA 13 no longer targets older chips.
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(STRATA_HAVE_CUDA ON)
+  elseif(STRATA_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "STRATA_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+message(STATUS "strata: CUDA device implementation: ${STRATA_HAVE_CUDA}")
