@@ -10,6 +10,19 @@ add_library(strata_xxhash INTERFACE)
 target_link_libraries(strata_xxhash INTERFACE PkgConfig::XXHASH)
 add_library(strata::xxhash ALIAS strata_xxhash)
 
+# Control plane: gRPC + protobuf (store/proto, store/rpc, client).
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_program(STRATA_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+# Data plane: UCX (store/transport only).
+pkg_check_modules(UCX REQUIRED IMPORTED_TARGET ucx)
+# Metadata: RocksDB (store/meta only).
+find_package(RocksDB CONFIG REQUIRED)
+# SSD tier: liburing (tiering/io only).
+pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
+message(STATUS "strata: gRPC ${gRPC_VERSION}, protobuf ${Protobuf_VERSION}, UCX ${UCX_VERSION}, "
+               "RocksDB ${RocksDB_VERSION}, liburing ${URING_VERSION}, xxHash ${XXHASH_VERSION}")
+
 if(STRATA_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian packages strata's build and tests need. Idempotent:
+# when everything is already installed it changes nothing and needs no network.
+# The CUDA toolkit is optional and not installed here (the build auto-detects nvcc).
+#
+#   deploy/setup.sh            install what is missing
+#   deploy/setup.sh --list     print the package list and exit
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  cmake ninja-build pkg-config g++ clang-14 git
+  # libraries strata links (found by cmake/StrataDependencies.cmake)
+  libabsl-dev libgoogle-glog-dev libxxhash-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libucx-dev librocksdb-dev liburing-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+)
+
+if [[ "${1:-}" == "--list" ]]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if [[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != "installed" ]]; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, then builds and tests strata three ways.
+#
+#   1. release   g++, -Werror, every test (ctest; GPU tests skip with a reason when no device)
+#   2. asan      g++, AddressSanitizer + UndefinedBehaviorSanitizer, every test
+#   3. tsa       clang-14, -Wthread-safety -Werror=thread-safety, every test
+#
+# Build trees live under build/ (override with STRATA_BUILD_ROOT). Runs in well under
+# 30 minutes on 2 cores. Exits non-zero on the first failure.
+#
+#   deploy/test.sh               all three
+#   deploy/test.sh release       only the named configurations
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD_ROOT=${STRATA_BUILD_ROOT:-$ROOT/build}
+JOBS=${STRATA_JOBS:-$(nproc)}
+CONFIGS=("$@")
+[[ ${#CONFIGS[@]} -eq 0 ]] && CONFIGS=(release asan tsa)
+
+"$ROOT/deploy/setup.sh"
+mkdir -p "$BUILD_ROOT"
+
+declare -A FLAGS=(
+  [release]="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON"
+  [asan]="-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_BUILD_BENCHMARKS=OFF"
+  [tsa]="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+         -DSTRATA_THREAD_SAFETY=ON -DSTRATA_WERROR=ON -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_CUDA=OFF"
+)
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+passed=0
+failed=0
+summary=()
+for config in "${CONFIGS[@]}"; do
+  [[ -n "${FLAGS[$config]:-}" ]] || { echo "test: unknown configuration '$config'" >&2; exit 2; }
+  dir="$BUILD_ROOT/$config"
+  echo "=== [$config] configure + build in $dir"
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  cmake -S "$ROOT" -B "$dir" -G Ninja ${FLAGS[$config]} >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; exit 1; }
+  cmake --build "$dir" -j "$JOBS"
+  echo "=== [$config] ctest"
+  log="$dir/ctest.log"
+  set +e
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" --timeout 600) 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  # "100% tests passed, 0 tests failed out of 12"
+  line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1 || true)
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+  nfail=$(sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/' <<<"$line")
+  if [[ -z "$line" || -z "$total" ]]; then
+    echo "test: [$config] ctest printed no summary" >&2
+    exit 1
+  fi
+  passed=$((passed + total - nfail))
+  failed=$((failed + nfail))
+  summary+=("[$config] $line ($(( $(date +%s) - start ))s)")
+  [[ $rc -eq 0 ]] || { echo "test: [$config] ctest failed (exit $rc)" >&2; printf '%s\n' "${summary[@]}"; exit 1; }
+done
+
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+echo "total: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
