@@ -1,0 +1,112 @@
+#include "strata/radix/namespace.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+#include "strata/base/status_macros.h"
+
+namespace strata::radix {
+namespace {
+
+// Debian's Abseil is built with its own string_view type (not std's).
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+bool IsTenantByte(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+bool IsModelByte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x21 && u <= 0x7E;
+}
+
+std::string DescribeByte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x21 && u <= 0x7E) return absl::StrFormat("0x%02X ('%c')", u, c);
+  return absl::StrFormat("0x%02X", u);
+}
+
+absl::Status CheckString(std::string_view field, std::string_view value, size_t max_bytes,
+                         bool (*allowed)(char), std::string_view allowed_text) {
+  if (value.empty() || value.size() > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " length ", value.size(),
+                                                   " is out of range [1, ", max_bytes, "]"));
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!allowed(value[i])) {
+      return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " byte ", i, " is ",
+                                                     DescribeByte(value[i]),
+                                                     "; allowed: ", Sv(allowed_text)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void AppendU8(std::string* out, uint8_t v) { out->push_back(static_cast<char>(v)); }
+
+void AppendU32(std::string* out, uint32_t v) {
+  for (int shift = 0; shift < 32; shift += 8) {
+    out->push_back(static_cast<char>((v >> shift) & 0xFF));
+  }
+}
+
+void AppendString(std::string* out, std::string_view s) {
+  AppendU32(out, static_cast<uint32_t>(s.size()));
+  out->append(s);
+}
+
+}  // namespace
+
+absl::StatusOr<Namespace> Namespace::Create(std::string tenant, std::string model,
+                                            const KvLayout& layout) {
+  STRATA_RETURN_IF_ERROR(Validate(tenant, model, layout));
+  return Namespace(std::move(tenant), std::move(model), layout);
+}
+
+absl::Status Namespace::ValidateTenant(std::string_view tenant) {
+  return CheckString("tenant", tenant, kMaxTenantBytes, IsTenantByte, "[A-Za-z0-9._-]");
+}
+
+absl::Status Namespace::ValidateModel(std::string_view model) {
+  return CheckString("model", model, kMaxModelBytes, IsModelByte,
+                     "printable non-space ASCII 0x21..0x7E");
+}
+
+absl::Status Namespace::Validate(std::string_view tenant, std::string_view model,
+                                 const KvLayout& layout) {
+  STRATA_RETURN_IF_ERROR(ValidateTenant(tenant));
+  STRATA_RETURN_IF_ERROR(ValidateModel(model));
+  return layout.Validate();
+}
+
+std::string Namespace::CanonicalEncoding() const {
+  std::string out;
+  out.reserve(46 + tenant_.size() + model_.size());
+  out.append(kNamespaceEncodingTag.data(), kNamespaceEncodingTag.size());
+  AppendString(&out, tenant_);
+  AppendString(&out, model_);
+  AppendU32(&out, layout_.num_layers);
+  AppendU32(&out, layout_.num_kv_heads);
+  AppendU32(&out, layout_.head_dim);
+  AppendU8(&out, static_cast<uint8_t>(layout_.dtype));
+  AppendU32(&out, layout_.page_tokens);
+  AppendU8(&out, static_cast<uint8_t>(layout_.format));
+  AppendU32(&out, layout_.tp_rank);
+  AppendU32(&out, layout_.tp_world);
+  return out;
+}
+
+std::string Namespace::ToString() const {
+  return absl::StrCat("Namespace{tenant=", tenant_, " model=", model_, " ", layout_.ToString(),
+                      "}");
+}
+
+}  // namespace strata::radix
