@@ -119,6 +119,16 @@ TEST(RadixTreeTest, ContinuationPointsAtItsBlob) {
   EXPECT_THAT(r.segments, ElementsAre(Seg(1, 0, 3, 0), Seg(2, 0, 3, 3)));
 }
 
+TEST(RadixTreeTest, MatchMergesOnlyContiguousPiecesOfOneBlob) {
+  RadixTree tree(kPage);
+  // The same key for two spans (a caller bug, but legal): its pieces are not
+  // contiguous in the blob, so they stay separate segments.
+  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2}), 0, Blob(1)).value(), 2u);
+  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3, 4}), 2, Blob(1)).value(), 2u);
+  EXPECT_THAT(tree.Match(kRoot, Pages({1, 2, 3, 4}), false).segments,
+              ElementsAre(Seg(1, 0, 2, 0), Seg(1, 0, 2, 2)));
+}
+
 TEST(RadixTreeTest, ReinsertIsDeduplicatedFirstWriterWins) {
   RadixTree tree(kPage);
   ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3}), 0, Blob(1)).value(), 3u);
