@@ -1,0 +1,199 @@
+#include "strata/tiering/dram_arena.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "absl/memory/memory.h"
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/tiering/internal/errno_status.h"
+
+namespace strata::tiering {
+namespace {
+
+using internal::ErrnoToStatus;
+using internal::MemoryMapping;
+using internal::UniqueFd;
+
+constexpr uint64_t kHugePageBytes = uint64_t{2} << 20;
+constexpr uint64_t kSmallPageBytes = uint64_t{4} << 10;
+
+struct Backing {
+  UniqueFd fd;
+  MemoryMapping mapping;
+};
+
+// Creates a sealed memfd of `bytes` bytes and maps it shared, read-write.
+absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool hugetlb,
+                                 bool populate) {
+  unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+  if (hugetlb) flags |= MFD_HUGETLB;
+  UniqueFd fd(::memfd_create(name.c_str(), flags));
+  if (!fd.valid()) return ErrnoToStatus(errno, "memfd_create");
+  if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
+    return ErrnoToStatus(errno, "ftruncate");
+  }
+  // A client holding the fd must not be able to shrink the file under the node.
+  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    return ErrnoToStatus(errno, "fcntl(F_ADD_SEALS)");
+  }
+  const int map_flags = MAP_SHARED | (hugetlb && populate ? MAP_POPULATE : 0);
+  void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, map_flags, fd.get(), 0);
+  if (address == MAP_FAILED) return ErrnoToStatus(errno, "mmap");
+  return Backing{std::move(fd), MemoryMapping(address, bytes)};
+}
+
+// True if the kernel's shmem THP policy honours MADV_HUGEPAGE on a memfd mapping.
+bool ShmemThpHonoursAdvice() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+  std::string policy;
+  if (!std::getline(file, policy)) return false;
+  const size_t open = policy.find('[');
+  const size_t close = policy.find(']', open);
+  if (open == std::string::npos || close == std::string::npos) return false;
+  const std::string selected = policy.substr(open + 1, close - open - 1);
+  return selected == "always" || selected == "within_size" || selected == "advise" ||
+         selected == "force";
+}
+
+// Faults in every page of `mapping` for writing.
+void Prefault(const MemoryMapping& mapping) {
+#ifdef MADV_POPULATE_WRITE
+  if (::madvise(mapping.data(), mapping.size(), MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // Older kernels: touch one byte per page (the file is fresh, so its bytes are zero).
+  for (uint64_t offset = 0; offset < mapping.size(); offset += kSmallPageBytes) {
+    reinterpret_cast<volatile std::byte*>(mapping.data())[offset] = std::byte{0};
+  }
+}
+
+}  // namespace
+
+std::string_view HugePageModeName(HugePageMode mode) {
+  switch (mode) {
+    case HugePageMode::kHugeTlb:
+      return "hugetlb";
+    case HugePageMode::kTransparent:
+      return "transparent";
+    case HugePageMode::kNone:
+      return "none";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOptions& options) {
+  ExtentAllocatorOptions allocator_options;
+  allocator_options.capacity_bytes = options.capacity_bytes;
+  allocator_options.granule_bytes = options.granule_bytes;
+  allocator_options.max_extent_bytes = options.max_extent_bytes;
+  allocator_options.large_extent_bytes = options.large_extent_bytes;
+  STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(allocator_options));
+
+  if (options.try_hugetlb) {
+    const uint64_t bytes =
+        (options.capacity_bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    absl::StatusOr<Backing> backing =
+        MapMemfd(options.name, bytes, /*hugetlb=*/true, options.populate);
+    if (backing.ok()) {
+      LOG(INFO) << "DramArena '" << options.name << "': " << bytes << " bytes on hugetlb pages";
+      return absl::WrapUnique(new DramArena(std::move(backing->fd), std::move(backing->mapping),
+                                            HugePageMode::kHugeTlb, allocator_options));
+    }
+    VLOG(1) << "DramArena '" << options.name << "': no hugetlb pages (" << backing.status()
+            << "), falling back to transparent hugepages";
+  }
+
+  STRATA_ASSIGN_OR_RETURN(Backing backing, MapMemfd(options.name, options.capacity_bytes,
+                                                    /*hugetlb=*/false, /*populate=*/false));
+  HugePageMode mode = HugePageMode::kNone;
+  if (::madvise(backing.mapping.data(), backing.mapping.size(), MADV_HUGEPAGE) == 0 &&
+      ShmemThpHonoursAdvice()) {
+    mode = HugePageMode::kTransparent;
+  }
+  if (options.populate) Prefault(backing.mapping);
+  LOG(INFO) << "DramArena '" << options.name << "': " << options.capacity_bytes
+            << " bytes, hugepage mode " << HugePageModeName(mode);
+  return absl::WrapUnique(
+      new DramArena(std::move(backing.fd), std::move(backing.mapping), mode, allocator_options));
+}
+
+DramArena::DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
+                     const ExtentAllocatorOptions& allocator_options)
+    : fd_(std::move(fd)),
+      mapping_(std::move(mapping)),
+      huge_page_mode_(mode),
+      capacity_(allocator_options.capacity_bytes),
+      allocator_(allocator_options) {}
+
+absl::Span<std::byte> DramArena::Data(const Extent& extent) const {
+  CHECK(extent.offset <= capacity_ && extent.length <= capacity_ - extent.offset)
+      << "extent [" << extent.offset << ", +" << extent.length << ") outside the arena";
+  return absl::Span<std::byte>(mapping_.data() + extent.offset, extent.length);
+}
+
+absl::StatusOr<Extent> DramArena::Allocate(uint64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  return allocator_.Allocate(bytes);
+}
+
+void DramArena::Free(const Extent& extent) {
+  absl::MutexLock lock(&mu_);
+  allocator_.Free(extent);
+}
+
+absl::Status DramArena::CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const {
+  if (extent.length == 0 || extent.offset > capacity_ ||
+      extent.length > capacity_ - extent.offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("extent [", extent.offset, ", +", extent.length, ") is not inside the arena"));
+  }
+  if (offset > extent.length || size > extent.length - offset) {
+    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", size,
+                                              ") leaves the extent of ", extent.length, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DramArena::Write(const Extent& extent, uint64_t offset,
+                              absl::Span<const std::byte> src) {
+  STRATA_RETURN_IF_ERROR(CheckRange(extent, offset, src.size()));
+  if (!src.empty()) std::memcpy(mapping_.data() + extent.offset + offset, src.data(), src.size());
+  return absl::OkStatus();
+}
+
+absl::Status DramArena::Read(const Extent& extent, uint64_t offset,
+                             absl::Span<std::byte> dst) const {
+  STRATA_RETURN_IF_ERROR(CheckRange(extent, offset, dst.size()));
+  if (!dst.empty()) std::memcpy(dst.data(), mapping_.data() + extent.offset + offset, dst.size());
+  return absl::OkStatus();
+}
+
+TierStats DramArena::Stats() const {
+  TierStats stats = counters_.Snapshot();
+  stats.capacity_bytes = capacity_;
+  absl::MutexLock lock(&mu_);
+  stats.used_bytes = allocator_.live_bytes();
+  stats.blobs = allocator_.live_extents();
+  return stats;
+}
+
+ExtentAllocatorStats DramArena::AllocatorStats() const {
+  absl::MutexLock lock(&mu_);
+  return allocator_.Stats();
+}
+
+double DramArena::ExternalFragmentation() const {
+  absl::MutexLock lock(&mu_);
+  return allocator_.ExternalFragmentation();
+}
+
+}  // namespace strata::tiering

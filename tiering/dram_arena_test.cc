@@ -1,0 +1,301 @@
+#include "strata/tiering/dram_arena.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace strata::tiering {
+namespace {
+
+constexpr uint64_t kKiB = uint64_t{1} << 10;
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+std::unique_ptr<DramArena> MustCreate(uint64_t capacity, bool try_hugetlb = true) {
+  DramArenaOptions options;
+  options.capacity_bytes = capacity;
+  options.name = "strata-dram-test";
+  options.try_hugetlb = try_hugetlb;
+  absl::StatusOr<std::unique_ptr<DramArena>> arena = DramArena::Create(options);
+  EXPECT_TRUE(arena.ok()) << arena.status();
+  return arena.ok() ? std::move(*arena) : nullptr;
+}
+
+Extent MustAllocate(Tier& tier, uint64_t bytes) {
+  absl::StatusOr<Extent> extent = tier.Allocate(bytes);
+  EXPECT_TRUE(extent.ok()) << extent.status();
+  return extent.ok() ? *extent : Extent{};
+}
+
+// A byte pattern that differs per (tag, position): xorshift64 words.
+std::vector<std::byte> Pattern(uint64_t tag, size_t size) {
+  std::vector<std::byte> bytes(size);
+  uint64_t x = tag * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < size; i += sizeof(x)) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    std::memcpy(bytes.data() + i, &x, std::min(sizeof(x), size - i));
+  }
+  return bytes;
+}
+
+uint64_t ReservedHugePages() {
+  std::ifstream file("/proc/sys/vm/nr_hugepages");
+  uint64_t pages = 0;
+  file >> pages;
+  return pages;
+}
+
+TEST(DramArenaTest, CreateReportsItsBacking) {
+  std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  EXPECT_GE(arena->fd(), 0);
+  EXPECT_NE(arena->base(), nullptr);
+  EXPECT_EQ(arena->capacity(), 16 * kMiB);
+  EXPECT_GE(arena->mapped_bytes(), arena->capacity());
+  EXPECT_EQ(arena->kind(), TierKind::kDram);
+  if (ReservedHugePages() == 0) {
+    // No explicit hugepages here: the fallback must have been taken.
+    EXPECT_NE(arena->huge_page_mode(), HugePageMode::kHugeTlb);
+  }
+  std::unique_ptr<DramArena> plain = MustCreate(16 * kMiB, /*try_hugetlb=*/false);
+  ASSERT_NE(plain, nullptr);
+  EXPECT_NE(plain->huge_page_mode(), HugePageMode::kHugeTlb);
+  EXPECT_EQ(HugePageModeName(plain->huge_page_mode()).empty(), false);
+}
+
+TEST(DramArenaTest, CreateRejectsBadOptions) {
+  DramArenaOptions options;
+  options.capacity_bytes = 0;
+  EXPECT_EQ(DramArena::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.capacity_bytes = kMiB + 4 * kKiB;  // not a multiple of the 64 KiB granule
+  EXPECT_EQ(DramArena::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DramArenaTest, MappingFailureBecomesResourceExhausted) {
+  // 2^56 bytes is more address space than any x86-64 or arm64 process has: mmap fails
+  // with ENOMEM, which must surface as RESOURCE_EXHAUSTED.
+  DramArenaOptions options;
+  options.capacity_bytes = uint64_t{1} << 56;
+  const absl::Status status = DramArena::Create(options).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("mmap"));
+}
+
+TEST(DramArenaTest, WriteThenReadRoundTrips) {
+  std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  const Extent extent = MustAllocate(*arena, kMiB + 1);
+  EXPECT_EQ(extent.length, kMiB + 64 * kKiB);
+  const std::vector<std::byte> data = Pattern(7, extent.length);
+  ASSERT_TRUE(arena->Write(extent, 0, data).ok());
+  std::vector<std::byte> back(extent.length);
+  ASSERT_TRUE(arena->Read(extent, 0, absl::MakeSpan(back)).ok());
+  EXPECT_EQ(back, data);
+  // Partial reads and writes at an offset.
+  const std::vector<std::byte> patch = Pattern(8, 1000);
+  ASSERT_TRUE(arena->Write(extent, 4321, patch).ok());
+  std::vector<std::byte> window(1000);
+  ASSERT_TRUE(arena->Read(extent, 4321, absl::MakeSpan(window)).ok());
+  EXPECT_EQ(window, patch);
+  // Data() is a view of the same bytes.
+  EXPECT_EQ(std::memcmp(arena->Data(extent).data() + 4321, patch.data(), patch.size()), 0);
+  EXPECT_EQ(arena->Data(extent).size(), extent.length);
+  EXPECT_EQ(arena->Data(extent).data(), arena->base() + extent.offset);
+}
+
+TEST(DramArenaTest, RangesOutsideTheExtentAreOutOfRange) {
+  std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  const Extent extent = MustAllocate(*arena, 128 * kKiB);
+  std::vector<std::byte> buffer(64 * kKiB);
+  EXPECT_EQ(arena->Read(extent, 64 * kKiB + 1, absl::MakeSpan(buffer)).code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(arena->Write(extent, 64 * kKiB + 1, buffer).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(arena->Read(extent, ~uint64_t{0}, absl::MakeSpan(buffer)).code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(arena->Read(extent, 200 * kKiB, absl::Span<std::byte>()).code(),
+            absl::StatusCode::kOutOfRange);
+  // Exactly up to the end is fine, as is an empty range at the end.
+  EXPECT_TRUE(arena->Read(extent, 64 * kKiB, absl::MakeSpan(buffer)).ok());
+  EXPECT_TRUE(arena->Write(extent, 128 * kKiB, absl::Span<const std::byte>()).ok());
+  // An extent that is not inside the arena at all.
+  EXPECT_EQ(arena->Read(Extent{16 * kMiB, 64 * kKiB}, 0, absl::MakeSpan(buffer)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(arena->Write(Extent{0, 0}, 0, absl::Span<const std::byte>()).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DramArenaTest, SecondMappingOfTheFdSeesTheSameBytes) {
+  std::unique_ptr<DramArena> arena = MustCreate(8 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  const Extent extent = MustAllocate(*arena, 2 * kMiB);
+  const std::vector<std::byte> data = Pattern(11, extent.length);
+  ASSERT_TRUE(arena->Write(extent, 0, data).ok());
+
+  void* other =
+      ::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, arena->fd(), 0);
+  ASSERT_NE(other, MAP_FAILED) << std::strerror(errno);
+  auto* other_bytes = static_cast<std::byte*>(other);
+  ASSERT_NE(other_bytes, arena->base());
+  EXPECT_EQ(std::memcmp(other_bytes + extent.offset, data.data(), data.size()), 0);
+  // And the other way round: a write through the client's mapping is seen by the arena.
+  const std::vector<std::byte> reply = Pattern(12, 4096);
+  std::memcpy(other_bytes + extent.offset + 8192, reply.data(), reply.size());
+  std::vector<std::byte> back(4096);
+  ASSERT_TRUE(arena->Read(extent, 8192, absl::MakeSpan(back)).ok());
+  EXPECT_EQ(back, reply);
+  ASSERT_EQ(::munmap(other, arena->mapped_bytes()), 0);
+
+  // The file is sealed: nobody holding the fd can shrink it under the node.
+  EXPECT_NE(::ftruncate(arena->fd(), 0), 0);
+  EXPECT_EQ(errno, EPERM);
+}
+
+TEST(DramArenaTest, StatsFollowAllocationsAndCounters) {
+  std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  TierStats stats = arena->Stats();
+  EXPECT_EQ(stats.capacity_bytes, 16 * kMiB);
+  EXPECT_EQ(stats.used_bytes, 0u);
+  EXPECT_EQ(stats.blobs, 0u);
+  const Extent a = MustAllocate(*arena, kMiB);
+  const Extent b = MustAllocate(*arena, 100);
+  stats = arena->Stats();
+  EXPECT_EQ(stats.used_bytes, kMiB + 64 * kKiB);
+  EXPECT_EQ(stats.blobs, 2u);
+  EXPECT_EQ(stats.free_bytes(), 16 * kMiB - kMiB - 64 * kKiB);
+  arena->counters().RecordHit(3);
+  arena->counters().RecordMiss();
+  arena->counters().RecordEviction();
+  arena->counters().RecordPromotion(2);
+  arena->counters().RecordDemotion(5);
+  arena->Free(a);
+  stats = arena->Stats();
+  EXPECT_EQ(stats.used_bytes, 64 * kKiB);
+  EXPECT_EQ(stats.blobs, 1u);
+  EXPECT_EQ(stats.hits, 3u);
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.evictions, 1u);
+  EXPECT_EQ(stats.promotions, 2u);
+  EXPECT_EQ(stats.demotions, 5u);
+  arena->Free(b);
+  EXPECT_EQ(arena->AllocatorStats().free_extents, 1u);
+  EXPECT_EQ(arena->ExternalFragmentation(), 0.0);
+}
+
+TEST(DramArenaTest, FullArenaFailsAllocationWithResourceExhausted) {
+  std::unique_ptr<DramArena> arena = MustCreate(4 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  const Extent all = MustAllocate(*arena, 4 * kMiB);
+  EXPECT_EQ(arena->Allocate(64 * kKiB).status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(arena->Allocate(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(arena->Allocate((uint64_t{1} << 30) + 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  arena->Free(all);
+  EXPECT_TRUE(arena->Allocate(64 * kKiB).ok());
+}
+
+TEST(DramArenaTest, BatchFormsRunEveryOperationAndCompleteOnce) {
+  std::unique_ptr<DramArena> arena = MustCreate(8 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  const Extent a = MustAllocate(*arena, 64 * kKiB);
+  const Extent b = MustAllocate(*arena, 64 * kKiB);
+  const std::vector<std::byte> pa = Pattern(1, 1000), pb = Pattern(2, 1000);
+  int calls = 0;
+  arena->WriteBatch({TierWrite{a, 0, pa}, TierWrite{b, 100, pb}, TierWrite{b, 64 * kKiB, pb}},
+                    [&](std::vector<absl::Status> statuses) {
+                      ++calls;
+                      ASSERT_EQ(statuses.size(), 3u);
+                      EXPECT_TRUE(statuses[0].ok());
+                      EXPECT_TRUE(statuses[1].ok());
+                      EXPECT_EQ(statuses[2].code(), absl::StatusCode::kOutOfRange);
+                    });
+  EXPECT_EQ(calls, 1);
+  std::vector<std::byte> ra(1000), rb(1000);
+  arena->ReadBatch({TierRead{a, 0, absl::MakeSpan(ra)}, TierRead{b, 100, absl::MakeSpan(rb)}},
+                   [&](std::vector<absl::Status> statuses) {
+                     ++calls;
+                     ASSERT_EQ(statuses.size(), 2u);
+                     EXPECT_TRUE(statuses[0].ok());
+                     EXPECT_TRUE(statuses[1].ok());
+                   });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(ra, pa);
+  EXPECT_EQ(rb, pb);
+}
+
+TEST(DramArenaTest, ConcurrentAllocateWriteReadFreeKeepsBlobsApart) {
+  constexpr int kThreads = 4;
+  constexpr int kIterations = 250;
+  constexpr size_t kHeldPerThread = 6;
+  std::unique_ptr<DramArena> arena = MustCreate(12 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  std::atomic<int> corrupt{0};
+  std::atomic<int> exhausted{0};
+
+  auto worker = [&](int thread) {
+    std::mt19937_64 rng(1000 + thread);
+    struct Held {
+      Extent extent;
+      uint64_t tag;
+      size_t size;
+    };
+    std::vector<Held> held;
+    auto verify_and_free = [&](const Held& h) {
+      std::vector<std::byte> back(h.size);
+      if (!arena->Read(h.extent, 0, absl::MakeSpan(back)).ok() || back != Pattern(h.tag, h.size)) {
+        corrupt.fetch_add(1);
+      }
+      arena->Free(h.extent);
+    };
+    for (int i = 0; i < kIterations; ++i) {
+      const size_t size = 1 + rng() % (1 * kMiB);
+      const uint64_t tag = (uint64_t(thread) << 32) | i;
+      absl::StatusOr<Extent> extent = arena->Allocate(size);
+      if (!extent.ok()) {
+        if (extent.status().code() != absl::StatusCode::kResourceExhausted) corrupt.fetch_add(1);
+        exhausted.fetch_add(1);
+        if (!held.empty()) {
+          verify_and_free(held.front());
+          held.erase(held.begin());
+        }
+        continue;
+      }
+      if (!arena->Write(*extent, 0, Pattern(tag, size)).ok()) corrupt.fetch_add(1);
+      held.push_back({*extent, tag, size});
+      if (held.size() > kHeldPerThread) {
+        const size_t victim = rng() % held.size();
+        verify_and_free(held[victim]);
+        held.erase(held.begin() + victim);
+      }
+    }
+    for (const Held& h : held) verify_and_free(h);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(corrupt.load(), 0);
+  const TierStats stats = arena->Stats();
+  EXPECT_EQ(stats.used_bytes, 0u);
+  EXPECT_EQ(stats.blobs, 0u);
+  EXPECT_EQ(arena->AllocatorStats().free_extents, 1u);
+  EXPECT_EQ(arena->AllocatorStats().allocations + arena->AllocatorStats().failed_allocations,
+            static_cast<uint64_t>(kThreads * kIterations));
+}
+
+}  // namespace
+}  // namespace strata::tiering

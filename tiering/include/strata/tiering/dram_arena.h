@@ -1,0 +1,119 @@
+// DramArena: the DRAM tier. One large region of host memory, carved into extents.
+//
+// Memory: the region is a shareable memory file (memfd), mapped MAP_SHARED, so that the
+// node can later pass fd() to a same-host client over a UNIX socket; the client maps the
+// same pages, registers them with CUDA and DMAs blob bytes straight to its GPU. The file
+// is sealed against shrinking and growing (a client that truncated it would make the
+// node's accesses fault). Creation tries, in order:
+//   1. memfd_create(MFD_HUGETLB) + mmap: explicit 2 MiB hugepages (if options.try_hugetlb
+//      and the kernel has hugepages reserved: /proc/sys/vm/nr_hugepages). The mapping is
+//      rounded up to a whole hugepage. HugePageMode::kHugeTlb.
+//   2. a plain memfd + mmap + madvise(MADV_HUGEPAGE): transparent hugepages.
+//      HugePageMode::kTransparent if the advice was accepted and the kernel's shmem THP
+//      policy (/sys/kernel/mm/transparent_hugepage/shmem_enabled) honours it, else
+//      HugePageMode::kNone (4 KiB pages).
+// With options.populate the pages are faulted in at creation (slow for large arenas, but
+// no page faults on the data path later); otherwise they are allocated on first touch.
+//
+// Allocation: an ExtentAllocator (64 KiB granule, 1 GiB largest extent by default) behind
+// an absl::Mutex. The byte copies of Read / Write / Data() happen outside the lock.
+//
+// Ownership: the arena owns the fd, the mapping and the allocator; fd() and base() stay
+// valid for the arena's lifetime. Extents and spans from Data() are views into it.
+// Thread safety: all methods are thread-safe (see Tier for the data-race rule).
+// Errors: Create returns INVALID_ARGUMENT for bad options (capacity 0 or not a multiple of
+// the granule, ...) and the converted errno of a failing system call (ENOMEM ->
+// RESOURCE_EXHAUSTED, EPERM -> PERMISSION_DENIED, ...: internal/errno_status.h).
+// Allocate / Free / Read / Write: as in Tier.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+
+#include "strata/tiering/extent_allocator.h"
+#include "strata/tiering/internal/memory_mapping.h"
+#include "strata/tiering/internal/unique_fd.h"
+#include "strata/tiering/tier.h"
+
+namespace strata::tiering {
+
+enum class HugePageMode { kHugeTlb, kTransparent, kNone };
+
+// "hugetlb", "transparent" or "none".
+std::string_view HugePageModeName(HugePageMode mode);
+
+struct DramArenaOptions {
+  // REQUIRES: > 0 and a multiple of granule_bytes.
+  uint64_t capacity_bytes = 0;
+  // The memfd's name (shows in /proc/<pid>/fd and /proc/<pid>/maps as "memfd:<name>").
+  std::string name = "strata-dram";
+  // Try explicit hugepages first (falls back silently if the kernel has none).
+  bool try_hugetlb = true;
+  // Fault all pages in at creation.
+  bool populate = false;
+  // Allocator shape (see ExtentAllocatorOptions).
+  uint64_t granule_bytes = uint64_t{64} << 10;
+  uint64_t max_extent_bytes = uint64_t{1} << 30;
+  uint64_t large_extent_bytes = uint64_t{64} << 20;
+};
+
+class DramArena final : public Tier {
+ public:
+  static absl::StatusOr<std::unique_ptr<DramArena>> Create(const DramArenaOptions& options);
+
+  DramArena(const DramArena&) = delete;
+  DramArena& operator=(const DramArena&) = delete;
+  ~DramArena() override = default;
+
+  HugePageMode huge_page_mode() const { return huge_page_mode_; }
+  // The memfd backing the arena; map [0, mapped_bytes()) MAP_SHARED to see the same bytes.
+  int fd() const { return fd_.get(); }
+  std::byte* base() const { return mapping_.data(); }
+  // Size of the file and mapping (capacity rounded up to a hugepage in kHugeTlb mode).
+  uint64_t mapped_bytes() const { return mapping_.size(); }
+
+  // The extent's bytes. REQUIRES: `extent` lies inside the arena (CHECK) and is held by
+  // the caller.
+  absl::Span<std::byte> Data(const Extent& extent) const;
+
+  TierKind kind() const override { return TierKind::kDram; }
+  uint64_t capacity() const override { return capacity_; }
+  absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
+  void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Write(const Extent& extent, uint64_t offset,
+                     absl::Span<const std::byte> src) override;
+  absl::Status Read(const Extent& extent, uint64_t offset,
+                    absl::Span<std::byte> dst) const override;
+  TierStats Stats() const override ABSL_LOCKS_EXCLUDED(mu_);
+  TierCounters& counters() override { return counters_; }
+
+  // The allocator's view, including the fragmentation measures.
+  ExtentAllocatorStats AllocatorStats() const ABSL_LOCKS_EXCLUDED(mu_);
+  double ExternalFragmentation() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
+            const ExtentAllocatorOptions& allocator_options);
+
+  // OK if [offset, offset + size) lies inside `extent` and `extent` inside the arena.
+  absl::Status CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const;
+
+  const internal::UniqueFd fd_;
+  const internal::MemoryMapping mapping_;
+  const HugePageMode huge_page_mode_;
+  const uint64_t capacity_;
+
+  mutable absl::Mutex mu_;
+  ExtentAllocator allocator_ ABSL_GUARDED_BY(mu_);
+  TierCounters counters_;
+};
+
+}  // namespace strata::tiering

@@ -1,0 +1,118 @@
+// Tier: one place where blob bytes can live (HBM, DRAM, SSD).
+//
+// A tier is a byte store carved into extents. The node engine asks a tier for an extent
+// big enough for a blob (Allocate), moves the blob's bytes in and out (Write / Read or
+// the batch forms), and gives the extent back when the blob leaves the tier (Free). A
+// tier never sees blob keys: which blob lives in which extent, and whether a read was a
+// hit, is the engine's bookkeeping (it bumps counters()).
+//
+// Ownership: the tier owns its storage and its counters. An Extent is a plain value; the
+// caller that received it from Allocate "holds" it until it passes it to Free.
+//
+// Thread safety: every method of every implementation is safe to call concurrently.
+// Reads and writes of different extents never block each other on a lock; reading and
+// writing the same bytes at once is a data race the caller must avoid (blobs are
+// immutable once committed, so in practice one writer fills an extent before readers
+// are told about it).
+//
+// Errors (each implementation returns exactly these):
+//   Allocate  INVALID_ARGUMENT    bytes == 0 or above the tier's largest extent
+//             RESOURCE_EXHAUSTED  no free extent fits (the tier is full or too fragmented)
+//   Write,    INVALID_ARGUMENT    the extent is empty or does not lie inside this tier
+//   Read      OUT_OF_RANGE        [offset, offset + size) does not lie inside the extent
+//             (an SSD tier will add UNAVAILABLE for transient I/O errors)
+//   Free      -                   REQUIRES: a live extent of this tier (CHECK-fails if not)
+//
+// Synchronous and batched I/O. Read and Write are synchronous: they return once the bytes
+// have moved. For DRAM (and HBM through a staging copy) that is all there is. An SSD tier
+// on io_uring wants many operations in flight and batched submission, so every tier also
+// offers ReadBatch / WriteBatch: the caller hands over a batch of operations and a
+// completion that is called exactly once with one status per operation. The default
+// implementation here runs the operations one after the other with Read / Write and calls
+// the completion inline, before returning; the SSD tier overrides the batch forms to
+// submit one io_uring batch and completes from its reaper thread. Code that moves bytes
+// between tiers (promotion, demotion, the data plane) should therefore use the batch forms
+// and must not assume where or when the completion runs; code that only touches DRAM may
+// use the synchronous forms. Buffers named in a batch must stay valid until its
+// completion has run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+#include "strata/tiering/tier_stats.h"
+
+namespace strata::tiering {
+
+enum class TierKind { kHbm, kDram, kSsd };
+
+// "hbm", "dram" or "ssd".
+std::string_view TierKindName(TierKind kind);
+
+// A contiguous byte range [offset, offset + length) of one tier, as handed out by
+// Tier::Allocate. `length` is the granted size: the request rounded up to the tier's
+// allocation granule.
+struct Extent {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+
+  uint64_t end() const { return offset + length; }
+  friend bool operator==(const Extent&, const Extent&) = default;
+};
+
+// One operation of a batch: copy between [offset, offset + buffer.size()) of `extent`
+// and a caller's buffer.
+struct TierRead {
+  Extent extent;
+  uint64_t offset = 0;
+  absl::Span<std::byte> dst;
+};
+struct TierWrite {
+  Extent extent;
+  uint64_t offset = 0;
+  absl::Span<const std::byte> src;
+};
+
+// Called exactly once per batch, with statuses[i] the outcome of operation i.
+using TierIoDone = absl::AnyInvocable<void(std::vector<absl::Status> statuses) &&>;
+
+class Tier {
+ public:
+  virtual ~Tier() = default;
+
+  virtual TierKind kind() const = 0;
+  // Total bytes the tier can hold.
+  virtual uint64_t capacity() const = 0;
+
+  // Reserves an extent of at least `bytes` bytes. See the error table above.
+  virtual absl::StatusOr<Extent> Allocate(uint64_t bytes) = 0;
+  // Returns an extent to the tier. REQUIRES: `extent` is live (returned by this tier's
+  // Allocate and not freed since) and no I/O on it is in flight.
+  virtual void Free(const Extent& extent) = 0;
+
+  // Copies `src` into the extent at `offset`.
+  virtual absl::Status Write(const Extent& extent, uint64_t offset,
+                             absl::Span<const std::byte> src) = 0;
+  // Copies dst.size() bytes from the extent at `offset` into `dst`.
+  virtual absl::Status Read(const Extent& extent, uint64_t offset,
+                            absl::Span<std::byte> dst) const = 0;
+
+  // Batched forms (see the header comment). The defaults run synchronously and call
+  // `done` before returning.
+  virtual void ReadBatch(std::vector<TierRead> reads, TierIoDone done) const;
+  virtual void WriteBatch(std::vector<TierWrite> writes, TierIoDone done);
+
+  // Capacity, occupancy and the event counts of counters().
+  virtual TierStats Stats() const = 0;
+  // The event counters the node engine bumps for this tier.
+  virtual TierCounters& counters() = 0;
+};
+
+}  // namespace strata::tiering

@@ -1,0 +1,67 @@
+// TierStats and TierCounters: per-tier statistics.
+//
+// TierStats is a plain value: a snapshot of one tier's capacity, occupancy and event
+// counts. Only the HTTP adapter (store/http) turns it into Prometheus text or JSON.
+//
+// TierCounters holds the event counts. A tier owns one and exposes it through
+// Tier::counters(); the node engine bumps it when it hits, misses, evicts, promotes or
+// demotes (the tier itself cannot tell a hit from a miss: it never sees keys).
+// Thread-safe: every method may be called concurrently; counts use relaxed atomics, so
+// a Snapshot() is a set of individually exact counts, not one atomic cut across them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace strata::tiering {
+
+struct TierStats {
+  uint64_t capacity_bytes = 0;  // bytes the tier can hold
+  uint64_t used_bytes = 0;      // bytes in live extents (granted, i.e. rounded-up, sizes)
+  uint64_t blobs = 0;           // live extents
+  uint64_t hits = 0;            // reads served from this tier
+  uint64_t misses = 0;          // reads this tier could not serve
+  uint64_t evictions = 0;       // blobs whose bytes were dropped from this tier
+  uint64_t promotions = 0;      // blobs copied into this tier from a slower one
+  uint64_t demotions = 0;       // blobs moved from this tier to a slower one
+
+  // Bytes not in live extents. (Not all of them may be usable by one large request:
+  // see ExtentAllocator's fragmentation measures.)
+  uint64_t free_bytes() const {
+    return capacity_bytes > used_bytes ? capacity_bytes - used_bytes : 0;
+  }
+};
+
+class TierCounters {
+ public:
+  TierCounters() = default;
+  TierCounters(const TierCounters&) = delete;
+  TierCounters& operator=(const TierCounters&) = delete;
+
+  void RecordHit(uint64_t n = 1) { hits_.fetch_add(n, std::memory_order_relaxed); }
+  void RecordMiss(uint64_t n = 1) { misses_.fetch_add(n, std::memory_order_relaxed); }
+  void RecordEviction(uint64_t n = 1) { evictions_.fetch_add(n, std::memory_order_relaxed); }
+  void RecordPromotion(uint64_t n = 1) { promotions_.fetch_add(n, std::memory_order_relaxed); }
+  void RecordDemotion(uint64_t n = 1) { demotions_.fetch_add(n, std::memory_order_relaxed); }
+
+  // Returns the event counts; the capacity/occupancy fields are left 0 for the tier to
+  // fill in.
+  TierStats Snapshot() const {
+    TierStats s;
+    s.hits = hits_.load(std::memory_order_relaxed);
+    s.misses = misses_.load(std::memory_order_relaxed);
+    s.evictions = evictions_.load(std::memory_order_relaxed);
+    s.promotions = promotions_.load(std::memory_order_relaxed);
+    s.demotions = demotions_.load(std::memory_order_relaxed);
+    return s;
+  }
+
+ private:
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> misses_{0};
+  std::atomic<uint64_t> evictions_{0};
+  std::atomic<uint64_t> promotions_{0};
+  std::atomic<uint64_t> demotions_{0};
+};
+
+}  // namespace strata::tiering

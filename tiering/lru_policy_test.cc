@@ -1,0 +1,112 @@
+#include "strata/tiering/lru_policy.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "strata/tiering/eviction_policy.h"
+
+namespace strata::tiering {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::vector<BlobId> Victims(
+    const EvictionPolicy& policy, uint64_t bytes,
+    absl::FunctionRef<bool(BlobId)> evictable = [](BlobId) { return true; }) {
+  std::vector<BlobId> victims;
+  policy.CollectVictims(bytes, evictable, &victims);
+  return victims;
+}
+
+TEST(LruPolicyTest, EvictsInInsertionOrder) {
+  LruPolicy lru;
+  EXPECT_EQ(lru.name(), "lru");
+  for (BlobId id = 1; id <= 4; ++id) lru.OnInsert(id, 10);
+  EXPECT_EQ(lru.size(), 4u);
+  EXPECT_EQ(lru.tracked_bytes(), 40u);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(1, 2, 3, 4));
+  EXPECT_EQ(lru.size(), 4u);  // collecting does not erase
+}
+
+TEST(LruPolicyTest, AccessMovesToTheMostRecentEnd) {
+  LruPolicy lru;
+  for (BlobId id = 1; id <= 4; ++id) lru.OnInsert(id, 10);
+  lru.OnAccess(2);
+  lru.OnAccess(1);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(3, 4, 2, 1));
+  lru.OnAccess(99);  // unknown: ignored
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(3, 4, 2, 1));
+  lru.OnInsert(3, 25);  // re-insert: new size, most recent
+  EXPECT_EQ(lru.tracked_bytes(), 55u);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(4, 2, 1, 3));
+}
+
+TEST(LruPolicyTest, EraseRemovesAndSlotsAreReused) {
+  LruPolicy lru;
+  for (BlobId id = 1; id <= 4; ++id) lru.OnInsert(id, 10);
+  lru.OnErase(1);
+  lru.OnErase(3);
+  lru.OnErase(42);  // unknown: ignored
+  EXPECT_EQ(lru.size(), 2u);
+  EXPECT_EQ(lru.tracked_bytes(), 20u);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(2, 4));
+  lru.OnInsert(5, 1);
+  lru.OnInsert(6, 1);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(2, 4, 5, 6));
+  for (BlobId id : {2, 4, 5, 6}) lru.OnErase(id);
+  EXPECT_EQ(lru.size(), 0u);
+  EXPECT_EQ(lru.tracked_bytes(), 0u);
+  EXPECT_THAT(Victims(lru, 1000), IsEmpty());
+  lru.OnInsert(7, 3);
+  EXPECT_THAT(Victims(lru, 1), ElementsAre(7));
+}
+
+TEST(LruPolicyTest, SkipsWhatTheCallerCannotEvict) {
+  LruPolicy lru;
+  for (BlobId id = 1; id <= 6; ++id) lru.OnInsert(id, 10);
+  auto odd_only = [](BlobId id) { return id % 2 == 1; };
+  EXPECT_THAT(Victims(lru, 1000, odd_only), ElementsAre(1, 3, 5));
+  EXPECT_THAT(Victims(lru, 1000, [](BlobId) { return false; }), IsEmpty());
+}
+
+TEST(LruPolicyTest, StopsOnceEnoughBytesAreCollected) {
+  LruPolicy lru;
+  lru.OnInsert(1, 100);
+  lru.OnInsert(2, 50);
+  lru.OnInsert(3, 70);
+  lru.OnInsert(4, 10);
+  EXPECT_THAT(Victims(lru, 0), IsEmpty());
+  EXPECT_THAT(Victims(lru, 1), ElementsAre(1));
+  EXPECT_THAT(Victims(lru, 100), ElementsAre(1));
+  EXPECT_THAT(Victims(lru, 101), ElementsAre(1, 2));
+  EXPECT_THAT(Victims(lru, 150), ElementsAre(1, 2));
+  EXPECT_THAT(Victims(lru, 151), ElementsAre(1, 2, 3));
+  // Not enough in total: everything evictable, and the caller sees it is short.
+  EXPECT_THAT(Victims(lru, 10000), ElementsAre(1, 2, 3, 4));
+  // Skipped blobs do not count towards the bytes.
+  EXPECT_THAT(Victims(lru, 60, [](BlobId id) { return id != 1; }), ElementsAre(2, 3));
+  // Victims are appended to what the vector already holds.
+  std::vector<BlobId> victims = {99};
+  lru.CollectVictims(
+      1, [](BlobId) { return true; }, &victims);
+  EXPECT_THAT(victims, ElementsAre(99, 1));
+}
+
+TEST(EvictionPolicyFactoryTest, KnowsLruAndRejectsTheRest) {
+  absl::StatusOr<std::unique_ptr<EvictionPolicy>> lru = MakeEvictionPolicy("lru");
+  ASSERT_TRUE(lru.ok()) << lru.status();
+  EXPECT_EQ((*lru)->name(), "lru");
+  (*lru)->OnInsert(1, 5);
+  EXPECT_EQ((*lru)->size(), 1u);
+  EXPECT_EQ(MakeEvictionPolicy("belady").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeEvictionPolicy("").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeEvictionPolicy("LRU").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace strata::tiering
