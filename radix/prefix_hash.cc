@@ -28,13 +28,19 @@ static_assert(std::endian::native == std::endian::little || std::endian::native 
 constexpr size_t kParentBytes = 16;
 // Pages up to this many tokens are copied into a stack buffer and hashed in
 // one shot (fastest for short inputs); longer pages are streamed straight from
-// the caller's span (no copy) through a per-thread XXH3 state.
-constexpr size_t kOneShotMaxTokens = 128;
+// the caller's span (no copy) through a per-thread XXH3 state. Measured on the
+// development machine, the two cost the same near 512 tokens and one-shot wins
+// clearly below 256.
+constexpr size_t kOneShotMaxTokens = 256;
 
 PrefixHash FromXxh(XXH128_hash_t h) { return PrefixHash{.hi = h.high64, .lo = h.low64}; }
 
 void StoreLe64(uint64_t v, unsigned char* out) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &v, sizeof(v));
+  } else {
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
+  }
 }
 
 void EncodeParent(const PrefixHash& parent, unsigned char* out) {
@@ -45,7 +51,13 @@ void EncodeParent(const PrefixHash& parent, unsigned char* out) {
 // Writes the tokens as u32 little-endian: a plain copy on little-endian hosts.
 void EncodeTokens(absl::Span<const TokenId> tokens, unsigned char* out) {
   if constexpr (std::endian::native == std::endian::little) {
-    if (!tokens.empty()) std::memcpy(out, tokens.data(), tokens.size() * sizeof(TokenId));
+    // 16-byte chunks: a plain memcpy of this bounded size is inlined as
+    // `rep movsq`, whose start-up cost doubled the time per 16-token page.
+    const auto* in = reinterpret_cast<const unsigned char*>(tokens.data());
+    const size_t bytes = tokens.size() * sizeof(TokenId);
+    size_t i = 0;
+    for (; i + 16 <= bytes; i += 16) std::memcpy(out + i, in + i, 16);
+    for (; i < bytes; i += sizeof(TokenId)) std::memcpy(out + i, in + i, sizeof(TokenId));
   } else {
     for (TokenId t : tokens) {
       for (int i = 0; i < 4; ++i) *out++ = static_cast<unsigned char>(t >> (8 * i));

@@ -168,7 +168,7 @@ TEST(PrefixHashGoldenTest, LongPages) {
 
 TEST(PrefixHashTest, ChainEqualsIteratingChainPageHash) {
   const std::vector<TokenId> tokens = LongTokens();
-  for (uint32_t page : {1u, 16u, 100u, 128u, 129u, 512u}) {
+  for (uint32_t page : {1u, 16u, 100u, 256u, 257u, 512u}) {
     SCOPED_TRACE(page);
     const PrefixHash root = NamespaceHash(NsA());
     const std::vector<PrefixHash> chain = PrefixHashes(root, tokens, page);
@@ -334,7 +334,7 @@ TEST(PrefixHashTest, NamespaceHashIsDeterministic) {
                 Layout(61, 1, 576, DType::kBFloat16, 64, KvFormat::kMlaLatent, 0, 1))));
 }
 
-// Pages of up to 128 tokens are hashed in one shot from a stack buffer, longer
+// Pages of up to 256 tokens are hashed in one shot from a stack buffer, longer
 // ones are streamed (prefix_hash.cc). Both paths are pinned by Python-computed
 // values on each side of the switch-over, and then exercised at random sizes
 // around it.
@@ -344,18 +344,20 @@ TEST(PrefixHashGoldenTest, BothSidesOfTheOneShotLimit) {
   const absl::Span<const TokenId> tokens(long_tokens);
   EXPECT_EQ(Hex(ChainPageHash(a, tokens.first(128))), "fa730a3243908520dc5cee13fdaae41a");
   EXPECT_EQ(Hex(ChainPageHash(a, tokens.first(129))), "b7c050d4ac500a961b084a484bf0db7d");
+  EXPECT_EQ(Hex(ChainPageHash(a, tokens.first(256))), "5ad9273a231cbe4f93767072722442f1");
+  EXPECT_EQ(Hex(ChainPageHash(a, tokens.first(257))), "780f7a9eb3b098ed4cf308210d6f7cc6");
   EXPECT_EQ(Hex(ChainPageHash(a, tokens.first(1024))), "8d0737900f29982dc9e11b0f94d79627");
 }
 
 TEST(PrefixHashTest, RandomPageSizesAroundTheOneShotLimit) {
   std::mt19937 rng(20240611);
-  std::vector<TokenId> tokens(4096);
+  std::vector<TokenId> tokens(8192);
   for (TokenId& t : tokens) t = rng();
   const PrefixHash root = NamespaceHash(NsB());
-  for (uint32_t page = 120; page <= 136; ++page) {
+  for (uint32_t page = 248; page <= 264; ++page) {
     SCOPED_TRACE(page);
     const std::vector<PrefixHash> chain = PrefixHashes(root, tokens, page);
-    ASSERT_EQ(chain.size(), 4096 / page);
+    ASSERT_EQ(chain.size(), 8192 / page);
     const std::vector<PrefixHash> again = PrefixHashes(root, tokens, page);
     EXPECT_EQ(chain, again);
     std::set<PrefixHash> distinct(chain.begin(), chain.end());

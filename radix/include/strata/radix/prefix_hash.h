@@ -30,7 +30,7 @@
 //
 // Cost (these run on client hot paths): no allocation per page. PrefixHashAt
 // and ChainPageHash allocate nothing (beyond one XXH3 state per thread, made on
-// first use of a page longer than 128 tokens); PrefixHashes allocates its
+// first use of a page longer than 256 tokens); PrefixHashes allocates its
 // result once; AppendPrefixHashes reserves once. Tokens are hashed straight
 // from the caller's span on little-endian hosts (big-endian hosts byte-swap).
 #pragma once
