@@ -1,0 +1,198 @@
+#include "gpu/cuda/cuda_device.h"
+
+#include <utility>
+
+#include <cuda_runtime_api.h>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "gpu/cuda/cuda_status.h"
+#include "gpu/cuda/kernels.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::gpu {
+namespace {
+
+cudaStream_t AsStream(void* handle) { return static_cast<cudaStream_t>(handle); }
+cudaEvent_t AsEvent(void* handle) { return static_cast<cudaEvent_t>(handle); }
+
+// Logs a failure of a call that cannot report one (frees, destroys).
+void LogIfError(cudaError_t error, absl::string_view operation) {
+  if (error != cudaSuccess) LOG(ERROR) << FromCudaError(error, operation);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<CudaDevice> device, CudaDevice::Open(ordinal));
+  return std::unique_ptr<Device>(std::move(device));
+}
+
+int CudaDeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+absl::StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Open(int ordinal) {
+  if (ordinal < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("OpenCudaDevice: negative ordinal ", ordinal));
+  }
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error == cudaErrorNoDevice || (error == cudaSuccess && count == 0)) {
+    return absl::UnavailableError("no CUDA device");
+  }
+  if (error != cudaSuccess) {
+    return absl::UnavailableError(
+        absl::StrCat("no CUDA driver: ", FromCudaError(error, "cudaGetDeviceCount").message()));
+  }
+  if (ordinal >= count) {
+    return absl::UnavailableError(
+        absl::StrCat("ordinal ", ordinal, " out of range (", count, " devices)"));
+  }
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaSetDevice(ordinal), "cudaSetDevice"));
+  cudaDeviceProp properties{};
+  STRATA_RETURN_IF_ERROR(
+      FromCudaError(cudaGetDeviceProperties(&properties, ordinal), "cudaGetDeviceProperties"));
+  return std::unique_ptr<CudaDevice>(
+      new CudaDevice(ordinal, absl::StrCat("cuda:", ordinal, " (", properties.name, ")")));
+}
+
+absl::Status CudaDevice::Activate() const {
+  return FromCudaError(cudaSetDevice(ordinal_), "cudaSetDevice");
+}
+
+absl::StatusOr<DeviceMemoryInfo> CudaDevice::DoGetMemoryInfo() {
+  STRATA_RETURN_IF_ERROR(Activate());
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  STRATA_RETURN_IF_ERROR(
+      FromCudaError(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
+  return DeviceMemoryInfo{.total_bytes = total_bytes, .free_bytes = free_bytes};
+}
+
+absl::StatusOr<void*> CudaDevice::DoAllocate(size_t bytes) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  void* data = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      FromCudaError(cudaMalloc(&data, bytes), absl::StrCat("cudaMalloc(", bytes, " bytes)")));
+  return data;
+}
+
+absl::StatusOr<void*> CudaDevice::DoAllocatePinnedHost(size_t bytes) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  void* data = nullptr;
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaHostAlloc(&data, bytes, cudaHostAllocPortable),
+                                       absl::StrCat("cudaHostAlloc(", bytes, " bytes)")));
+  return data;
+}
+
+void CudaDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
+  LogIfError(cudaSetDevice(ordinal_), "cudaSetDevice");
+  if (kind == MemoryKind::kPinnedHost) {
+    LogIfError(cudaFreeHost(data), "cudaFreeHost");
+  } else {
+    LogIfError(cudaFree(data), "cudaFree");
+  }
+}
+
+absl::Status CudaDevice::DoRegisterHost(void* ptr, size_t bytes) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable),
+                       absl::StrCat("cudaHostRegister(", bytes, " bytes)"));
+}
+
+absl::Status CudaDevice::DoUnregisterHost(void* ptr) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaHostUnregister(ptr), "cudaHostUnregister");
+}
+
+absl::StatusOr<void*> CudaDevice::DoCreateStream() {
+  STRATA_RETURN_IF_ERROR(Activate());
+  cudaStream_t stream = nullptr;
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                                       "cudaStreamCreateWithFlags"));
+  return static_cast<void*>(stream);
+}
+
+void CudaDevice::DoDestroyStream(void* stream) {
+  LogIfError(cudaSetDevice(ordinal_), "cudaSetDevice");
+  LogIfError(cudaStreamDestroy(AsStream(stream)), "cudaStreamDestroy");
+}
+
+absl::StatusOr<void*> CudaDevice::DoCreateEvent() {
+  STRATA_RETURN_IF_ERROR(Activate());
+  cudaEvent_t event = nullptr;
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+                                       "cudaEventCreateWithFlags"));
+  return static_cast<void*>(event);
+}
+
+void CudaDevice::DoDestroyEvent(void* event) {
+  LogIfError(cudaSetDevice(ordinal_), "cudaSetDevice");
+  LogIfError(cudaEventDestroy(AsEvent(event)), "cudaEventDestroy");
+}
+
+absl::Status CudaDevice::DoCopyAsync(CopyDirection direction, void* dst, const void* src,
+                                     size_t bytes, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
+  if (direction == CopyDirection::kHostToDevice) kind = cudaMemcpyHostToDevice;
+  if (direction == CopyDirection::kDeviceToHost) kind = cudaMemcpyDeviceToHost;
+  return FromCudaError(cudaMemcpyAsync(dst, src, bytes, kind, AsStream(stream)),
+                       absl::StrCat("cudaMemcpyAsync(", bytes, " bytes)"));
+}
+
+absl::Status CudaDevice::DoMemsetAsync(void* dst, uint8_t value, size_t bytes, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaMemsetAsync(dst, value, bytes, AsStream(stream)),
+                       absl::StrCat("cudaMemsetAsync(", bytes, " bytes)"));
+}
+
+absl::Status CudaDevice::DoSynchronizeStream(void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaStreamSynchronize(AsStream(stream)), "cudaStreamSynchronize");
+}
+
+absl::Status CudaDevice::DoWaitForEvent(void* stream, void* event) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaStreamWaitEvent(AsStream(stream), AsEvent(event), 0),
+                       "cudaStreamWaitEvent");
+}
+
+absl::Status CudaDevice::DoRecordEvent(void* event, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaEventRecord(AsEvent(event), AsStream(stream)), "cudaEventRecord");
+}
+
+absl::Status CudaDevice::DoSynchronizeEvent(void* event) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaEventSynchronize(AsEvent(event)), "cudaEventSynchronize");
+}
+
+absl::StatusOr<bool> CudaDevice::DoQueryEvent(void* event) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  const cudaError_t error = cudaEventQuery(AsEvent(event));
+  if (error == cudaSuccess) return true;
+  if (error == cudaErrorNotReady) {
+    (void)cudaGetLastError();  // "not ready" is an answer, not an error to keep
+    return false;
+  }
+  return FromCudaError(error, "cudaEventQuery");
+}
+
+absl::Status CudaDevice::FillPatternAsync(void* dst, size_t bytes, uint32_t seed, Stream& stream) {
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  if (bytes == 0) return absl::OkStatus();
+  if (dst == nullptr) return absl::InvalidArgumentError("FillPatternAsync: dst is null");
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(LaunchFillPattern(dst, bytes, seed, AsStream(handle)),
+                       absl::StrCat("LaunchFillPattern(", bytes, " bytes)"));
+}
+
+}  // namespace strata::gpu

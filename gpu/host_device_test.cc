@@ -1,0 +1,150 @@
+// The host device: the conformance suite, plus what only the host device promises
+// (a configurable memory size, and device ranges checked against live buffers).
+#include "gpu/host_device.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "glog/logging.h"
+#include "gtest/gtest.h"
+
+#include "gpu/device_conformance_test_suite.h"
+#include "gpu/test_macros.h"
+#include "strata/gpu/device.h"
+
+namespace strata::gpu {
+namespace {
+
+using absl::StatusCode;
+
+INSTANTIATE_TEST_SUITE_P(Host, DeviceConformanceTest,
+                         ::testing::Values(DeviceConformanceParam{
+                             "Host", [] { return CreateHostDevice(); }}),
+                         DeviceConformanceParamName);
+
+std::unique_ptr<Device> MakeHostDevice(size_t memory_bytes) {
+  absl::StatusOr<std::unique_ptr<Device>> device =
+      CreateHostDevice(HostDeviceOptions{.memory_bytes = memory_bytes});
+  CHECK(device.ok()) << device.status();
+  return std::move(device).value();
+}
+
+TEST(MemoryKindTest, Names) {
+  EXPECT_EQ(MemoryKindName(MemoryKind::kHost), "host");
+  EXPECT_EQ(MemoryKindName(MemoryKind::kPinnedHost), "pinned_host");
+  EXPECT_EQ(MemoryKindName(MemoryKind::kDevice), "device");
+  EXPECT_EQ(MemoryKindName(static_cast<MemoryKind>(42)), "unknown");
+}
+
+TEST(HostDeviceTest, IdentifiesAsHost) {
+  auto device = MakeHostDevice(1 << 20);
+  EXPECT_EQ(device->name(), "host");
+  EXPECT_EQ(device->ordinal(), -1);
+  EXPECT_EQ(device->memory_kind(), MemoryKind::kHost);
+}
+
+TEST(HostDeviceTest, DefaultMemorySizeIsPhysicalMemory) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Device> device, CreateHostDevice());
+  ASSERT_OK_AND_ASSIGN(DeviceMemoryInfo info, device->GetMemoryInfo());
+  EXPECT_GT(info.total_bytes, size_t{64} << 20);
+  EXPECT_EQ(info.free_bytes, info.total_bytes);
+}
+
+TEST(HostDeviceTest, MemorySizeBoundsAllocations) {
+  constexpr size_t kMemory = 1 << 20;
+  auto device = MakeHostDevice(kMemory);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer half, device->Allocate(kMemory / 2));
+  ASSERT_OK_AND_ASSIGN(DeviceMemoryInfo info, device->GetMemoryInfo());
+  EXPECT_EQ(info.total_bytes, kMemory);
+  EXPECT_EQ(info.free_bytes, kMemory / 2);
+
+  EXPECT_CODE(device->Allocate(kMemory / 2 + 1), StatusCode::kResourceExhausted);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer rest, device->Allocate(kMemory / 2));
+  EXPECT_CODE(device->Allocate(1), StatusCode::kResourceExhausted);
+  // Pinned host memory is not device memory: it still comes.
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer pinned, device->AllocatePinnedHost(kMemory));
+
+  half.Reset();
+  ASSERT_OK_AND_ASSIGN(info, device->GetMemoryInfo());
+  EXPECT_EQ(info.free_bytes, kMemory / 2);
+  EXPECT_OK(device->Allocate(kMemory / 2));
+}
+
+class HostDeviceRangeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(buffer_, device_->Allocate(1024));
+    ASSERT_OK_AND_ASSIGN(stream_, device_->CreateStream());
+  }
+  uint8_t* base() { return static_cast<uint8_t*>(buffer_.data()); }
+
+  std::unique_ptr<Device> device_ = MakeHostDevice(1 << 20);
+  DeviceBuffer buffer_;
+  Stream stream_;
+  std::vector<uint8_t> host_ = std::vector<uint8_t>(4096);
+};
+
+TEST_F(HostDeviceRangeTest, HostPointerAsDevicePointerIsInvalidArgument) {
+  EXPECT_CODE(device_->CopyToDeviceAsync(host_.data(), host_.data() + 2048, 16, stream_),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(device_->CopyToHostAsync(host_.data(), host_.data() + 2048, 16, stream_),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(device_->CopyDeviceToDeviceAsync(base(), host_.data(), 16, stream_),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(device_->MemsetAsync(host_.data(), 0, 16, stream_), StatusCode::kInvalidArgument);
+}
+
+TEST_F(HostDeviceRangeTest, RangePastTheBufferEndIsOutOfRange) {
+  EXPECT_OK(device_->CopyToDeviceAsync(base() + 1000, host_.data(), 24, stream_));
+  EXPECT_CODE(device_->CopyToDeviceAsync(base() + 1000, host_.data(), 25, stream_),
+              StatusCode::kOutOfRange);
+  EXPECT_CODE(device_->CopyToHostAsync(host_.data(), base(), 1025, stream_),
+              StatusCode::kOutOfRange);
+  EXPECT_CODE(device_->MemsetAsync(base() + 1, 0, 1024, stream_), StatusCode::kOutOfRange);
+  // One byte past the end is outside every buffer.
+  EXPECT_CODE(device_->MemsetAsync(base() + 1024, 0, 1, stream_), StatusCode::kInvalidArgument);
+}
+
+TEST_F(HostDeviceRangeTest, FreedBufferIsNoLongerADeviceRange) {
+  void* const stale = buffer_.data();
+  buffer_.Reset();
+  EXPECT_CODE(device_->CopyToHostAsync(host_.data(), stale, 16, stream_),
+              StatusCode::kInvalidArgument);
+}
+
+TEST_F(HostDeviceRangeTest, OverlappingDeviceToDeviceCopyIsInvalidArgument) {
+  EXPECT_CODE(device_->CopyDeviceToDeviceAsync(base() + 8, base(), 16, stream_),
+              StatusCode::kInvalidArgument);
+  EXPECT_OK(device_->CopyDeviceToDeviceAsync(base() + 16, base(), 16, stream_));
+}
+
+TEST(HostDeviceTest, OverlappingRegistrationIsAlreadyExists) {
+  auto device = MakeHostDevice(1 << 20);
+  std::vector<uint8_t> host(8192);
+  ASSERT_OK(device->RegisterHost(host.data() + 1024, 4096));
+  EXPECT_CODE(device->RegisterHost(host.data(), 1025), StatusCode::kAlreadyExists);
+  EXPECT_CODE(device->RegisterHost(host.data() + 5119, 10), StatusCode::kAlreadyExists);
+  EXPECT_CODE(device->RegisterHost(host.data() + 2000, 10), StatusCode::kAlreadyExists);
+  ASSERT_OK(device->RegisterHost(host.data(), 1024));         // adjacent below
+  ASSERT_OK(device->RegisterHost(host.data() + 5120, 1024));  // adjacent above
+  EXPECT_EQ(device->stats().registered_host_ranges, 3u);
+  EXPECT_CODE(device->UnregisterHost(host.data() + 2000), StatusCode::kNotFound);
+  EXPECT_OK(device->UnregisterHost(host.data()));
+  EXPECT_OK(device->UnregisterHost(host.data() + 1024));
+  EXPECT_OK(device->UnregisterHost(host.data() + 5120));
+}
+
+TEST(HostDeviceDeathTest, DestroyingTheDeviceBeforeItsBuffersDies) {
+  EXPECT_DEATH(
+      {
+        auto device = MakeHostDevice(1 << 20);
+        absl::StatusOr<DeviceBuffer> buffer = device->Allocate(64);
+        device.reset();
+      },
+      "Device destroyed while objects it made are alive: 1 device buffers");
+}
+
+}  // namespace
+}  // namespace strata::gpu
