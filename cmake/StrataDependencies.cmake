@@ -44,6 +44,9 @@ if(NOT STRATA_CUDA STREQUAL "OFF")
       # Ampere and Hopper (H100/H200); CUDA 13 no longer targets older chips.
       set(CMAKE_CUDA_ARCHITECTURES 80 90)
     endif()
+    # CMake 3.25 does not know nvcc 13's C++20 flag; device code is C++17.
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(STRATA_HAVE_CUDA ON)
