@@ -76,6 +76,20 @@ TEST(DramArenaTest, CreateReportsItsBacking) {
   EXPECT_EQ(HugePageModeName(plain->huge_page_mode()).empty(), false);
 }
 
+TEST(DramArenaTest, PopulatedArenaWorks) {
+  DramArenaOptions options;
+  options.capacity_bytes = 8 * kMiB;
+  options.populate = true;
+  absl::StatusOr<std::unique_ptr<DramArena>> arena = DramArena::Create(options);
+  ASSERT_TRUE(arena.ok()) << arena.status();
+  const Extent extent = MustAllocate(**arena, 8 * kMiB);
+  const std::vector<std::byte> data = Pattern(3, extent.length);
+  ASSERT_TRUE((*arena)->Write(extent, 0, data).ok());
+  std::vector<std::byte> back(extent.length);
+  ASSERT_TRUE((*arena)->Read(extent, 0, absl::MakeSpan(back)).ok());
+  EXPECT_EQ(back, data);
+}
+
 TEST(DramArenaTest, CreateRejectsBadOptions) {
   DramArenaOptions options;
   options.capacity_bytes = 0;
