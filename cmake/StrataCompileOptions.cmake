@@ -19,7 +19,7 @@ if(STRATA_THREAD_SAFETY)
     $<$<COMPILE_LANGUAGE:CXX>:-Wthread-safety -Werror=thread-safety>)
 endif()
 
-# strata_target_defaults(target): include root, warnings, sanitizer flags.
+# strata_target_defaults(target): warnings, -Werror, sanitizer and thread-safety flags.
 function(strata_target_defaults target)
   target_link_libraries(${target} PRIVATE strata_compile_options)
 endfunction()
