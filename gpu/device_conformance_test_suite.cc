@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/test_macros.h"
+#include "strata/base/status_test_macros.h"
 
 namespace strata::gpu {
 namespace {

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 
 #include "gpu/device_conformance_test_suite.h"
-#include "gpu/test_macros.h"
+#include "strata/base/status_test_macros.h"
 #include "strata/gpu/device.h"
 
 namespace strata::gpu {

@@ -14,7 +14,7 @@
 
 #include "gpu/cuda/fill_pattern.h"
 #include "gpu/device_conformance_test_suite.h"
-#include "gpu/test_macros.h"
+#include "strata/base/status_test_macros.h"
 #include "strata/gpu/device.h"
 
 // CUDA maps device and pinned memory into the address range ASan reserves as

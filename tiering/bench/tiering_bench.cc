@@ -13,9 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <optional>
@@ -368,18 +366,3 @@ BENCHMARK(BM_DramArenaWrite)->Arg(1)->Arg(4)->Arg(16)->MinTime(1.0)->Unit(benchm
 
 }  // namespace
 }  // namespace strata::tiering
-
-int main(int argc, char** argv) {
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-  char date[64];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
-  std::printf("command: %s\ndate: %s\n", command.c_str(), date);
-  std::fflush(stdout);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
