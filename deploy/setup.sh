@@ -9,7 +9,7 @@ set -euo pipefail
 
 PACKAGES=(
   # toolchain
-  cmake ninja-build pkg-config g++ clang-14 git
+  cmake ninja-build pkg-config g++ clang-14 clang-format git
   # libraries strata links (found by cmake/StrataDependencies.cmake)
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

@@ -22,6 +22,14 @@ CONFIGS=("$@")
 "$ROOT/deploy/setup.sh"
 mkdir -p "$BUILD_ROOT"
 
+echo "=== clang-format (Google style, .clang-format)"
+if command -v clang-format >/dev/null && git -C "$ROOT" rev-parse >/dev/null 2>&1; then
+  git -C "$ROOT" ls-files -z '*.h' '*.cc' '*.cu' | (cd "$ROOT" && xargs -0 clang-format --dry-run -Werror)
+  echo "formatting ok"
+else
+  echo "clang-format or git missing: formatting not checked"
+fi
+
 declare -A FLAGS=(
   [release]="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON"
   [asan]="-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_BUILD_BENCHMARKS=OFF"

@@ -60,7 +60,8 @@ const DTypeInfo* FindDType(DType dtype) {
 std::string DTypeAllowed() {
   std::string out;
   for (const DTypeInfo& info : kDTypes) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", static_cast<int>(info.dtype), "=", Sv(info.name));
+    absl::StrAppend(&out, out.empty() ? "" : ", ", static_cast<int>(info.dtype), "=",
+                    Sv(info.name));
   }
   return out;
 }

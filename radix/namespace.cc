@@ -37,8 +37,9 @@ std::string DescribeByte(char c) {
 absl::Status CheckString(std::string_view field, std::string_view value, size_t max_bytes,
                          bool (*allowed)(char), std::string_view allowed_text) {
   if (value.empty() || value.size() > max_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " length ", value.size(),
-                                                   " is out of range [1, ", max_bytes, "]"));
+    return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " length ",
+                                                   value.size(), " is out of range [1, ", max_bytes,
+                                                   "]"));
   }
   for (size_t i = 0; i < value.size(); ++i) {
     if (!allowed(value[i])) {

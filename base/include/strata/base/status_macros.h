@@ -32,10 +32,10 @@
 
 // Evaluates `expr` (an absl::Status) and returns it from the enclosing function
 // if it is not OK.
-#define STRATA_RETURN_IF_ERROR(expr)                     \
-  do {                                                   \
-    ::absl::Status strata_status_ = (expr);              \
-    if (!strata_status_.ok()) return strata_status_;     \
+#define STRATA_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::absl::Status strata_status_ = (expr);          \
+    if (!strata_status_.ok()) return strata_status_; \
   } while (false)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status from the

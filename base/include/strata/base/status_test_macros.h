@@ -38,9 +38,8 @@ inline ::testing::AssertionResult HasCode(const absl::Status& s, absl::StatusCod
 #define EXPECT_OK(expr) EXPECT_EQ(::strata::testing_internal::ToStatus(expr), absl::OkStatus())
 #endif
 #ifndef EXPECT_CODE
-#define EXPECT_CODE(expr, code)                         \
-  EXPECT_TRUE(::strata::testing_internal::HasCode( \
-      ::strata::testing_internal::ToStatus(expr), code))
+#define EXPECT_CODE(expr, code) \
+  EXPECT_TRUE(::strata::testing_internal::HasCode(::strata::testing_internal::ToStatus(expr), code))
 #endif
 #ifndef ASSERT_OK_AND_ASSIGN
 #define STRATA_TEST_CONCAT_INNER_(a, b) a##b
