@@ -5,8 +5,13 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
+#include "glog/logging.h"
 
 int main(int argc, char** argv) {
+  // Informational logs would interleave with the table; warnings and errors still show.
+  FLAGS_minloglevel = google::GLOG_WARNING;
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
   std::string command;
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   char date[64];

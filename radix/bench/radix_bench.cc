@@ -27,6 +27,7 @@
 
 #include "benchmark/benchmark.h"
 
+#include "strata/radix/prefix_hash.h"
 #include "strata/radix/radix_tree.h"
 
 #define XXH_INLINE_ALL
@@ -404,6 +405,45 @@ void BM_IndexMemory(benchmark::State& state) {
   state.counters["build_s"] = forest.build_seconds();
 }
 BENCHMARK(BM_IndexMemory);
+
+// Client-side cost of naming a prompt: the chained prefix hashes h_1..h_n of a
+// 128K-token prompt (PrefixHashes), next to unchained XXH3-128 over the same
+// bytes (the floor: one hash call per page with no chaining).
+void BM_PrefixHashes128K(benchmark::State& state) {
+  const uint32_t page_tokens = static_cast<uint32_t>(state.range(0));
+  std::mt19937 rng(7);
+  Tokens prompt(kPromptTokens);
+  for (TokenId& t : prompt) t = rng() % 128000;
+  const PrefixHash root{0x1234, 0x5678};
+  const size_t pages = kPromptTokens / page_tokens;
+  std::vector<PrefixHash> hashes;
+  hashes.reserve(pages);
+  double chained = 0, floor = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    AppendPrefixHashes(root, prompt, page_tokens, &hashes);
+    auto t1 = Clock::now();
+    uint64_t sink = 0;
+    for (size_t p = 0; p < pages; ++p) {
+      sink ^= XXH3_128bits_withSeed(prompt.data() + p * page_tokens, page_tokens * sizeof(TokenId),
+                                    kPrefixHashSeed)
+                  .low64;
+    }
+    auto t2 = Clock::now();
+    benchmark::DoNotOptimize(sink);
+    benchmark::DoNotOptimize(hashes.data());
+    hashes.clear();
+    chained += Seconds(t1 - t0);
+    floor += Seconds(t2 - t1);
+    state.SetIterationTime(Seconds(t1 - t0));
+  }
+  const double n = static_cast<double>(state.iterations()) * static_cast<double>(pages);
+  state.counters["ns/page"] = chained / n * 1e9;
+  state.counters["floor_ns/page"] = floor / n * 1e9;
+  state.counters["x_floor"] = chained / floor;
+  state.counters["GB/s"] = n * page_tokens * sizeof(TokenId) / chained / 1e9;
+}
+BENCHMARK(BM_PrefixHashes128K)->Arg(16)->Arg(512)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace strata::radix
