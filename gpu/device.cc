@@ -28,10 +28,14 @@ absl::Status CheckRange(const void* p, size_t bytes, absl::string_view what) {
 Device::~Device() {
   // The RAII owners call back into this Device: none may outlive it.
   const DeviceStats s = stats();
-  CHECK(s.device_buffers == 0 && s.pinned_host_buffers == 0 && s.streams == 0 && s.events == 0)
+  // A host range still registered would outlive the Device's context (undefined
+  // behaviour once the memory is unmapped): callers must UnregisterHost first.
+  CHECK(s.device_buffers == 0 && s.pinned_host_buffers == 0 && s.streams == 0 && s.events == 0 &&
+        s.registered_host_ranges == 0)
       << "Device destroyed while objects it made are alive: " << s.device_buffers
       << " device buffers, " << s.pinned_host_buffers << " pinned host buffers, " << s.streams
-      << " streams, " << s.events << " events";
+      << " streams, " << s.events << " events, " << s.registered_host_ranges
+      << " registered host ranges";
 }
 
 DeviceStats Device::stats() const {

@@ -394,6 +394,7 @@ absl::StatusOr<uint64_t> RadixTree::RemoveSubtree(
 
 uint64_t RadixTree::Evict(uint64_t pages, const EvictionPriority& priority,
                           absl::FunctionRef<void(const EvictedSpan&)> on_evicted) {
+  DCHECK(priority) << "Evict needs a priority function";
   struct Candidate {
     double priority;
     uint64_t serial;

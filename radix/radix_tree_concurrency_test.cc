@@ -95,7 +95,9 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   }
 
   // Writers keep going while matchers run (up to their op budget), so the two
-  // overlap however the scheduler orders thread starts.
+  // overlap however the scheduler orders thread starts; each writer also does a
+  // minimum number of operations, so the test exercises removal and eviction
+  // even if the scheduler lets the matchers finish first.
   std::atomic<int> matchers_running{kMatchers};
   std::atomic<bool> go{false};
   const auto wait_for_go = [&go] {
@@ -103,9 +105,10 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   };
   // Yielding between operations interleaves the threads finely even on a
   // machine with fewer cores than threads.
+  constexpr int kMinWriterOps = 200;
   const auto writers_continue = [&matchers_running](int op, int budget) {
     std::this_thread::yield();
-    return op < budget && matchers_running.load() > 0;
+    return op < kMinWriterOps || (op < budget && matchers_running.load() > 0);
   };
 
   std::vector<std::thread> threads;

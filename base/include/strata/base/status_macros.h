@@ -14,12 +14,12 @@
 //   OUT_OF_RANGE         an index or byte range past the end of an object (extent, blob)
 //   RESOURCE_EXHAUSTED   tier full
 //   UNAVAILABLE          transient; a retry may help (no device, peer down)
+//   DATA_LOSS            checksum mismatch / corrupt bytes
+//   INTERNAL             an invariant of ours broke
 //
 // Note: Debian's Abseil has its own absl::string_view (not std::string_view), so
 // absl::StrCat does not take a std::string_view; public APIs take std::string_view
 // and convert inside .cc files.
-//   DATA_LOSS            checksum mismatch / corrupt bytes
-//   INTERNAL             an invariant of ours broke
 #pragma once
 
 #include <utility>

@@ -105,6 +105,7 @@ class Device {
   // ALREADY_EXISTS if it overlaps a registered range.
   absl::Status RegisterHost(void* ptr, size_t bytes);
   // Undoes RegisterHost(ptr, ...). NOT_FOUND if ptr does not start a registered range.
+  // REQUIRES: every registered range is unregistered before the Device is destroyed.
   absl::Status UnregisterHost(void* ptr);
 
   absl::StatusOr<Stream> CreateStream();
