@@ -28,7 +28,17 @@ absl::Status ExtentAllocator::Validate(const ExtentAllocatorOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat("max_extent_bytes (", options.max_extent_bytes,
                                                    ") must be a positive multiple of ", g));
   }
+  if (options.large_extent_bytes > options.max_extent_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "large_extent_bytes (", options.large_extent_bytes,
+        ") must be 0 (never) or at most max_extent_bytes (", options.max_extent_bytes, ")"));
+  }
   return absl::OkStatus();
+}
+
+uint64_t ExtentAllocator::GranulesFor(uint64_t bytes) const {
+  // (bytes + granule - 1) >> shift would wrap for bytes near 2^64.
+  return (bytes >> granule_shift_) + ((bytes & (granule_bytes() - 1)) != 0 ? 1 : 0);
 }
 
 ExtentAllocator::ExtentAllocator(const ExtentAllocatorOptions& options) {
@@ -37,9 +47,8 @@ ExtentAllocator::ExtentAllocator(const ExtentAllocatorOptions& options) {
   granule_shift_ = std::countr_zero(options.granule_bytes);
   capacity_ = options.capacity_bytes >> granule_shift_;
   max_extent_ = options.max_extent_bytes >> granule_shift_;
-  large_extent_ = options.large_extent_bytes == 0
-                      ? std::numeric_limits<uint64_t>::max()
-                      : (options.large_extent_bytes + options.granule_bytes - 1) >> granule_shift_;
+  large_extent_ = options.large_extent_bytes == 0 ? std::numeric_limits<uint64_t>::max()
+                                                  : GranulesFor(options.large_extent_bytes);
   for (auto& heads : class_head_) heads.fill(kNoNode);
   InsertFree(0, capacity_);
 }
@@ -99,7 +108,7 @@ absl::StatusOr<Extent> ExtentAllocator::Allocate(uint64_t bytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("extent size ", bytes, " outside [1, ", max_extent_bytes(), "]"));
   }
-  const uint64_t granules = (bytes + granule_bytes() - 1) >> granule_shift_;
+  const uint64_t granules = GranulesFor(bytes);
   const uint32_t index = granules <= free_granules_ ? FindFit(granules) : kNoNode;
   if (index == kNoNode) {
     ++failed_allocations_;
@@ -247,8 +256,9 @@ double ExtentAllocator::ExternalFragmentation() const {
 
 double ExtentAllocator::UnusableFreeFraction(uint64_t request_bytes) const {
   if (free_granules_ == 0 || request_bytes == 0) return 0.0;
-  const uint64_t granules = (request_bytes + granule_bytes() - 1) >> granule_shift_;
-  if (granules > capacity_) return 1.0;
+  const uint64_t granules = GranulesFor(request_bytes);
+  // No free extent can serve a request that Allocate rejects or that exceeds the capacity.
+  if (granules > std::min(max_extent_, capacity_)) return 1.0;
   const SizeClass own = ClassOf(granules);
   uint64_t unusable = 0;
   for (int first = 0; first <= own.first; ++first) {

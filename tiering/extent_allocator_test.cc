@@ -10,6 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "strata/base/status_test_macros.h"
+
 namespace strata::tiering {
 namespace {
 
@@ -43,6 +45,51 @@ TEST(ExtentAllocatorTest, ValidateRejectsBadOptions) {
   EXPECT_EQ(ExtentAllocator::Validate(options).code(), absl::StatusCode::kInvalidArgument);
   options.max_extent_bytes = kGiB + kKiB;
   EXPECT_EQ(ExtentAllocator::Validate(options).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ExtentAllocatorTest, ValidateBoundsLargeExtentByMaxExtent) {
+  ExtentAllocatorOptions options = Options(kGiB);
+  options.large_extent_bytes = 0;  // never
+  EXPECT_OK(ExtentAllocator::Validate(options));
+  options.large_extent_bytes = options.max_extent_bytes;
+  EXPECT_OK(ExtentAllocator::Validate(options));
+  options.large_extent_bytes = options.max_extent_bytes + 1;
+  EXPECT_CODE(ExtentAllocator::Validate(options), absl::StatusCode::kInvalidArgument);
+  // Rounding this up to granules used to wrap to 0 granules: every request "large".
+  options.large_extent_bytes = ~uint64_t{0};
+  EXPECT_CODE(ExtentAllocator::Validate(options), absl::StatusCode::kInvalidArgument);
+  // A maximum extent above the capacity is allowed (the 1 GiB default on a small tier).
+  options = Options(16 * kMiB);
+  EXPECT_OK(ExtentAllocator::Validate(options));
+}
+
+TEST(ExtentAllocatorTest, LargeExtentThresholdRoundsUpToTheGranule) {
+  ExtentAllocatorOptions options = Options(kGiB);
+  options.large_extent_bytes = 64 * kMiB + 1;  // 64 MiB + one granule after rounding
+  ExtentAllocator allocator(options);
+  EXPECT_EQ(MustAllocate(allocator, 64 * kMiB).offset, 0u);
+  EXPECT_EQ(MustAllocate(allocator, 64 * kMiB + 1).offset, kGiB - 64 * kMiB - kGranule);
+  // At the largest allowed threshold only max-size extents come from the high end.
+  options.large_extent_bytes = options.max_extent_bytes;
+  options.capacity_bytes = 4 * kGiB;
+  ExtentAllocator top_only(options);
+  EXPECT_EQ(MustAllocate(top_only, kGiB - kGranule).offset, 0u);
+  EXPECT_EQ(MustAllocate(top_only, kGiB).offset, 3 * kGiB);
+}
+
+TEST(ExtentAllocatorTest, UnusableFreeFractionOfHugeRequestsIsOne) {
+  ExtentAllocator allocator(Options(4 * kGiB));  // all free; max extent 1 GiB
+  EXPECT_DOUBLE_EQ(allocator.UnusableFreeFraction(kGiB), 0.0);
+  // Larger than any extent Allocate hands out, although one free extent holds 4 GiB.
+  EXPECT_DOUBLE_EQ(allocator.UnusableFreeFraction(kGiB + 1), 1.0);
+  // Sizes whose round-up to granules used to wrap past 2^64.
+  EXPECT_DOUBLE_EQ(allocator.UnusableFreeFraction(~uint64_t{0}), 1.0);
+  EXPECT_DOUBLE_EQ(allocator.UnusableFreeFraction(~uint64_t{0} - kGranule + 2), 1.0);
+  EXPECT_DOUBLE_EQ(allocator.UnusableFreeFraction(uint64_t{1} << 63), 1.0);
+  // Larger than the capacity but within the maximum extent.
+  ExtentAllocator small(Options(16 * kMiB));
+  EXPECT_DOUBLE_EQ(small.UnusableFreeFraction(16 * kMiB), 0.0);
+  EXPECT_DOUBLE_EQ(small.UnusableFreeFraction(16 * kMiB + 1), 1.0);
 }
 
 TEST(ExtentAllocatorTest, EdgeSizesRoundUpAndOutOfRangeSizesAreRejected) {

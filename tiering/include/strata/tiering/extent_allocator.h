@@ -7,11 +7,12 @@
 //
 // Design: two-level segregated fit (TLSF, Masmano et al. 2004) in units of granules.
 //   * Requests round up to a whole number of granules.
-//   * Free extents sit in size classes: first level = floor(log2(granules)), second
-//     level = the next kSecondLevelBits bits, so a class spans at most 1/32 of its lower
-//     bound (sizes below 32 granules have an exact class each). Two bitmaps (one bit per
-//     first level, one per class) find the smallest non-empty class that surely fits in a
-//     few bit instructions.
+//   * Free extents sit in size classes (ClassOf). Sizes below 32 granules have an exact
+//     class each: first level 0, second level = the size. A size n >= 32 granules has
+//     first level floor(log2(n)) - 4 (so 1 for 32..63 granules) and second level = the
+//     kSecondLevelBits bits below n's top bit, so such a class spans 1/32 of its lower
+//     bound. Two bitmaps (one bit per first level, one per class) find the smallest
+//     non-empty class that surely fits in a few bit instructions.
 //   * Good fit: the search first compares up to kScanLimit extents of the request's own
 //     class (which may hold an exact fit) and takes the smallest that fits, then the
 //     first non-empty higher class, taking the smallest (lowest address on ties) of its
@@ -38,14 +39,17 @@
 //   UnusableFreeFraction(r)  = (free bytes in free extents smaller than r) / free_bytes:
 //       the share of free memory that a request of r bytes cannot use. Evaluated at the
 //       workload's typical (or large) request size it tells how much capacity
-//       fragmentation really costs; it is 0 for r <= granule.
+//       fragmentation really costs; it is 0 for r <= granule, and 1 for an r that no
+//       extent could ever serve (r > max_extent_bytes or r > capacity_bytes).
 //   Stats().fragmentation_failures counts requests that failed although free_bytes would
 //       have sufficed (the share of such failures is the end-to-end measure).
 //
 // Thread safety: thread-compatible. Const methods may run concurrently with each other;
 // anything else needs external synchronization (DramArena holds a mutex).
 // Errors: Allocate returns INVALID_ARGUMENT for 0 bytes or more than max_extent_bytes and
-// RESOURCE_EXHAUSTED when no free extent is large enough. Free CHECK-fails on an extent
+// RESOURCE_EXHAUSTED when no free extent is large enough (including a request above
+// capacity_bytes but within max_extent_bytes: max_extent_bytes may exceed the capacity,
+// as the 1 GiB default does for a small arena). Free CHECK-fails on an extent
 // that is not live (double free, foreign or altered extent): that is a caller bug.
 #pragma once
 
@@ -69,9 +73,11 @@ struct ExtentAllocatorOptions {
   // Allocation unit. REQUIRES: a power of two.
   uint64_t granule_bytes = uint64_t{64} << 10;
   // Largest extent a request may ask for. REQUIRES: > 0, a multiple of granule_bytes.
+  // May exceed capacity_bytes (requests above the capacity are then RESOURCE_EXHAUSTED).
   uint64_t max_extent_bytes = uint64_t{1} << 30;
-  // Requests of at least this size are cut from the high end of the free extent chosen,
-  // smaller ones from the low end. 0: everything from the low end.
+  // Requests of at least this size (rounded up to the granule) are cut from the high end
+  // of the free extent chosen, smaller ones from the low end. 0: never (everything from
+  // the low end). REQUIRES: 0 or <= max_extent_bytes.
   uint64_t large_extent_bytes = uint64_t{64} << 20;
 };
 
@@ -143,6 +149,8 @@ class ExtentAllocator {
     uint32_t next = kNoNode;
   };
 
+  // `bytes` rounded up to whole granules, without overflow for any uint64_t.
+  uint64_t GranulesFor(uint64_t bytes) const;
   // The class whose range contains `granules` (insertion class).
   static SizeClass ClassOf(uint64_t granules);
   // Index of a node whose extent holds >= `granules`, or kNoNode.
