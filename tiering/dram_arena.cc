@@ -7,7 +7,9 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <linux/memfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "absl/memory/memory.h"
@@ -16,29 +18,44 @@
 
 #include "strata/base/status_macros.h"
 #include "strata/tiering/internal/errno_status.h"
+#include "strata/tiering/internal/prefault.h"
 
 namespace strata::tiering {
 namespace {
 
 using internal::ErrnoToStatus;
 using internal::MemoryMapping;
+using internal::PrefaultForWrite;
 using internal::UniqueFd;
 
+// The arena asks for 2 MiB hugetlb pages explicitly (MFD_HUGE_2MB), not the system's
+// default hugepage size, which may be 1 GiB.
 constexpr uint64_t kHugePageBytes = uint64_t{2} << 20;
-constexpr uint64_t kSmallPageBytes = uint64_t{4} << 10;
 
 struct Backing {
   UniqueFd fd;
   MemoryMapping mapping;
 };
 
+// Fails with RESOURCE_EXHAUSTED (EFBIG) if a file of `bytes` bytes would exceed this
+// process's RLIMIT_FSIZE: ftruncate past it would raise SIGXFSZ, which kills the process.
+absl::Status CheckFileSizeLimit(uint64_t bytes) {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0) return ErrnoToStatus(errno, "getrlimit");
+  if (limit.rlim_cur != RLIM_INFINITY && bytes > limit.rlim_cur) {
+    return ErrnoToStatus(EFBIG, absl::StrCat("ftruncate to ", bytes, " bytes (RLIMIT_FSIZE is ",
+                                             limit.rlim_cur, ")"));
+  }
+  return absl::OkStatus();
+}
+
 // Creates a sealed memfd of `bytes` bytes and maps it shared, read-write.
-absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool hugetlb,
-                                 bool populate) {
+absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool hugetlb) {
   unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
-  if (hugetlb) flags |= MFD_HUGETLB;
+  if (hugetlb) flags |= MFD_HUGETLB | MFD_HUGE_2MB;
   UniqueFd fd(::memfd_create(name.c_str(), flags));
   if (!fd.valid()) return ErrnoToStatus(errno, "memfd_create");
+  STRATA_RETURN_IF_ERROR(CheckFileSizeLimit(bytes));
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
     return ErrnoToStatus(errno, "ftruncate");
   }
@@ -46,8 +63,7 @@ absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool h
   if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     return ErrnoToStatus(errno, "fcntl(F_ADD_SEALS)");
   }
-  const int map_flags = MAP_SHARED | (hugetlb && populate ? MAP_POPULATE : 0);
-  void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, map_flags, fd.get(), 0);
+  void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (address == MAP_FAILED) return ErrnoToStatus(errno, "mmap");
   return Backing{std::move(fd), MemoryMapping(address, bytes)};
 }
@@ -63,17 +79,6 @@ bool ShmemThpHonoursAdvice() {
   const std::string selected = policy.substr(open + 1, close - open - 1);
   return selected == "always" || selected == "within_size" || selected == "advise" ||
          selected == "force";
-}
-
-// Faults in every page of `mapping` for writing.
-void Prefault(const MemoryMapping& mapping) {
-#ifdef MADV_POPULATE_WRITE
-  if (::madvise(mapping.data(), mapping.size(), MADV_POPULATE_WRITE) == 0) return;
-#endif
-  // Older kernels: touch one byte per page (the file is fresh, so its bytes are zero).
-  for (uint64_t offset = 0; offset < mapping.size(); offset += kSmallPageBytes) {
-    reinterpret_cast<volatile std::byte*>(mapping.data())[offset] = std::byte{0};
-  }
 }
 
 }  // namespace
@@ -99,10 +104,15 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
   STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(allocator_options));
 
   if (options.try_hugetlb) {
-    const uint64_t bytes =
-        (options.capacity_bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-    absl::StatusOr<Backing> backing =
-        MapMemfd(options.name, bytes, /*hugetlb=*/true, options.populate);
+    const uint64_t bytes = (options.capacity_bytes / kHugePageBytes +
+                            (options.capacity_bytes % kHugePageBytes != 0 ? 1 : 0)) *
+                           kHugePageBytes;
+    absl::StatusOr<Backing> backing = MapMemfd(options.name, bytes, /*hugetlb=*/true);
+    if (backing.ok() && options.populate) {
+      const absl::Status populated =
+          PrefaultForWrite(backing->mapping.data(), backing->mapping.size());
+      if (!populated.ok()) backing = populated;
+    }
     if (backing.ok()) {
       LOG(INFO) << "DramArena '" << options.name << "': " << bytes << " bytes on hugetlb pages";
       return absl::WrapUnique(new DramArena(std::move(backing->fd), std::move(backing->mapping),
@@ -112,18 +122,27 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
             << "), falling back to transparent hugepages";
   }
 
-  STRATA_ASSIGN_OR_RETURN(Backing backing, MapMemfd(options.name, options.capacity_bytes,
-                                                    /*hugetlb=*/false, /*populate=*/false));
+  STRATA_ASSIGN_OR_RETURN(Backing backing,
+                          MapMemfd(options.name, options.capacity_bytes, /*hugetlb=*/false));
   HugePageMode mode = HugePageMode::kNone;
   if (::madvise(backing.mapping.data(), backing.mapping.size(), MADV_HUGEPAGE) == 0 &&
       ShmemThpHonoursAdvice()) {
     mode = HugePageMode::kTransparent;
   }
-  if (options.populate) Prefault(backing.mapping);
+  if (options.populate) {
+    STRATA_RETURN_IF_ERROR(PrefaultForWrite(backing.mapping.data(), backing.mapping.size()));
+  }
   LOG(INFO) << "DramArena '" << options.name << "': " << options.capacity_bytes
             << " bytes, hugepage mode " << HugePageModeName(mode);
   return absl::WrapUnique(
       new DramArena(std::move(backing.fd), std::move(backing.mapping), mode, allocator_options));
+}
+
+absl::StatusOr<internal::UniqueFd> DramArena::OpenReadOnlyFd() const {
+  const std::string path = absl::StrCat("/proc/self/fd/", fd_.get());
+  UniqueFd read_only(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!read_only.valid()) return ErrnoToStatus(errno, absl::StrCat("open(", path, ", O_RDONLY)"));
+  return read_only;
 }
 
 DramArena::DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,

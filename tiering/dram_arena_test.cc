@@ -7,14 +7,20 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "strata/base/status_test_macros.h"
 
 namespace strata::tiering {
 namespace {
@@ -51,12 +57,33 @@ std::vector<std::byte> Pattern(uint64_t tag, size_t size) {
   return bytes;
 }
 
-uint64_t ReservedHugePages() {
-  std::ifstream file("/proc/sys/vm/nr_hugepages");
+// A counter of the kernel's 2 MiB hugetlb pool (the pool MFD_HUGE_2MB draws from), or 0
+// where the pool does not exist.
+uint64_t HugePagePoolCounter(const std::string& name) {
+  std::ifstream file("/sys/kernel/mm/hugepages/hugepages-2048kB/" + name);
   uint64_t pages = 0;
   file >> pages;
   return pages;
 }
+
+// Sets the soft RLIMIT_FSIZE to `soft` (at most the hard limit; RLIM_INFINITY is the
+// largest rlim_t) for one scope and restores the old limits after it.
+class ScopedFileSizeLimit {
+ public:
+  explicit ScopedFileSizeLimit(rlim_t soft) {
+    EXPECT_EQ(::getrlimit(RLIMIT_FSIZE, &saved_), 0);
+    struct rlimit limit = saved_;
+    limit.rlim_cur = std::min(soft, saved_.rlim_max);
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0) << std::strerror(errno);
+  }
+  ~ScopedFileSizeLimit() { EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &saved_), 0); }
+  ScopedFileSizeLimit(const ScopedFileSizeLimit&) = delete;
+  ScopedFileSizeLimit& operator=(const ScopedFileSizeLimit&) = delete;
+  rlim_t hard() const { return saved_.rlim_max; }
+
+ private:
+  struct rlimit saved_ {};
+};
 
 TEST(DramArenaTest, CreateReportsItsBacking) {
   std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
@@ -66,8 +93,9 @@ TEST(DramArenaTest, CreateReportsItsBacking) {
   EXPECT_EQ(arena->capacity(), 16 * kMiB);
   EXPECT_GE(arena->mapped_bytes(), arena->capacity());
   EXPECT_EQ(arena->kind(), TierKind::kDram);
-  if (ReservedHugePages() == 0) {
-    // No explicit hugepages here: the fallback must have been taken.
+  if (HugePagePoolCounter("nr_hugepages") == 0 &&
+      HugePagePoolCounter("nr_overcommit_hugepages") == 0) {
+    // No 2 MiB hugetlb pages here, reserved or surplus: the fallback must have been taken.
     EXPECT_NE(arena->huge_page_mode(), HugePageMode::kHugeTlb);
   }
   std::unique_ptr<DramArena> plain = MustCreate(16 * kMiB, /*try_hugetlb=*/false);
@@ -80,32 +108,63 @@ TEST(DramArenaTest, PopulatedArenaWorks) {
   DramArenaOptions options;
   options.capacity_bytes = 8 * kMiB;
   options.populate = true;
-  absl::StatusOr<std::unique_ptr<DramArena>> arena = DramArena::Create(options);
-  ASSERT_TRUE(arena.ok()) << arena.status();
-  const Extent extent = MustAllocate(**arena, 8 * kMiB);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<DramArena> arena, DramArena::Create(options));
+  const Extent extent = MustAllocate(*arena, 8 * kMiB);
   const std::vector<std::byte> data = Pattern(3, extent.length);
-  ASSERT_TRUE((*arena)->Write(extent, 0, data).ok());
+  ASSERT_OK(arena->Write(extent, 0, data));
   std::vector<std::byte> back(extent.length);
-  ASSERT_TRUE((*arena)->Read(extent, 0, absl::MakeSpan(back)).ok());
+  ASSERT_OK(arena->Read(extent, 0, absl::MakeSpan(back)));
   EXPECT_EQ(back, data);
 }
 
 TEST(DramArenaTest, CreateRejectsBadOptions) {
   DramArenaOptions options;
   options.capacity_bytes = 0;
-  EXPECT_EQ(DramArena::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(DramArena::Create(options), absl::StatusCode::kInvalidArgument);
   options.capacity_bytes = kMiB + 4 * kKiB;  // not a multiple of the 64 KiB granule
-  EXPECT_EQ(DramArena::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(DramArena::Create(options), absl::StatusCode::kInvalidArgument);
+  options.capacity_bytes = 16 * kMiB;
+  options.large_extent_bytes = options.max_extent_bytes + 1;
+  EXPECT_CODE(DramArena::Create(options), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DramArenaTest, MappingFailureBecomesResourceExhausted) {
-  // 2^56 bytes is more address space than any x86-64 or arm64 process has: mmap fails
-  // with ENOMEM, which must surface as RESOURCE_EXHAUSTED.
+  // 2^56 bytes is more address space than any x86-64 (at most 2^56 - 4 KiB with 5-level
+  // paging) or arm64 (at most 2^52) process has: mmap fails with ENOMEM, which must
+  // surface as RESOURCE_EXHAUSTED. ftruncate to 2^56 succeeds on a memfd unless
+  // RLIMIT_FSIZE is lower (ulimit -f), so lift the soft limit to the hard one; where the
+  // hard limit is finite the arena refuses before ftruncate, also RESOURCE_EXHAUSTED.
+  ScopedFileSizeLimit limit(RLIM_INFINITY);
+  const bool unlimited = limit.hard() == RLIM_INFINITY;
   DramArenaOptions options;
   options.capacity_bytes = uint64_t{1} << 56;
   const absl::Status status = DramArena::Create(options).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
-  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("mmap"));
+  EXPECT_THAT(std::string(status.message()),
+              ::testing::HasSubstr(unlimited ? "mmap" : "RLIMIT_FSIZE"));
+}
+
+TEST(DramArenaTest, FileSizeLimitIsResourceExhaustedNotSigxfsz) {
+  // Under `ulimit -f` an ftruncate past the limit raises SIGXFSZ, whose default action
+  // kills the process; the arena must refuse first. Both the hugetlb and the plain path.
+  for (const bool try_hugetlb : {true, false}) {
+    absl::Status status;
+    {
+      ScopedFileSizeLimit limit(4 * kMiB);
+      DramArenaOptions options;
+      options.capacity_bytes = 16 * kMiB;
+      options.try_hugetlb = try_hugetlb;
+      status = DramArena::Create(options).status();
+    }
+    EXPECT_CODE(status, absl::StatusCode::kResourceExhausted);
+    EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("RLIMIT_FSIZE"));
+  }
+  // Within the limit the arena is created.
+  ScopedFileSizeLimit limit(16 * kMiB);
+  DramArenaOptions options;
+  options.capacity_bytes = 16 * kMiB;
+  options.try_hugetlb = false;
+  EXPECT_OK(DramArena::Create(options));
 }
 
 TEST(DramArenaTest, WriteThenReadRoundTrips) {
@@ -176,6 +235,54 @@ TEST(DramArenaTest, SecondMappingOfTheFdSeesTheSameBytes) {
   // The file is sealed: nobody holding the fd can shrink it under the node.
   EXPECT_NE(::ftruncate(arena->fd(), 0), 0);
   EXPECT_EQ(errno, EPERM);
+}
+
+TEST(DramArenaTest, ReadOnlyFdCanNeitherWriteNorPunchHoles) {
+  std::unique_ptr<DramArena> arena = MustCreate(8 * kMiB);
+  ASSERT_NE(arena, nullptr);
+  // 2 MiB: a whole hugetlb page, the smallest hole a hugetlb file punches.
+  const Extent extent = MustAllocate(*arena, 2 * kMiB);
+  const std::vector<std::byte> data = Pattern(21, extent.length);
+  ASSERT_OK(arena->Write(extent, 0, data));
+  ASSERT_OK_AND_ASSIGN(internal::UniqueFd read_only, arena->OpenReadOnlyFd());
+  ASSERT_TRUE(read_only.valid());
+  EXPECT_NE(read_only.get(), arena->fd());
+
+  // A writable shared mapping is refused; a read-only one sees the blob.
+  errno = 0;
+  EXPECT_EQ(::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   read_only.get(), 0),
+            MAP_FAILED);
+  EXPECT_EQ(errno, EACCES);
+  void* view = ::mmap(nullptr, arena->mapped_bytes(), PROT_READ, MAP_SHARED, read_only.get(), 0);
+  ASSERT_NE(view, MAP_FAILED) << std::strerror(errno);
+  EXPECT_EQ(std::memcmp(static_cast<std::byte*>(view) + extent.offset, data.data(), data.size()),
+            0);
+
+  // Neither a hole punched in the blob nor a write() gets through.
+  errno = 0;
+  EXPECT_NE(::fallocate(read_only.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        static_cast<off_t>(extent.offset), static_cast<off_t>(extent.length)),
+            0);
+  EXPECT_EQ(errno, EBADF);
+  const char byte = 1;
+  EXPECT_EQ(::pwrite(read_only.get(), &byte, 1, static_cast<off_t>(extent.offset)), -1);
+  EXPECT_EQ(errno, EBADF);
+  EXPECT_NE(::ftruncate(read_only.get(), 0), 0);
+  std::vector<std::byte> back(extent.length);
+  ASSERT_OK(arena->Read(extent, 0, absl::MakeSpan(back)));
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(std::memcmp(static_cast<std::byte*>(view) + extent.offset, data.data(), data.size()),
+            0);
+  ASSERT_EQ(::munmap(view, arena->mapped_bytes()), 0);
+
+  // The writable fd() can punch holes: the reason clients must not get it.
+  ASSERT_EQ(::fallocate(arena->fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        static_cast<off_t>(extent.offset), static_cast<off_t>(extent.length)),
+            0)
+      << std::strerror(errno);
+  ASSERT_OK(arena->Read(extent, 0, absl::MakeSpan(back)));
+  EXPECT_EQ(back, std::vector<std::byte>(extent.length, std::byte{0}));
 }
 
 TEST(DramArenaTest, StatsFollowAllocationsAndCounters) {

@@ -1,29 +1,51 @@
 // DramArena: the DRAM tier. One large region of host memory, carved into extents.
 //
 // Memory: the region is a shareable memory file (memfd), mapped MAP_SHARED, so that the
-// node can later pass fd() to a same-host client over a UNIX socket; the client maps the
-// same pages, registers them with CUDA and DMAs blob bytes straight to its GPU. The file
-// is sealed against shrinking and growing (a client that truncated it would make the
-// node's accesses fault). Creation tries, in order:
-//   1. memfd_create(MFD_HUGETLB) + mmap: explicit 2 MiB hugepages (if options.try_hugetlb
-//      and the kernel has hugepages reserved: /proc/sys/vm/nr_hugepages). The mapping is
-//      rounded up to a whole hugepage. HugePageMode::kHugeTlb.
+// node can pass it to a same-host client over a UNIX socket; the client maps the same
+// pages, registers them with CUDA and DMAs blob bytes straight to its GPU. The file is
+// sealed against shrinking and growing (a client that truncated it would make the node's
+// accesses fault). Creation tries, in order:
+//   1. memfd_create(MFD_HUGETLB | MFD_HUGE_2MB) + mmap: explicit 2 MiB hugepages, asked
+//      for by size so that a host whose default hugepage size is 1 GiB still gets 2 MiB
+//      pages (if options.try_hugetlb and the kernel's 2 MiB pool has pages reserved or
+//      may overcommit: /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages and
+//      nr_overcommit_hugepages). The mapping is rounded up to a whole 2 MiB page.
+//      HugePageMode::kHugeTlb.
 //   2. a plain memfd + mmap + madvise(MADV_HUGEPAGE): transparent hugepages.
 //      HugePageMode::kTransparent if the advice was accepted and the kernel's shmem THP
 //      policy (/sys/kernel/mm/transparent_hugepage/shmem_enabled) honours it, else
 //      HugePageMode::kNone (4 KiB pages).
 // With options.populate the pages are faulted in at creation (slow for large arenas, but
-// no page faults on the data path later); otherwise they are allocated on first touch.
+// no page faults on the data path later; internal/prefault.h); otherwise they are
+// allocated on first touch. If populating the hugetlb mapping fails, step 2 is tried.
+//
+// Sharing with same-host clients: hand a client OpenReadOnlyFd(), never fd(). fd() is
+// read-write, and a process holding a writable fd could write blob bytes or punch holes
+// in the file (fallocate(FALLOC_FL_PUNCH_HOLE) needs write access), after which the node
+// reads zeros, or a client mapping faults; the seals only stop resizing. A read-only open
+// of the same file can only be mapped PROT_READ and fails write() and fallocate().
+// Caveat: this guards against client bugs, not a hostile client: a process holding the
+// read-only fd can open /proc/self/fd/<n> again with O_RDWR (the memfd's inode is mode
+// 0777). Only an F_SEAL_FUTURE_WRITE seal would stop that for every holder, and it would
+// also forbid any new writable mapping of fd(); the arena does not set it.
 //
 // Allocation: an ExtentAllocator (64 KiB granule, 1 GiB largest extent by default) behind
 // an absl::Mutex. The byte copies of Read / Write / Data() happen outside the lock.
 //
 // Ownership: the arena owns the fd, the mapping and the allocator; fd() and base() stay
-// valid for the arena's lifetime. Extents and spans from Data() are views into it.
+// valid for the arena's lifetime. Extents and spans from Data() are views into it. The
+// caller owns the fd OpenReadOnlyFd returns; it keeps the file alive on its own.
 // Thread safety: all methods are thread-safe (see Tier for the data-race rule).
 // Errors: Create returns INVALID_ARGUMENT for bad options (capacity 0 or not a multiple of
-// the granule, ...) and the converted errno of a failing system call (ENOMEM ->
-// RESOURCE_EXHAUSTED, EPERM -> PERMISSION_DENIED, ...: internal/errno_status.h).
+// the granule, ...: ExtentAllocator::Validate), and otherwise the converted errno of the
+// failing system call (internal/errno_status.h), notably:
+//   RESOURCE_EXHAUSTED  mmap or populating ran out of memory (ENOMEM), or the file would
+//                       exceed RLIMIT_FSIZE (EFBIG; checked before ftruncate, which would
+//                       raise SIGXFSZ and kill the process)
+//   INVALID_ARGUMENT    populating found a page that cannot be backed (EFAULT)
+//   PERMISSION_DENIED   EPERM / EACCES
+// OpenReadOnlyFd returns the converted errno of open(2) (EMFILE -> RESOURCE_EXHAUSTED,
+// ENOENT -> NOT_FOUND when /proc is not mounted).
 // Allocate / Free / Read / Write: as in Tier.
 #pragma once
 
@@ -74,8 +96,13 @@ class DramArena final : public Tier {
   ~DramArena() override = default;
 
   HugePageMode huge_page_mode() const { return huge_page_mode_; }
-  // The memfd backing the arena; map [0, mapped_bytes()) MAP_SHARED to see the same bytes.
+  // The memfd backing the arena, read-write; map [0, mapped_bytes()) MAP_SHARED to see
+  // the same bytes. For the node's own use: give clients OpenReadOnlyFd().
   int fd() const { return fd_.get(); }
+  // A new read-only descriptor of the same file (open("/proc/self/fd/<fd()>", O_RDONLY |
+  // O_CLOEXEC)): what a same-host client gets. It can be mapped PROT_READ MAP_SHARED
+  // only; write(), ftruncate() and fallocate() on it fail with EBADF or EINVAL.
+  absl::StatusOr<internal::UniqueFd> OpenReadOnlyFd() const;
   std::byte* base() const { return mapping_.data(); }
   // Size of the file and mapping (capacity rounded up to a hugepage in kHugeTlb mode).
   uint64_t mapped_bytes() const { return mapping_.size(); }
