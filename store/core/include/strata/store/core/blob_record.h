@@ -1,0 +1,69 @@
+// BlobRecord: what the node keeps about one blob (design note, "Blobs and their records").
+//
+// A plain struct owned by the BlobTable; the NodeEngine reads and changes it under its
+// lock (thread-compatible, no locking of its own). Fields and their invariants:
+//
+//   state      kPending  a put in progress: not in the index, invisible to readers
+//              kLinked   committed and in the index (pages_in_index > 0)
+//              kUnlinked out of the index (evicted, deleted, aborted, redundant); bytes
+//                        kept while leases > 0 or holds > 0, tokens kept while children > 0
+//   extent     the DRAM bytes; none once freed. A linked or pending record always has one.
+//   tokens     the blob's own tokens (pages [first_page, first_page + pages) only)
+//   checksums  one per chunk, layer-major: checksums[l * pages + p] (chunk_checksum.h)
+//   parent_id  the record of parent->key (it stays alive while this record does), 0 = none
+//   children   records whose parent_id is this record
+//   leases     leases naming this record (each lease counts once)
+//   holds      live HeldSpans over its bytes
+//   pin        holds the whole prefix path in the index while pinned
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/time/time.h"
+
+#include "strata/radix/blob_key.h"
+#include "strata/radix/namespace.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/radix/radix_tree.h"
+#include "strata/radix/token_span.h"
+#include "strata/store/core/node_engine_types.h"
+#include "strata/tiering/blob_id.h"
+#include "strata/tiering/tier.h"
+
+namespace strata::store::core {
+
+enum class BlobState { kPending, kLinked, kUnlinked };
+
+struct BlobRecord {
+  tiering::BlobId id = 0;  // unique among records; the put id while pending
+  radix::BlobKey key;
+  radix::PrefixHash namespace_hash;
+  const radix::Namespace* ns = nullptr;  // owned by the NamespaceRegistry
+  radix::RadixTree* tree = nullptr;      // the tree of ns's page size
+  std::optional<BlobParent> parent;
+  tiering::BlobId parent_id = 0;
+  radix::PrefixHash start_hash;  // h_a
+  uint32_t first_page = 0;       // a
+  uint32_t pages = 0;            // b - a
+  uint64_t bytes = 0;
+  std::vector<radix::TokenId> tokens;
+  std::vector<uint64_t> checksums;
+  std::optional<tiering::Extent> extent;
+
+  BlobState state = BlobState::kPending;
+  uint32_t pages_in_index = 0;
+  uint32_t leases = 0;
+  uint32_t holds = 0;
+  uint32_t children = 0;
+  absl::Time created = absl::InfinitePast();
+  absl::Time last_access = absl::InfinitePast();
+  uint64_t hits = 0;
+  bool pinned = false;
+  radix::MatchHandle pin;
+
+  uint32_t end_page() const { return first_page + pages; }
+};
+
+}  // namespace strata::store::core

@@ -1,0 +1,279 @@
+// NodeEngine: the storage node's engine. It knows nothing of gRPC, UCX or HTTP; the
+// control-plane adapter (store/rpc) and the data plane (store/dataplane) are thin layers
+// over the calls below. Design: docs/design/node-and-client.md.
+//
+// What it owns
+//   the namespace registry (h_0 -> Namespace; one radix::RadixTree per page size, each
+//   namespace a root in it), the DRAM tier (tiering::DramArena), the blob table (one
+//   record per blob: key, namespace, parent, start hash, own tokens, checksums, extent,
+//   pages in the index, leases...), the lease table, the pending puts, and a reaper
+//   thread. The Clock is borrowed (options.clock).
+//
+// Blob life cycle
+//   BeginPut -> pending (bytes arriving; invisible to every reader) -> CommitPut ->
+//   linked (in the index: Match finds it, Read/Stat/List/Delete/Pin name it) ->
+//   unlinked (evicted or deleted: new readers miss it; existing leases and HeldSpans still
+//   read its bytes) -> bytes freed when the last lease and HeldSpan go. The record itself
+//   (its tokens) stays while a blob that continues it (its child) still has a record: a
+//   new blob's prefix tokens are found by walking up the parent chain.
+//   A blob's key is h_b = chain(h_a, own tokens), h_a = the parent's start hash chained
+//   over the parent's tokens up to the parent pages (h_0 without a parent).
+//
+// Leases and held bytes
+//   Read grants one lease over the blobs it names. While a lease (or a HeldSpan) holds a
+//   blob its bytes are never freed; eviction or Delete may unlink it meanwhile. Leases
+//   expire (ttl per Read, default options.default_lease_ttl, at most max_lease_ttl);
+//   puts are abandoned put_ttl after their last activity. ReapExpired() reclaims both; a
+//   background thread calls it every options.reap_interval, so a dead client leaks
+//   nothing. A call naming an expired lease or put answers NOT_FOUND even before reaping.
+//
+// Eviction
+//   When an extent does not fit, the engine evicts index pages in batches with
+//   RadixTree::Evict (LRU; nodes of leased blobs rank last, pinned nodes never go), frees
+//   the bytes of every blob whose last page left the index and that nothing holds, and
+//   retries; RESOURCE_EXHAUSTED when nothing more can go. Evict() does the same on
+//   request. Evictions are counted in the DRAM tier's TierCounters; so are hits (ranges
+//   Read) and misses (Reads that named a blob no longer in the index).
+//
+// Thread safety
+//   Every method is thread-safe. One absl::Mutex guards the engine's tables (Match, Stat,
+//   List and Tiers take it shared); each RadixTree has its own lock, always taken after
+//   the engine's. Bulk bytes are never touched under the engine lock: the data plane
+//   copies through HeldSpans without it, and CommitPut verifies checksums after dropping
+//   it (the put is marked as committing meanwhile). Some calls do work proportional to the
+//   token count of a blob's whole prefix under the exclusive lock (BeginPut with a
+//   parent, Delete, Pin: the prefix tokens are assembled by walking the parent chain).
+//
+// Errors (codes as in strata/base/status_macros.h)
+//   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
+//   Match        NOT_FOUND namespace not known to this node (no BeginPut named it yet)
+//   BeginPut     UNAVAILABLE draining; INVALID_ARGUMENT tokens empty or not whole pages,
+//                bytes != pages * BytesPerPage, bytes > max_blob_bytes, wrong checksum
+//                count, key mismatch; FAILED_PRECONDITION parent unknown (not in the index,
+//                or of another namespace), parent pages outside (a_p, b_p], or the
+//                parent's prefix no longer fully cached; RESOURCE_EXHAUSTED tier full
+//                after eviction
+//   PutTarget    NOT_FOUND unknown/expired put; FAILED_PRECONDITION commit in progress
+//   PutReceived  NOT_FOUND unknown/expired put; OUT_OF_RANGE past the blob's bytes;
+//                FAILED_PRECONDITION commit in progress
+//   CommitPut    NOT_FOUND unknown/expired put; FAILED_PRECONDITION bytes missing, a
+//                HeldSpan of the put still alive, or a commit already in progress (the put
+//                stays pending in these cases); DATA_LOSS a chunk checksum mismatch (the put
+//                is aborted)
+//   AbortPut     NOT_FOUND unknown/expired put; FAILED_PRECONDITION commit in progress
+//   Read         INVALID_ARGUMENT no ranges, an empty page or layer range, negative ttl;
+//                NOT_FOUND a blob not in the index (evicted or deleted: a miss) or not in
+//                this namespace; FAILED_PRECONDITION the blob's namespace has the same
+//                tenant and model but another layout; OUT_OF_RANGE pages or layers past the
+//                blob. On error no lease is granted.
+//   ReadSource   NOT_FOUND lease unknown or expired; PERMISSION_DENIED blob not under the
+//                lease; OUT_OF_RANGE [offset, offset + length) not inside the blob
+//   RenewLease   NOT_FOUND lease unknown or expired; INVALID_ARGUMENT negative ttl
+//   Release      NOT_FOUND lease unknown or expired
+//   Delete       NOT_FOUND not in the index; FAILED_PRECONDITION the blob, a blob below
+//                it, or a pending put continuing it is pinned
+//   Pin, Unpin   NOT_FOUND not in the index (Pin and Unpin are idempotent)
+//   Stat         NOT_FOUND not in the index
+//   List         INVALID_ARGUMENT a page token this engine did not write
+//   Evict        INVALID_ARGUMENT a tier this node does not have (only DRAM today)
+//   Drain        DEADLINE_EXCEEDED puts or leases still in flight after `timeout`
+//                (draining stays on)
+//   Tiers, ReapExpired never fail.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "strata/radix/namespace.h"
+#include "strata/radix/radix_tree.h"
+#include "strata/store/core/blob_table.h"
+#include "strata/store/core/clock.h"
+#include "strata/store/core/held_span.h"
+#include "strata/store/core/lease_table.h"
+#include "strata/store/core/namespace_registry.h"
+#include "strata/store/core/node_engine_types.h"
+#include "strata/store/core/pending_put.h"
+#include "strata/tiering/dram_arena.h"
+
+namespace strata::store::core {
+
+struct NodeEngineOptions {
+  // DRAM tier size. REQUIRES: > 0, a multiple of dram_granule_bytes.
+  uint64_t dram_bytes = uint64_t{1} << 30;
+  // Allocation unit of the arena (a power of two); tests use small ones.
+  uint64_t dram_granule_bytes = uint64_t{64} << 10;
+  bool dram_try_hugetlb = true;
+  bool dram_populate = false;
+  std::string dram_name = "strata-dram";
+  // Largest blob a put may carry. REQUIRES: 0 < max_blob_bytes <= 1 GiB (the arena's
+  // largest extent).
+  uint64_t max_blob_bytes = uint64_t{1} << 30;
+  // Lease TTL when Read is given 0, and the most any Read or RenewLease may ask for
+  // (larger values are clamped). REQUIRES: 0 < default_lease_ttl <= max_lease_ttl.
+  absl::Duration default_lease_ttl = absl::Seconds(30);
+  absl::Duration max_lease_ttl = absl::Minutes(10);
+  // A put with no activity for this long is abandoned and reclaimed. REQUIRES: > 0.
+  absl::Duration put_ttl = absl::Seconds(60);
+  // How often the background reaper runs ReapExpired(); 0: no thread (call it yourself).
+  absl::Duration reap_interval = absl::Seconds(1);
+  // Index pages evicted per RadixTree::Evict call when room is needed. REQUIRES: > 0.
+  uint32_t evict_batch_pages = 64;
+  // Not owned; must outlive the engine. nullptr: RealClock::Default().
+  Clock* clock = nullptr;
+};
+
+class NodeEngine {
+ public:
+  static absl::StatusOr<std::unique_ptr<NodeEngine>> Create(const NodeEngineOptions& options);
+
+  // Stops the reaper. REQUIRES: no HeldSpan of this engine is alive, no call in flight.
+  ~NodeEngine();
+  NodeEngine(const NodeEngine&) = delete;
+  NodeEngine& operator=(const NodeEngine&) = delete;
+
+  // The DRAM tier, for the data plane to register (base(), mapped_bytes()) and for
+  // same-host clients (OpenReadOnlyFd()). Extents in replies are offsets into it.
+  const tiering::DramArena& dram() const { return *arena_; }
+  const NodeEngineOptions& options() const { return options_; }
+
+  // ---- lookups
+  // Longest cached prefix of the whole pages of `tokens` in `ns`.
+  absl::StatusOr<MatchReply> Match(const radix::Namespace& ns,
+                                   absl::Span<const radix::TokenId> tokens) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- two-phase put
+  absl::StatusOr<BeginPutReply> BeginPut(const radix::Namespace& ns, const PutRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The whole blob's destination bytes ([0, bytes) of the blob) for the data plane to
+  // receive into at any offsets; refreshes the put's deadline.
+  absl::StatusOr<HeldSpan> PutTarget(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records that [offset, offset + length) of the blob has been written (ranges may
+  // overlap and arrive in any order); refreshes the deadline.
+  absl::Status PutReceived(uint64_t put_id, uint64_t offset, uint64_t length)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Verifies every chunk checksum, inserts the blob into the index and makes it visible.
+  absl::StatusOr<CommitPutReply> CommitPut(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Drops the put; its bytes are freed (once no HeldSpan holds them).
+  absl::Status AbortPut(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- reads
+  // One lease over the blobs of `ranges` (ttl 0: the default TTL).
+  absl::StatusOr<ReadReply> Read(const radix::Namespace& ns, absl::Span<const ReadRange> ranges,
+                                 absl::Duration ttl = absl::ZeroDuration())
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Bytes [offset, offset + length) of `blob` for the data plane to send, checked against
+  // the lease. length 0 yields an empty span.
+  absl::StatusOr<HeldSpan> ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
+                                      uint64_t offset, uint64_t length) ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves the lease's expiry to now + ttl (0: the default TTL); returns the new expiry.
+  absl::StatusOr<absl::Time> RenewLease(uint64_t lease_id, absl::Duration ttl)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Release(uint64_t lease_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- admin
+  // Removes the blob's first page and everything cached below it from the index
+  // (RadixTree::RemoveSubtree); each blob whose last page goes is unlinked and its bytes
+  // freed once unleased.
+  absl::StatusOr<DeleteReply> Delete(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
+  // Pins the blob's whole prefix path in the index against eviction and removal.
+  absl::Status Pin(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Unpin(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<BlobInfo> Stat(const radix::BlobKey& key, bool with_tokens = false) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<ListReply> List(const ListRequest& request) const ABSL_LOCKS_EXCLUDED(mu_);
+  NodeTiers Tiers() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Evicts from `tier` until at least `bytes` bytes are freed or nothing more can go.
+  absl::StatusOr<EvictReply> Evict(tiering::TierKind tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stops accepting puts (BeginPut answers UNAVAILABLE from now on) and waits, up to
+  // `timeout` of real time, until no put is pending and no lease is held.
+  absl::Status Drain(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+  bool draining() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Releases expired leases and aborts abandoned puts (a put whose commit is in progress
+  // is left alone).
+  ReapReply ReapExpired() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  friend class HeldSpan;
+
+  NodeEngine(const NodeEngineOptions& options, Clock* clock,
+             std::unique_ptr<tiering::DramArena> arena, uint64_t id_secret);
+
+  // ---- ids (node_engine.cc)
+  uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- record life cycle (node_engine.cc)
+  // Frees the bytes of a record out of the index that nothing holds, erases a record
+  // without bytes that no child record needs, and cascades to its parent.
+  void MaybeRelease(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Applies index removals: decrements pages_in_index and unlinks blobs at 0. Returns
+  // the number of blobs unlinked; adds freed bytes to *bytes_freed.
+  uint64_t ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans, bool count_evictions,
+                             uint64_t* bytes_freed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnlinkRecord(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
+  // record->first_page < pages <= record->first_page + record->pages (or pages == 0).
+  std::vector<radix::TokenId> SequenceTokens(const BlobRecord& record, uint32_t pages) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  BlobInfo InfoOf(const BlobRecord& record, bool with_tokens) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void DropHold(uint64_t record_id) ABSL_LOCKS_EXCLUDED(mu_);
+  bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReaperLoop();
+
+  // ---- eviction (node_engine_evict.cc)
+  // One batch of evict_batch_pages per tree. Returns pages evicted (0: nothing left).
+  uint64_t EvictBatchLocked(EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Allocates `bytes` in the arena, evicting as needed.
+  absl::StatusOr<tiering::Extent> AllocateLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- puts (node_engine_put.cc)
+  // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
+  absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AbortPutLocked(uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- leases (node_engine_read.cc)
+  void ReleaseLeaseLocked(const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Duration ClampTtl(absl::Duration ttl) const;
+
+  const NodeEngineOptions options_;
+  Clock* const clock_;
+  // Declared before everything that points into it: destroyed last.
+  const std::unique_ptr<tiering::DramArena> arena_;
+  const uint64_t id_secret_;
+
+  mutable absl::Mutex mu_;
+  // The trees outlive the records and puts below, whose MatchHandles pin their nodes.
+  NamespaceRegistry registry_ ABSL_GUARDED_BY(mu_);
+  BlobTable table_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, PendingPut> puts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<radix::BlobKey, uint64_t> pending_keys_ ABSL_GUARDED_BY(mu_);
+  LeaseTable leases_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  // Match statistics (Match holds the lock shared).
+  mutable std::atomic<uint64_t> matches_{0};
+  mutable std::atomic<uint64_t> matched_pages_{0};
+  mutable std::atomic<uint64_t> queried_pages_{0};
+
+  absl::Notification stop_reaper_;
+  std::thread reaper_;
+};
+
+}  // namespace strata::store::core

@@ -1,0 +1,201 @@
+// The request and reply values of NodeEngine (node_engine.h), one struct per call.
+//
+// Plain values with standard-library, Abseil, radix and tiering types only, so the gRPC
+// adapter (store/rpc) and the data plane (store/dataplane) convert them field by field.
+// Spans in requests are borrowed for the duration of the call only.
+//
+// Page numbering: "sequence pages" count from the start of the token sequence (page 0 is
+// the first page under the namespace root); "blob pages" count from a blob's first page.
+// A blob of pages [a, b) of its sequence has first_page = a and pages = b - a.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "strata/radix/blob_key.h"
+#include "strata/radix/kv_layout.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/radix/radix_tree.h"
+#include "strata/radix/token_span.h"
+#include "strata/tiering/tier.h"
+#include "strata/tiering/tier_stats.h"
+
+namespace strata::store::core {
+
+// ---------------------------------------------------------------------------- Match
+
+// Matched pages [seq_page_begin, seq_page_begin + page_count) of the query are pages
+// [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages`
+// pages whose bytes are in `tier`.
+struct MatchedSegment {
+  radix::BlobKey blob;
+  uint32_t blob_page_offset = 0;
+  uint32_t page_count = 0;
+  uint32_t seq_page_begin = 0;
+  uint32_t blob_pages = 0;
+  tiering::TierKind tier = tiering::TierKind::kDram;
+
+  friend bool operator==(const MatchedSegment&, const MatchedSegment&) = default;
+};
+
+struct MatchReply {
+  // Whole pages of the query cached, from page 0; the segments cover them in order.
+  uint32_t matched_pages = 0;
+  std::vector<MatchedSegment> segments;
+};
+
+// ---------------------------------------------------------------------------- Put
+
+// Where a new blob continues: the first `pages` pages of its sequence (its first_page a)
+// end inside or at the end of blob `key`. For a blob of pages [a_p, b_p):
+// a_p < pages <= b_p. pages < b_p is a branch off the middle of the parent.
+struct BlobParent {
+  radix::BlobKey key;
+  uint32_t pages = 0;
+
+  friend bool operator==(const BlobParent&, const BlobParent&) = default;
+};
+
+struct PutRequest {
+  // None: the blob starts at page 0 of its sequence.
+  std::optional<BlobParent> parent;
+  // The blob's own tokens (its pages only, not the prefix): a whole number of pages, >= 1.
+  absl::Span<const radix::TokenId> tokens;
+  // Must equal pages * layout.BytesPerPage().
+  uint64_t bytes = 0;
+  // One per chunk, layer-major (chunk_checksum.h): num_layers * pages of them.
+  absl::Span<const uint64_t> checksums;
+  // The key the client computed, checked against the node's; none to skip the check.
+  std::optional<radix::BlobKey> key;
+};
+
+struct BeginPutReply {
+  // True: a blob with this key is committed or being put already; nothing is to be
+  // transferred and put_id is 0.
+  bool exists = false;
+  radix::BlobKey key;
+  uint64_t put_id = 0;
+  // The blob's extent in the DRAM arena (length is the granted, rounded-up size).
+  tiering::Extent extent;
+  // The put is abandoned (and reclaimed) if no call names it before this instant. Each
+  // PutTarget / PutReceived moves it to now + put_ttl.
+  absl::Time deadline = absl::InfinitePast();
+};
+
+struct CommitPutReply {
+  radix::BlobKey key;
+  // Pages of the blob that entered the index. Fewer than its pages when other blobs
+  // already cached some of them (first writer wins). 0: every page was cached already;
+  // the blob is redundant, its bytes are dropped and its key is not kept.
+  uint32_t indexed_pages = 0;
+};
+
+// ---------------------------------------------------------------------------- Read
+
+// Pages [first_page, first_page + num_pages) (blob pages) of layers
+// [layer_begin, layer_end) of `blob`.
+struct ReadRange {
+  radix::BlobKey blob;
+  uint32_t first_page = 0;
+  uint32_t num_pages = 0;
+  uint32_t layer_begin = 0;
+  uint32_t layer_end = 0;
+};
+
+struct ReadRangeReply {
+  // One byte range of the blob per layer in [layer_begin, layer_end), in layer order
+  // (offsets relative to the blob's first byte; pass them to ReadSource).
+  std::vector<radix::ByteRange> layer_ranges;
+  // Checksums of the covered chunks, layer-major over the range:
+  // checksums[(l - layer_begin) * num_pages + (p - first_page)].
+  std::vector<uint64_t> checksums;
+  // The blob's total size and its extent's offset in the DRAM arena (for a same-host
+  // client that maps the arena read-only).
+  uint64_t blob_bytes = 0;
+  uint64_t arena_offset = 0;
+};
+
+struct ReadReply {
+  uint64_t lease_id = 0;
+  absl::Time expiry = absl::InfinitePast();
+  std::vector<ReadRangeReply> ranges;  // one per requested range, in order
+};
+
+// ---------------------------------------------------------------------------- Admin
+
+struct DeleteReply {
+  uint64_t pages_removed = 0;   // index pages removed (the blob's and those below it)
+  uint64_t blobs_unlinked = 0;  // blobs that left the index (bytes freed once unleased)
+};
+
+// A blob record as Stat and List show it.
+struct BlobInfo {
+  radix::BlobKey key;
+  radix::PrefixHash namespace_hash;  // h_0
+  std::string tenant;
+  std::string model;
+  radix::KvLayout layout;
+  std::optional<BlobParent> parent;
+  radix::PrefixHash start_hash;  // h_a
+  uint32_t first_page = 0;       // a
+  uint32_t pages = 0;            // b - a
+  uint64_t bytes = 0;
+  uint64_t blob_checksum = 0;  // BlobChecksum(chunk checksums)
+  tiering::TierKind tier = tiering::TierKind::kDram;
+  tiering::Extent extent;
+  uint32_t pages_in_index = 0;
+  uint32_t leases = 0;
+  bool pinned = false;
+  absl::Time created = absl::InfinitePast();
+  absl::Time last_access = absl::InfinitePast();  // last Read (created if never read)
+  uint64_t hits = 0;                              // Reads that named it
+  std::vector<radix::TokenId> tokens;             // own tokens; only when asked for
+};
+
+struct ListRequest {
+  // Only blobs of this namespace (h_0 = radix::NamespaceHash(ns)); none: all.
+  std::optional<radix::PrefixHash> namespace_hash;
+  // Empty for the first page, else the next_page_token of the previous reply.
+  std::string page_token;
+  // Blobs per page: 0 means 100; at most 1000 (larger values are clamped).
+  uint32_t limit = 0;
+};
+
+struct ListReply {
+  std::vector<BlobInfo> blobs;  // in key order (BlobKey's operator<), without tokens
+  std::string next_page_token;  // empty when this was the last page
+};
+
+// Everything Tiers() reports: the DRAM tier's stats and the engine's own counts.
+struct NodeTiers {
+  tiering::TierStats dram;
+  radix::RadixTreeStats index;  // summed over the trees (one per page size)
+  uint64_t namespaces = 0;
+  uint64_t blobs = 0;             // committed blobs in the index
+  uint64_t unlinked_blobs = 0;    // out of the index, bytes still held by leases or spans
+  uint64_t token_only_blobs = 0;  // bytes gone, tokens kept for blobs that continue them
+  uint64_t pending_puts = 0;
+  uint64_t leases = 0;
+  uint64_t matches = 0;        // Match calls
+  uint64_t matched_pages = 0;  // pages found by them
+  uint64_t queried_pages = 0;  // whole pages asked for by them
+  bool draining = false;
+};
+
+struct EvictReply {
+  uint64_t bytes_freed = 0;  // granted extent bytes returned to the tier
+  uint64_t pages_evicted = 0;
+  uint64_t blobs_unlinked = 0;
+};
+
+struct ReapReply {
+  uint64_t leases_expired = 0;
+  uint64_t puts_expired = 0;
+};
+
+}  // namespace strata::store::core
