@@ -219,8 +219,9 @@ class NodeEngine {
 
   // ---- record life cycle (node_engine.cc)
   // Frees the bytes of a record out of the index that nothing holds, erases a record
-  // without bytes that no child record needs, and cascades to its parent.
-  void MaybeRelease(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // without bytes that no child record needs, and cascades to its parent. Returns the
+  // extent bytes freed. `record` may be erased.
+  uint64_t MaybeRelease(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Applies index removals: decrements pages_in_index and unlinks blobs at 0. Returns
   // the number of blobs unlinked; adds freed bytes to *bytes_freed.
   uint64_t ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans, bool count_evictions,

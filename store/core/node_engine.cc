@@ -1,0 +1,329 @@
+// NodeEngine: creation, record life cycle, Match, Tiers, reaping and draining. The put,
+// read and admin calls are in node_engine_put.cc, node_engine_read.cc and
+// node_engine_admin.cc.
+#include "strata/store/core/node_engine.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/store/core/chunk_checksum.h"
+
+namespace strata::store::core {
+namespace {
+
+// A bijection of 64-bit values (SplitMix64's finalizer): distinct counters give distinct,
+// hard-to-guess ids.
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+absl::Status ValidateOptions(const NodeEngineOptions& o) {
+  if (o.dram_bytes == 0) return absl::InvalidArgumentError("dram_bytes must be > 0");
+  if (o.max_blob_bytes == 0 || o.max_blob_bytes > (uint64_t{1} << 30)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_blob_bytes must be in [1, 1 GiB], got ", o.max_blob_bytes));
+  }
+  if (o.default_lease_ttl <= absl::ZeroDuration() || o.max_lease_ttl < o.default_lease_ttl) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease TTLs must satisfy 0 < default_lease_ttl (",
+                     absl::FormatDuration(o.default_lease_ttl), ") <= max_lease_ttl (",
+                     absl::FormatDuration(o.max_lease_ttl), ")"));
+  }
+  if (o.put_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("put_ttl must be > 0");
+  }
+  if (o.reap_interval < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("reap_interval must be >= 0");
+  }
+  if (o.evict_batch_pages == 0) {
+    return absl::InvalidArgumentError("evict_batch_pages must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------- HeldSpan
+
+HeldSpan& HeldSpan::operator=(HeldSpan&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    engine_ = std::exchange(other.engine_, nullptr);
+    record_id_ = std::exchange(other.record_id_, 0);
+    span_ = std::exchange(other.span_, {});
+  }
+  return *this;
+}
+
+void HeldSpan::Reset() {
+  if (engine_ == nullptr) return;
+  std::exchange(engine_, nullptr)->DropHold(record_id_);
+  record_id_ = 0;
+  span_ = {};
+}
+
+// ------------------------------------------------------------------------- lifecycle
+
+absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineOptions& options) {
+  STRATA_RETURN_IF_ERROR(ValidateOptions(options));
+  tiering::DramArenaOptions arena_options;
+  arena_options.capacity_bytes = options.dram_bytes;
+  arena_options.name = options.dram_name;
+  arena_options.try_hugetlb = options.dram_try_hugetlb;
+  arena_options.populate = options.dram_populate;
+  arena_options.granule_bytes = options.dram_granule_bytes;
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<tiering::DramArena> arena,
+                          tiering::DramArena::Create(arena_options));
+  Clock* clock = options.clock != nullptr ? options.clock : RealClock::Default();
+  absl::BitGen gen;
+  const uint64_t secret = absl::Uniform<uint64_t>(gen);
+  return std::unique_ptr<NodeEngine>(new NodeEngine(options, clock, std::move(arena), secret));
+}
+
+NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
+                       std::unique_ptr<tiering::DramArena> arena, uint64_t id_secret)
+    : options_(options), clock_(clock), arena_(std::move(arena)), id_secret_(id_secret) {
+  if (options_.reap_interval > absl::ZeroDuration()) {
+    reaper_ = std::thread([this] { ReaperLoop(); });
+  }
+}
+
+NodeEngine::~NodeEngine() {
+  stop_reaper_.Notify();
+  if (reaper_.joinable()) reaper_.join();
+  absl::MutexLock lock(&mu_);
+  DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
+}
+
+void NodeEngine::ReaperLoop() {
+  while (!stop_reaper_.WaitForNotificationWithTimeout(options_.reap_interval)) {
+    const ReapReply reaped = ReapExpired();
+    if (reaped.leases_expired + reaped.puts_expired > 0) {
+      VLOG(1) << "reaper: " << reaped.leases_expired << " leases expired, " << reaped.puts_expired
+              << " puts abandoned";
+    }
+  }
+}
+
+uint64_t NodeEngine::NewId() {
+  uint64_t id = 0;
+  while (id == 0) id = Mix64(++next_id_ + id_secret_);
+  return id;
+}
+
+// ------------------------------------------------------------------------- records
+
+uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
+  uint64_t freed = 0;
+  while (record != nullptr) {
+    if (record->state != BlobState::kUnlinked) break;
+    if (record->leases > 0 || record->holds > 0) break;
+    if (record->extent.has_value()) {
+      arena_->Free(*record->extent);
+      freed += record->extent->length;
+      record->extent.reset();
+      // Only the tokens (and what chains them) are needed from now on.
+      std::vector<uint64_t>().swap(record->checksums);
+    }
+    if (record->children > 0) break;
+    const tiering::BlobId parent_id = record->parent_id;
+    table_.Erase(record->id);
+    record = nullptr;
+    if (parent_id != 0) {
+      BlobRecord* parent = table_.Find(parent_id);
+      CHECK(parent != nullptr) << "record " << parent_id << " erased while a child needs it";
+      CHECK_GT(parent->children, 0u);
+      --parent->children;
+      record = parent;
+    }
+  }
+  return freed;
+}
+
+void NodeEngine::UnlinkRecord(BlobRecord* record) {
+  DCHECK(!record->pinned) << "unlinking a pinned blob";
+  record->pinned = false;
+  record->pin.Release();
+  record->pages_in_index = 0;
+  table_.Unlink(record);
+}
+
+uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,
+                                       bool count_evictions, uint64_t* bytes_freed) {
+  uint64_t unlinked = 0;
+  for (const radix::EvictedSpan& span : spans) {
+    BlobRecord* record = table_.FindLinked(span.blob);
+    CHECK(record != nullptr) << "the index named blob " << span.blob.ToHex()
+                             << ", which is not linked";
+    CHECK_GE(record->pages_in_index, span.page_count);
+    record->pages_in_index -= span.page_count;
+    if (record->pages_in_index > 0) continue;
+    UnlinkRecord(record);
+    ++unlinked;
+    if (count_evictions) arena_->counters().RecordEviction();
+    *bytes_freed += MaybeRelease(record);
+  }
+  return unlinked;
+}
+
+std::vector<radix::TokenId> NodeEngine::SequenceTokens(const BlobRecord& record,
+                                                       uint32_t pages) const {
+  const uint32_t page_tokens = record.ns->layout().page_tokens;
+  // (record, own pages to take), from `record` up to the blob at page 0.
+  std::vector<std::pair<const BlobRecord*, uint32_t>> chain;
+  const BlobRecord* r = &record;
+  uint32_t upto = pages;
+  while (upto > 0) {
+    CHECK(r != nullptr) << "broken parent chain";
+    CHECK(upto > r->first_page && upto <= r->end_page())
+        << "page " << upto << " outside (" << r->first_page << ", " << r->end_page() << "]";
+    chain.emplace_back(r, upto - r->first_page);
+    upto = r->first_page;
+    r = r->parent_id != 0 ? table_.Find(r->parent_id) : nullptr;
+  }
+  std::vector<radix::TokenId> tokens;
+  tokens.reserve(size_t{pages} * page_tokens);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const auto& own = it->first->tokens;
+    tokens.insert(tokens.end(), own.begin(), own.begin() + size_t{it->second} * page_tokens);
+  }
+  return tokens;
+}
+
+BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
+  BlobInfo info;
+  info.key = record.key;
+  info.namespace_hash = record.namespace_hash;
+  info.tenant = record.ns->tenant();
+  info.model = record.ns->model();
+  info.layout = record.ns->layout();
+  info.parent = record.parent;
+  info.start_hash = record.start_hash;
+  info.first_page = record.first_page;
+  info.pages = record.pages;
+  info.bytes = record.bytes;
+  info.blob_checksum = BlobChecksum(record.checksums);
+  info.tier = tiering::TierKind::kDram;
+  if (record.extent.has_value()) info.extent = *record.extent;
+  info.pages_in_index = record.pages_in_index;
+  info.leases = record.leases;
+  info.pinned = record.pinned;
+  info.created = record.created;
+  info.last_access = record.last_access;
+  info.hits = record.hits;
+  if (with_tokens) info.tokens = record.tokens;
+  return info;
+}
+
+void NodeEngine::DropHold(uint64_t record_id) {
+  absl::MutexLock lock(&mu_);
+  BlobRecord* record = table_.Find(record_id);
+  CHECK(record != nullptr) << "HeldSpan of unknown record " << record_id;
+  CHECK_GT(record->holds, 0u);
+  --record->holds;
+  --holds_;
+  MaybeRelease(record);
+}
+
+// ------------------------------------------------------------------------- Match
+
+absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
+                                             absl::Span<const radix::TokenId> tokens) const {
+  const radix::PrefixHash h0 = radix::NamespaceHash(ns);
+  absl::ReaderMutexLock lock(&mu_);
+  const NamespaceEntry* entry = registry_.Find(h0);
+  if (entry == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("namespace ", ns.ToString(), " is not known to this node"));
+  }
+  const radix::MatchResult match = entry->tree->Match(h0, tokens, /*pin=*/false);
+  MatchReply reply;
+  reply.matched_pages = match.matched_pages;
+  reply.segments.reserve(match.segments.size());
+  for (const radix::MatchSegment& s : match.segments) {
+    const BlobRecord* record = table_.FindLinked(s.blob);
+    CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
+                             << ", which is not linked";
+    reply.segments.push_back(MatchedSegment{s.blob, s.blob_page_offset, s.page_count,
+                                            s.seq_page_begin, record->pages,
+                                            tiering::TierKind::kDram});
+  }
+  matches_.fetch_add(1, std::memory_order_relaxed);
+  matched_pages_.fetch_add(match.matched_pages, std::memory_order_relaxed);
+  queried_pages_.fetch_add(radix::WholePages(tokens.size(), ns.layout().page_tokens),
+                           std::memory_order_relaxed);
+  return reply;
+}
+
+// ------------------------------------------------------------------------- Tiers
+
+NodeTiers NodeEngine::Tiers() const {
+  NodeTiers tiers;
+  tiers.dram = arena_->Stats();
+  absl::ReaderMutexLock lock(&mu_);
+  tiers.index = registry_.IndexStats();
+  tiers.namespaces = registry_.size();
+  tiers.blobs = table_.linked();
+  table_.ForEach([&](const BlobRecord& r) {
+    if (r.state != BlobState::kUnlinked) return;
+    if (r.extent.has_value()) {
+      ++tiers.unlinked_blobs;
+    } else {
+      ++tiers.token_only_blobs;
+    }
+  });
+  tiers.pending_puts = puts_.size();
+  tiers.leases = leases_.size();
+  tiers.matches = matches_.load(std::memory_order_relaxed);
+  tiers.matched_pages = matched_pages_.load(std::memory_order_relaxed);
+  tiers.queried_pages = queried_pages_.load(std::memory_order_relaxed);
+  tiers.draining = draining_;
+  return tiers;
+}
+
+// ------------------------------------------------------------------------- reaping
+
+ReapReply NodeEngine::ReapExpired() {
+  ReapReply reply;
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  for (const Lease& lease : leases_.TakeExpired(now)) {
+    ReleaseLeaseLocked(lease);
+    ++reply.leases_expired;
+  }
+  std::vector<uint64_t> expired;
+  for (const auto& [id, put] : puts_) {
+    if (!put.committing && now >= put.deadline) expired.push_back(id);
+  }
+  for (const uint64_t id : expired) AbortPutLocked(id);
+  reply.puts_expired = expired.size();
+  return reply;
+}
+
+bool NodeEngine::QuiescentLocked() const { return puts_.empty() && leases_.size() == 0; }
+
+absl::Status NodeEngine::Drain(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  draining_ = true;
+  if (mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout)) {
+    return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError(absl::StrCat("drain: ", puts_.size(), " puts and ",
+                                                  leases_.size(), " leases still in flight after ",
+                                                  absl::FormatDuration(timeout)));
+}
+
+bool NodeEngine::draining() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return draining_;
+}
+
+}  // namespace strata::store::core

@@ -1,0 +1,300 @@
+// NodeEngine: the two-phase put (BeginPut, PutTarget, PutReceived, CommitPut, AbortPut).
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/store/core/chunk_checksum.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::core {
+namespace {
+
+// Checks what BeginPut can check without the engine's state.
+absl::Status ValidatePut(const radix::Namespace& ns, const PutRequest& request,
+                         uint64_t max_blob_bytes) {
+  const radix::KvLayout& layout = ns.layout();
+  if (request.tokens.empty()) {
+    return absl::InvalidArgumentError("a put needs at least one page of tokens, got none");
+  }
+  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(request.tokens.size(), layout.page_tokens));
+  const uint64_t pages = request.tokens.size() / layout.page_tokens;
+  if (pages > UINT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is too long"));
+  }
+  const uint64_t expected = pages * layout.BytesPerPage();
+  if (expected > max_blob_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is ", expected,
+                                                   " bytes, more than this node's limit of ",
+                                                   max_blob_bytes));
+  }
+  if (request.bytes != expected) {
+    return absl::InvalidArgumentError(absl::StrCat("bytes is ", request.bytes, ", but ", pages,
+                                                   " pages of ", layout.ToString(), " are ",
+                                                   expected, " bytes"));
+  }
+  const uint64_t chunks = pages * layout.num_layers;
+  if (request.checksums.size() != chunks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("got ", request.checksums.size(), " chunk checksums, need ", chunks, " (",
+                     layout.num_layers, " layers x ", pages, " pages)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PutNotFound(uint64_t put_id, bool expired) {
+  return absl::NotFoundError(absl::StrCat(
+      "put ", put_id,
+      expired ? " has expired and was aborted"
+              : " is not pending on this node (never begun, committed, aborted or expired)"));
+}
+
+absl::Status Committing(uint64_t put_id) {
+  return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": its commit is in progress"));
+}
+
+}  // namespace
+
+absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
+                                                   const PutRequest& request) {
+  STRATA_RETURN_IF_ERROR(ValidatePut(ns, request, options_.max_blob_bytes));
+  const uint32_t page_tokens = ns.layout().page_tokens;
+  const auto pages = static_cast<uint32_t>(request.tokens.size() / page_tokens);
+  const radix::PrefixHash h0 = radix::NamespaceHash(ns);
+  const absl::Time now = clock_->Now();
+
+  absl::MutexLock lock(&mu_);
+  if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
+  const NamespaceEntry* entry = registry_.Find(h0);
+
+  BlobRecord* parent = nullptr;
+  uint32_t first_page = 0;
+  radix::PrefixHash start_hash = h0;
+  if (request.parent.has_value()) {
+    parent = table_.FindLinked(request.parent->key);
+    // A parent of another namespace answers like a missing one (no cross-tenant probing).
+    if (parent == nullptr || parent->namespace_hash != h0) {
+      return absl::FailedPreconditionError(absl::StrCat("parent blob ", request.parent->key.ToHex(),
+                                                        " is not in this node's index"));
+    }
+    first_page = request.parent->pages;
+    if (first_page <= parent->first_page || first_page > parent->end_page()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
+                       parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
+    }
+    const uint32_t taken = first_page - parent->first_page;
+    start_hash = radix::PrefixHashAt(
+        parent->start_hash, absl::MakeConstSpan(parent->tokens).first(size_t{taken} * page_tokens),
+        page_tokens);
+  }
+  if (uint64_t{first_page} + pages > UINT32_MAX) {
+    return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
+  }
+  const radix::BlobKey key{radix::PrefixHashAt(start_hash, request.tokens, page_tokens)};
+  if (request.key.has_value() && *request.key != key) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "key mismatch: the client computed ", request.key->ToHex(), ", the node ", key.ToHex()));
+  }
+  if (table_.FindLinked(key) != nullptr || pending_keys_.contains(key)) {
+    BeginPutReply reply;
+    reply.exists = true;
+    reply.key = key;
+    return reply;
+  }
+
+  // Pin the prefix the blob continues, so that neither the eviction below nor a Delete
+  // can take it before the commit inserts the blob under it.
+  std::vector<radix::TokenId> sequence;
+  radix::MatchHandle prefix_pin;
+  if (parent != nullptr) {
+    sequence = SequenceTokens(*parent, first_page);
+    radix::MatchResult match = entry->tree->Match(h0, sequence, /*pin=*/true);
+    if (match.matched_pages < first_page) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "pages [", match.matched_pages, ", ", first_page, ") of the prefix of parent blob ",
+          parent->key.ToHex(), " are no longer cached"));
+    }
+    prefix_pin = std::move(match.handle);
+    ++parent->children;  // keeps the parent's record through the eviction below
+  }
+  sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
+
+  absl::StatusOr<tiering::Extent> extent = AllocateLocked(request.bytes);
+  if (!extent.ok()) {
+    if (parent != nullptr) {
+      --parent->children;
+      prefix_pin.Release();
+      MaybeRelease(parent);
+    }
+    return extent.status();
+  }
+  if (entry == nullptr) entry = &registry_.Register(ns, h0);
+
+  auto record = std::make_unique<BlobRecord>();
+  record->id = NewId();
+  record->key = key;
+  record->namespace_hash = h0;
+  record->ns = &entry->ns;
+  record->tree = entry->tree;
+  if (parent != nullptr) {
+    record->parent = request.parent;
+    record->parent_id = parent->id;
+  }
+  record->start_hash = start_hash;
+  record->first_page = first_page;
+  record->pages = pages;
+  record->bytes = request.bytes;
+  record->tokens.assign(request.tokens.begin(), request.tokens.end());
+  record->checksums.assign(request.checksums.begin(), request.checksums.end());
+  record->extent = *extent;
+  record->created = now;
+  record->last_access = now;
+  BlobRecord* added = table_.Add(std::move(record));
+
+  PendingPut put(added);
+  put.sequence = std::move(sequence);
+  put.prefix_pin = std::move(prefix_pin);
+  put.deadline = now + options_.put_ttl;
+  BeginPutReply reply;
+  reply.key = key;
+  reply.put_id = added->id;
+  reply.extent = *extent;
+  reply.deadline = put.deadline;
+  puts_.emplace(added->id, std::move(put));
+  pending_keys_.emplace(key, added->id);
+  return reply;
+}
+
+absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now) {
+  auto it = puts_.find(put_id);
+  if (it == puts_.end()) return PutNotFound(put_id, false);
+  if (!it->second.committing && now >= it->second.deadline) {
+    AbortPutLocked(put_id);
+    return PutNotFound(put_id, true);
+  }
+  return &it->second;
+}
+
+void NodeEngine::AbortPutLocked(uint64_t put_id) {
+  auto it = puts_.find(put_id);
+  CHECK(it != puts_.end());
+  BlobRecord* record = it->second.record;
+  pending_keys_.erase(record->key);
+  puts_.erase(it);  // releases the prefix pin
+  table_.Unlink(record);
+  MaybeRelease(record);
+}
+
+absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  if (put->committing) return Committing(put_id);
+  put->deadline = now + options_.put_ttl;
+  BlobRecord* record = put->record;
+  ++record->holds;
+  ++holds_;
+  return HeldSpan(this, record->id, arena_->Data(*record->extent).first(record->bytes));
+}
+
+absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  if (put->committing) return Committing(put_id);
+  STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
+  put->deadline = now + options_.put_ttl;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
+  absl::Span<const std::byte> bytes;
+  absl::Span<const uint64_t> checksums;
+  uint64_t chunk_bytes = 0;
+  uint32_t pages = 0;
+  {
+    const absl::Time now = clock_->Now();
+    absl::MutexLock lock(&mu_);
+    STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+    if (put->committing) return Committing(put_id);
+    if (!put->received.complete()) {
+      return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": ",
+                                                        put->received.covered(), " of ",
+                                                        put->received.size(), " bytes received"));
+    }
+    const BlobRecord& record = *put->record;
+    if (record.holds > 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "put ", put_id, ": ", record.holds, " receive(s) still hold its bytes (HeldSpan)"));
+    }
+    put->committing = true;
+    bytes = arena_->Data(*record.extent).first(record.bytes);
+    checksums = record.checksums;  // not changed while committing
+    chunk_bytes = record.ns->layout().BytesPerLayerPage();
+    pages = record.pages;
+  }
+
+  // Verify without the lock: a committing put is neither aborted nor reaped, so its
+  // extent and checksums stay put, and no receive holds its bytes.
+  uint64_t bad = checksums.size();
+  uint64_t got = 0;
+  for (uint64_t i = 0; i < checksums.size(); ++i) {
+    got = ChunkChecksum(bytes.subspan(i * chunk_bytes, chunk_bytes));
+    if (got != checksums[i]) {
+      bad = i;
+      break;
+    }
+  }
+
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  auto it = puts_.find(put_id);
+  CHECK(it != puts_.end()) << "a committing put vanished";
+  PendingPut& put = it->second;
+  put.committing = false;
+  BlobRecord* record = put.record;
+  const radix::BlobKey key = record->key;
+  if (bad != checksums.size()) {
+    AbortPutLocked(put_id);
+    return absl::DataLossError(absl::StrCat(
+        "put ", put_id, " of blob ", key.ToHex(), ": chunk (layer ", bad / pages, ", page ",
+        bad % pages, ") has checksum ", got, ", expected ", checksums[bad], "; put aborted"));
+  }
+  absl::StatusOr<uint32_t> inserted =
+      record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
+  if (!inserted.ok()) {
+    // Cannot happen: the prefix is pinned. Do not leave the put half-done.
+    LOG(ERROR) << "CommitPut: index insert of " << key.ToHex() << " failed: " << inserted.status();
+    AbortPutLocked(put_id);
+    return absl::InternalError(absl::StrCat("index insert failed: ", inserted.status().message()));
+  }
+  pending_keys_.erase(key);
+  puts_.erase(it);  // releases the prefix pin: the blob's own nodes now hold the path
+  record->created = now;
+  record->last_access = now;
+  CommitPutReply reply;
+  reply.key = key;
+  reply.indexed_pages = *inserted;
+  if (*inserted == 0) {
+    table_.Unlink(record);
+    MaybeRelease(record);
+    return reply;
+  }
+  record->pages_in_index = *inserted;
+  table_.Link(record);
+  return reply;
+}
+
+absl::Status NodeEngine::AbortPut(uint64_t put_id) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  if (put->committing) return Committing(put_id);
+  AbortPutLocked(put_id);
+  return absl::OkStatus();
+}
+
+}  // namespace strata::store::core

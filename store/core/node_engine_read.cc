@@ -1,0 +1,173 @@
+// NodeEngine: reads under leases (Read, ReadSource, RenewLease, Release).
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/store/core/chunk_checksum.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::core {
+namespace {
+
+absl::Status BlobMissing(const radix::BlobKey& key) {
+  return absl::NotFoundError(
+      absl::StrCat("blob ", key.ToHex(), " is not in this node's index (evicted or deleted)"));
+}
+
+}  // namespace
+
+absl::Duration NodeEngine::ClampTtl(absl::Duration ttl) const {
+  if (ttl == absl::ZeroDuration()) return options_.default_lease_ttl;
+  return std::min(ttl, options_.max_lease_ttl);
+}
+
+void NodeEngine::ReleaseLeaseLocked(const Lease& lease) {
+  for (const auto& [key, record_id] : lease.blobs) {
+    BlobRecord* record = table_.Find(record_id);
+    CHECK(record != nullptr) << "lease " << lease.id << " holds unknown record " << record_id;
+    CHECK_GT(record->leases, 0u);
+    --record->leases;
+    MaybeRelease(record);
+  }
+}
+
+absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
+                                           absl::Span<const ReadRange> ranges, absl::Duration ttl) {
+  if (ranges.empty()) return absl::InvalidArgumentError("a read needs at least one range");
+  if (ttl < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
+  }
+  const radix::PrefixHash h0 = radix::NamespaceHash(ns);
+  const radix::KvLayout& layout = ns.layout();
+  const absl::Time now = clock_->Now();
+
+  absl::MutexLock lock(&mu_);
+  std::vector<BlobRecord*> records;
+  records.reserve(ranges.size());
+  for (const ReadRange& range : ranges) {
+    BlobRecord* record = table_.FindLinked(range.blob);
+    if (record != nullptr && record->namespace_hash != h0) {
+      const radix::Namespace& other = *record->ns;
+      if (other.tenant() == ns.tenant() && other.model() == ns.model()) {
+        return radix::CheckCompatible(other.layout(), layout);
+      }
+      record = nullptr;  // another tenant's or model's blob: as if absent
+    }
+    if (record == nullptr) {
+      arena_->counters().RecordMiss();
+      return BlobMissing(range.blob);
+    }
+    if (range.num_pages == 0 || range.layer_begin >= range.layer_end) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("read of blob ", range.blob.ToHex(), ": empty range (", range.num_pages,
+                       " pages, layers [", range.layer_begin, ", ", range.layer_end, "))"));
+    }
+    if (uint64_t{range.first_page} + range.num_pages > record->pages ||
+        range.layer_end > layout.num_layers) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "read of blob ", range.blob.ToHex(), ": pages [", range.first_page, ", +",
+          range.num_pages, ") layers [", range.layer_begin, ", ", range.layer_end, ") outside its ",
+          record->pages, " pages and ", layout.num_layers, " layers"));
+    }
+    records.push_back(record);
+  }
+
+  ReadReply reply;
+  reply.ranges.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ReadRange& range = ranges[i];
+    const BlobRecord& record = *records[i];
+    STRATA_ASSIGN_OR_RETURN(const radix::BlobLayout blob_layout,
+                            radix::BlobLayout::Create(layout, record.pages));
+    ReadRangeReply out;
+    out.blob_bytes = record.bytes;
+    out.arena_offset = record.extent->offset;
+    out.layer_ranges.reserve(range.layer_end - range.layer_begin);
+    out.checksums.reserve(size_t{range.layer_end - range.layer_begin} * range.num_pages);
+    for (uint32_t l = range.layer_begin; l < range.layer_end; ++l) {
+      STRATA_ASSIGN_OR_RETURN(const radix::ByteRange bytes,
+                              blob_layout.LayerPageRange(l, range.first_page, range.num_pages));
+      out.layer_ranges.push_back(bytes);
+      for (uint32_t p = range.first_page; p < range.first_page + range.num_pages; ++p) {
+        out.checksums.push_back(record.checksums[ChunkIndex(l, p, record.pages)]);
+      }
+    }
+    reply.ranges.push_back(std::move(out));
+  }
+
+  Lease lease;
+  lease.id = NewId();
+  lease.expiry = now + ClampTtl(ttl);
+  absl::flat_hash_set<tiering::BlobId> seen;
+  for (BlobRecord* record : records) {
+    if (!seen.insert(record->id).second) continue;
+    lease.blobs.emplace_back(record->key, record->id);
+    ++record->leases;
+    ++record->hits;
+    record->last_access = now;
+  }
+  arena_->counters().RecordHit(ranges.size());
+  reply.lease_id = lease.id;
+  reply.expiry = lease.expiry;
+  leases_.Grant(std::move(lease));
+  return reply;
+}
+
+absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
+                                                uint64_t offset, uint64_t length) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<tiering::BlobId> record_id = leases_.Find(lease_id, blob, now);
+  if (!record_id.ok()) {
+    if (absl::IsNotFound(record_id.status())) {
+      // Expired but not reaped yet: reclaim it now.
+      absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
+      if (expired.ok()) ReleaseLeaseLocked(*expired);
+    }
+    return record_id.status();
+  }
+  BlobRecord* record = table_.Find(*record_id);
+  CHECK(record != nullptr && record->extent.has_value()) << "leased bytes are gone";
+  if (offset > record->bytes || length > record->bytes - offset) {
+    return absl::OutOfRangeError(absl::StrCat("bytes [", offset, ", +", length, ") of blob ",
+                                              blob.ToHex(), " are outside its ", record->bytes,
+                                              " bytes"));
+  }
+  ++record->holds;
+  ++holds_;
+  return HeldSpan(this, record->id, arena_->Data(*record->extent).subspan(offset, length));
+}
+
+absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Duration ttl) {
+  if (ttl < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
+  }
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
+  if (!expiry.ok()) {
+    absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
+    if (expired.ok()) ReleaseLeaseLocked(*expired);
+  }
+  return expiry;
+}
+
+absl::Status NodeEngine::Release(uint64_t lease_id) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
+  ReleaseLeaseLocked(lease);
+  if (now >= lease.expiry) {
+    return absl::NotFoundError(absl::StrCat("lease ", lease_id, " had expired"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata::store::core
