@@ -44,7 +44,6 @@ struct Minifloat {
 };
 
 constexpr Minifloat kFloat16{5, 10, 15, 0x7BFF, 0x7C00, 0x7E00, false};
-constexpr Minifloat kBFloat16{8, 7, 127, 0x7F7F, 0x7F80, 0x7FC0, false};
 constexpr Minifloat kE4M3{4, 3, 7, 0x7E, 0, 0x7F, true};
 constexpr Minifloat kE5M2{5, 2, 15, 0x7B, 0x7C, 0x7E, true};
 

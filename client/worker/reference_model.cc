@@ -122,30 +122,36 @@ absl::Status ReferenceModel::ComputeNextPages(ModelState* state,
   return absl::OkStatus();
 }
 
-absl::Status ReferenceModel::ComputeBlob(absl::Span<const radix::TokenId> prefix_and_span,
-                                         uint32_t first_page, uint32_t num_pages,
-                                         absl::Span<std::byte> out) const {
+absl::Status ReferenceModel::CheckBlobRequest(absl::Span<const radix::TokenId> prefix_and_span,
+                                              uint32_t first_page, uint32_t num_pages) const {
   if (num_pages == 0) {
     return absl::InvalidArgumentError("num_pages is 0: a blob has at least one page");
   }
-  const uint32_t page_tokens = layout_.page_tokens;
-  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(prefix_and_span.size(), page_tokens));
-  const uint64_t available = prefix_and_span.size() / page_tokens;
+  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(prefix_and_span.size(), layout_.page_tokens));
+  const uint64_t available = prefix_and_span.size() / layout_.page_tokens;
   const uint64_t end_page = uint64_t{first_page} + num_pages;
   if (end_page > available) {
     return absl::OutOfRangeError(absl::StrCat("pages [", first_page, ", ", end_page,
                                               ") past the end of a sequence of ", available,
                                               " pages"));
   }
-  ModelState state = InitialState();
-  const size_t prefix_tokens = static_cast<size_t>(radix::PageTokenCount(first_page, page_tokens));
-  const size_t span_tokens = static_cast<size_t>(radix::PageTokenCount(num_pages, page_tokens));
+  return absl::OkStatus();
+}
+
+absl::Status ReferenceModel::ComputeBlob(absl::Span<const radix::TokenId> prefix_and_span,
+                                         uint32_t first_page, uint32_t num_pages,
+                                         absl::Span<std::byte> out) const {
+  STRATA_RETURN_IF_ERROR(CheckBlobRequest(prefix_and_span, first_page, num_pages));
   const uint64_t want = uint64_t{num_pages} * layout_.BytesPerPage();
   if (out.size() != want) {
     return absl::InvalidArgumentError(absl::StrCat("output buffer of ", out.size(),
                                                    " bytes for a blob of ", num_pages,
                                                    " pages, which takes ", want, " bytes"));
   }
+  const uint32_t page_tokens = layout_.page_tokens;
+  const size_t prefix_tokens = static_cast<size_t>(radix::PageTokenCount(first_page, page_tokens));
+  const size_t span_tokens = static_cast<size_t>(radix::PageTokenCount(num_pages, page_tokens));
+  ModelState state = InitialState();
   Run(&state, prefix_and_span.first(prefix_tokens), nullptr, 0);
   Run(&state, prefix_and_span.subspan(prefix_tokens, span_tokens), out.data(), num_pages);
   return absl::OkStatus();
@@ -154,6 +160,8 @@ absl::Status ReferenceModel::ComputeBlob(absl::Span<const radix::TokenId> prefix
 absl::StatusOr<std::vector<std::byte>> ReferenceModel::ComputeBlobBytes(
     absl::Span<const radix::TokenId> prefix_and_span, uint32_t first_page,
     uint32_t num_pages) const {
+  // Checked before allocating: a bad num_pages must not allocate.
+  STRATA_RETURN_IF_ERROR(CheckBlobRequest(prefix_and_span, first_page, num_pages));
   std::vector<std::byte> blob(uint64_t{num_pages} * layout_.BytesPerPage());
   STRATA_RETURN_IF_ERROR(ComputeBlob(prefix_and_span, first_page, num_pages, absl::MakeSpan(blob)));
   return blob;

@@ -343,6 +343,8 @@ TEST(ReferenceModelTest, ComputeBlobRejectsBadArgumentsAndWritesNothing) {
   EXPECT_CODE(model->ComputeBlob(tokens, 0, 1, span), absl::StatusCode::kInvalidArgument);
   for (std::byte b : out) ASSERT_EQ(b, std::byte{0xAB});
   EXPECT_CODE(model->ComputeBlobBytes(tokens, 4, 3), absl::StatusCode::kOutOfRange);
+  // Rejected before allocating num_pages * BytesPerPage() bytes.
+  EXPECT_CODE(model->ComputeBlobBytes(tokens, 0, 0xFFFFFFFF), absl::StatusCode::kOutOfRange);
 }
 
 TEST(ReferenceModelTest, StateCallsRejectBadArgumentsAndKeepTheState) {

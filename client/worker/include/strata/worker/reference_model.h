@@ -141,7 +141,8 @@ class ReferenceModel {
   absl::Status ComputeBlob(absl::Span<const radix::TokenId> prefix_and_span, uint32_t first_page,
                            uint32_t num_pages, absl::Span<std::byte> out) const;
 
-  // ComputeBlob into a new buffer of num_pages * BytesPerPage() bytes.
+  // ComputeBlob into a new buffer of num_pages * BytesPerPage() bytes. Same
+  // errors, all checked before anything is allocated.
   absl::StatusOr<std::vector<std::byte>> ComputeBlobBytes(
       absl::Span<const radix::TokenId> prefix_and_span, uint32_t first_page,
       uint32_t num_pages) const;
@@ -156,6 +157,9 @@ class ReferenceModel {
   void Run(ModelState* state, absl::Span<const radix::TokenId> tokens, std::byte* out,
            uint64_t blob_pages) const;
   absl::Status CheckState(const ModelState& state) const;
+  // ComputeBlob's checks of its tokens and page range (not of `out`).
+  absl::Status CheckBlobRequest(absl::Span<const radix::TokenId> prefix_and_span,
+                                uint32_t first_page, uint32_t num_pages) const;
 
   radix::KvLayout layout_;
   uint64_t seed_;
