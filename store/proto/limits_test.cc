@@ -1,0 +1,167 @@
+// The limits of limits.h keep every message under kMaxMessageBytes: each test
+// builds the largest message a limit allows (every varint at its longest) and
+// measures it.
+#include "strata/proto/limits.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "gtest/gtest.h"
+
+#include "strata/proto/protocol_internal.h"
+#include "strata/radix/kv_layout.h"
+#include "strata/radix/namespace.h"
+
+namespace strata::proto {
+namespace {
+
+constexpr uint32_t kU32Max = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+// Byte offsets and lengths inside a blob stay below 2^50: a blob has at most
+// kMaxChunksPerBlob (2^20) chunks of at most kMaxPageBytes (2^30) bytes.
+constexpr uint64_t kMaxBlobOffset = (uint64_t{1} << 50) - 1;
+
+static_assert(kMaxChunksPerBlob * radix::kMaxPageBytes - 1 <= kMaxBlobOffset);
+// One grant's layer ranges always fit one FETCH.
+static_assert(kMaxFetchRanges >= radix::kMaxLayers);
+
+void FillMaxNamespace(v1::Namespace* ns) {
+  ns->set_tenant(std::string(radix::kMaxTenantBytes, 't'));
+  ns->set_model(std::string(radix::kMaxModelBytes, 'm'));
+  v1::KvLayout* l = ns->mutable_layout();
+  l->set_num_layers(kU32Max);
+  l->set_num_kv_heads(kU32Max);
+  l->set_head_dim(kU32Max);
+  l->set_dtype(static_cast<v1::DType>(std::numeric_limits<int32_t>::max()));
+  l->set_page_tokens(kU32Max);
+  l->set_format(static_cast<v1::KvFormat>(std::numeric_limits<int32_t>::max()));
+  l->set_tp_rank(kU32Max);
+  l->set_tp_world(kU32Max);
+}
+
+void FillMaxKey(v1::BlobKey* key) {
+  key->set_hi(kU64Max);
+  key->set_lo(kU64Max);
+}
+
+void ExpectFits(const char* what, const google::protobuf::Message& message) {
+  const size_t bytes = message.ByteSizeLong();
+  std::printf("%-40s %10zu bytes (%.2f MiB)\n", what, bytes, bytes / 1048576.0);
+  EXPECT_LE(bytes, static_cast<size_t>(kMaxMessageBytes)) << what;
+}
+
+TEST(LimitsTest, LargestBeginPutRequestFits) {
+  v1::BeginPutRequest request;
+  FillMaxNamespace(request.mutable_ns());
+  FillMaxKey(request.mutable_parent()->mutable_key());
+  request.mutable_parent()->set_pages(kU32Max);
+  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  request.set_bytes(kU64Max);
+  request.mutable_chunk_checksums()->Resize(static_cast<int>(kMaxChunksPerBlob), kU64Max);
+  FillMaxKey(request.mutable_key());
+  ExpectFits("BeginPutRequest", request);
+}
+
+TEST(LimitsTest, LargestMatchRequestFits) {
+  v1::MatchRequest request;
+  FillMaxNamespace(request.mutable_ns());
+  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  ExpectFits("MatchRequest", request);
+}
+
+TEST(LimitsTest, LargestMatchResponseFits) {
+  v1::MatchResponse response;
+  response.set_matched_pages(kU32Max);
+  response.set_truncated(true);
+  for (size_t i = 0; i < kMaxMatchSegments; ++i) {
+    v1::Segment* s = response.add_segments();
+    FillMaxKey(s->mutable_blob());
+    s->set_blob_page_offset(kU32Max);
+    s->set_page_count(kU32Max);
+    s->set_seq_page_begin(kU32Max);
+    s->set_blob_pages(kU32Max);
+    s->set_tier(v1::TIER_TEXT);
+  }
+  ExpectFits("MatchResponse", response);
+}
+
+TEST(LimitsTest, LargestReadRequestFits) {
+  v1::ReadRequest request;
+  FillMaxNamespace(request.mutable_ns());
+  for (size_t i = 0; i < kMaxReadRanges; ++i) {
+    v1::ReadRange* r = request.add_ranges();
+    FillMaxKey(r->mutable_blob());
+    r->set_first_page(kU32Max);
+    r->set_num_pages(kU32Max);
+    r->set_layer_begin(kU32Max);
+    r->set_layer_end(kU32Max);
+  }
+  request.set_lease_ttl_ms(kU32Max);
+  ExpectFits("ReadRequest", request);
+}
+
+TEST(LimitsTest, LargestReadResponseFits) {
+  // kMaxChunksPerRead chunks, each its own layer range (num_pages = 1), spread
+  // over kMaxReadRanges grants: the most ranges and checksums one Read allows.
+  v1::ReadResponse response;
+  response.set_lease_id(kU64Max);
+  response.set_expires_in_ms(kU64Max);
+  response.mutable_data_plane()->set_ucx_address(std::string(255, 'h') + ":65535");
+  const size_t per_grant = kMaxChunksPerRead / kMaxReadRanges;
+  ASSERT_LE(per_grant, radix::kMaxLayers);
+  for (size_t g = 0; g < kMaxReadRanges; ++g) {
+    v1::ReadGrant* grant = response.add_grants();
+    FillMaxKey(grant->mutable_blob());
+    grant->set_chunk_bytes(radix::kMaxPageBytes);
+    grant->set_blob_bytes(kMaxBlobOffset);
+    grant->set_arena_offset(kU64Max);
+    for (size_t i = 0; i < per_grant; ++i) {
+      v1::ByteRange* r = grant->add_layer_ranges();
+      r->set_offset(kMaxBlobOffset);
+      r->set_length(kMaxBlobOffset);
+    }
+    grant->mutable_chunk_checksums()->Resize(static_cast<int>(per_grant), kU64Max);
+  }
+  ExpectFits("ReadResponse", response);
+}
+
+TEST(LimitsTest, LargestStatResponseFits) {
+  v1::StatResponse response;
+  v1::BlobInfo* info = response.mutable_blob();
+  FillMaxNamespace(info->mutable_ns());
+  info->mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  ExpectFits("StatResponse", response);
+}
+
+TEST(LimitsTest, LargestListResponseFits) {
+  v1::ListResponse response;
+  for (uint32_t i = 0; i < kMaxListLimit; ++i) {
+    v1::BlobInfo* info = response.add_blobs();
+    FillMaxKey(info->mutable_key());
+    FillMaxNamespace(info->mutable_ns());
+    info->mutable_namespace_hash()->set_hi(kU64Max);
+    info->mutable_namespace_hash()->set_lo(kU64Max);
+    FillMaxKey(info->mutable_parent()->mutable_key());
+    info->mutable_parent()->set_pages(kU32Max);
+    info->mutable_start_hash()->set_hi(kU64Max);
+    info->mutable_start_hash()->set_lo(kU64Max);
+    info->set_first_page(kU32Max);
+    info->set_pages(kU32Max);
+    info->set_bytes(kU64Max);
+    info->set_checksum(kU64Max);
+    for (int t = 0; t < 4; ++t) info->add_tiers(v1::TIER_TEXT);
+    info->set_pages_indexed(kU32Max);
+    info->set_leases(kU32Max);
+    info->set_pinned(true);
+    info->set_hits(kU64Max);
+    info->set_created_unix_ms(kU64Max);
+    info->set_last_access_unix_ms(kU64Max);
+  }
+  response.set_next_page_token(std::string(16, '\xff'));
+  ExpectFits("ListResponse", response);
+}
+
+}  // namespace
+}  // namespace strata::proto
