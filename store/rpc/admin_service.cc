@@ -1,0 +1,60 @@
+#include "strata/store/rpc/admin_service.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "glog/logging.h"
+
+#include "strata/proto/status_convert.h"
+#include "strata/store/rpc/reply_convert.h"
+
+namespace strata::store::rpc {
+namespace {
+
+grpc::Status Answer(const char* method, const absl::Status& status) {
+  if (!status.ok()) {
+    if (absl::IsInternal(status)) {
+      LOG(ERROR) << "Admin." << method << ": " << status;
+    } else {
+      VLOG(1) << "Admin." << method << ": " << status;
+    }
+  }
+  return proto::ToGrpcStatus(status);
+}
+
+}  // namespace
+
+AdminService::AdminService(core::NodeEngine* engine) : engine_(engine) {
+  CHECK(engine_ != nullptr);
+}
+
+grpc::Status AdminService::Tiers(grpc::ServerContext*, const v1::TiersRequest*,
+                                 v1::TiersResponse* response) {
+  TiersToProto(engine_->Tiers(), response);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
+                                 v1::EvictResponse* response) {
+  absl::StatusOr<tiering::TierKind> tier = TierFromProto(request->tier(), "tier");
+  if (!tier.ok()) return Answer("Evict", tier.status());
+  absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
+  if (!reply.ok()) return Answer("Evict", reply.status());
+  EvictToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
+                                 v1::DrainResponse*) {
+  absl::Duration wait = absl::Milliseconds(request->timeout_ms());
+  // The caller's deadline bounds the wait too (an answer after it would be lost).
+  const absl::Duration left = absl::FromChrono(context->deadline()) - absl::Now();
+  wait = std::max(absl::ZeroDuration(), std::min(wait, left));
+  LOG(INFO) << "Admin.Drain: draining; waiting up to " << wait << " for pending puts and leases";
+  return Answer("Drain", engine_->Drain(wait));
+}
+
+}  // namespace strata::store::rpc

@@ -1,0 +1,39 @@
+// AdminService: the strata.v1.Admin gRPC service (store/proto/strata/v1/admin.proto) over
+// a core::NodeEngine: Tiers, Evict, Drain.
+//
+// Thin, like StoreService: converts, calls the engine, converts the reply, maps the
+// status with proto::ToGrpcStatus. Failures (docs/api.md):
+//   Tiers  never fails.
+//   Evict  INVALID_ARGUMENT tier unspecified, unknown or TIER_TEXT (reply_convert.h:
+//          TierFromProto); the engine's INVALID_ARGUMENT for a tier the node lacks.
+//   Drain  DEADLINE_EXCEEDED puts or leases still in flight when the wait ends. The wait is
+//          min(timeout_ms, the time left before the call's own deadline); draining stays
+//          on either way.
+//
+// Synchronous gRPC API; Drain blocks one of gRPC's threads for at most its wait.
+// Thread safety: every handler is thread-safe. Ownership: the engine is borrowed.
+// REQUIRES: the engine outlives the service, and the service outlives its grpc::Server.
+#pragma once
+
+#include "strata/proto/protocol_internal.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::rpc {
+
+class AdminService final : public v1::Admin::Service {
+ public:
+  // REQUIRES: engine != nullptr.
+  explicit AdminService(core::NodeEngine* engine);
+
+  grpc::Status Tiers(grpc::ServerContext* context, const v1::TiersRequest* request,
+                     v1::TiersResponse* response) override;
+  grpc::Status Evict(grpc::ServerContext* context, const v1::EvictRequest* request,
+                     v1::EvictResponse* response) override;
+  grpc::Status Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
+                     v1::DrainResponse* response) override;
+
+ private:
+  core::NodeEngine* const engine_;
+};
+
+}  // namespace strata::store::rpc

@@ -1,0 +1,66 @@
+// strata.v1 requests -> the node engine's request values, with the checks the engine
+// does not make itself: required fields, the count limits of strata/proto/limits.h, and
+// the shape of each Read range. Everything the engine does check (page alignment, byte
+// and checksum counts against the layout, parent ranges, key mismatch, blob size) is left
+// to it, so each failure has one source.
+//
+// Errors: INVALID_ARGUMENT naming the wire field as a path (docs/api.md, "Conventions"):
+//
+//   function              failure (message starts with)
+//   --------------------  ----------------------------------------------------------------
+//   IdFromProto           id 0: "<field>: missing"
+//   PutRequestFromProto   ns malformed: "ns..." (proto::NamespaceFromProto);
+//                         parent without key: "parent.key: missing";
+//                         tokens over kMaxTokensPerRequest: "tokens: N entries exceed ...";
+//                         checksums over kMaxChunksPerBlob: "chunk_checksums: N entries ..."
+//   ReadRequestFromProto  ns malformed; no ranges: "ranges: missing";
+//                         over kMaxReadRanges: "ranges: N entries exceed the limit of M";
+//                         "ranges[i].blob: missing"; "ranges[i].num_pages: must be >= 1";
+//                         "ranges[i].layer_end: E must be > layer_begin B";
+//                         over kMaxChunksPerRead: "ranges: cover more than M chunks"
+//   ListRequestFromProto  ns filter malformed: "ns..."
+//   (key fields)          use proto::BlobKeyFromProto: zero key -> "<field>: missing"
+//
+// Checks run in the order listed; the first failure is returned.
+// Spans in the results view the request message: valid while it lives, unmodified.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+#include "strata/proto/protocol_internal.h"
+#include "strata/radix/namespace.h"
+#include "strata/store/core/node_engine_types.h"
+
+namespace strata::store::rpc {
+
+// A put_id or lease_id: non-zero.
+absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field);
+
+// A TTL in milliseconds; 0 stays 0 (the engine's default).
+absl::Duration TtlFromProto(uint32_t ms);
+
+struct BeginPutArgs {
+  radix::Namespace ns;
+  core::PutRequest put;  // tokens and checksums view the request
+};
+// An all-zero `key` counts as absent (the reserved "unset" key).
+absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& request);
+
+struct ReadArgs {
+  radix::Namespace ns;
+  std::vector<core::ReadRange> ranges;
+  absl::Duration ttl;
+};
+absl::StatusOr<ReadArgs> ReadRequestFromProto(const v1::ReadRequest& request);
+
+// The namespace filter (ns -> its h_0, or namespace_hash as sent), page token and limit
+// (the engine applies the default and clamps).
+absl::StatusOr<core::ListRequest> ListRequestFromProto(const v1::ListRequest& request);
+
+}  // namespace strata::store::rpc

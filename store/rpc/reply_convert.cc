@@ -1,0 +1,215 @@
+#include "strata/store/rpc/reply_convert.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "glog/logging.h"
+
+#include "strata/proto/key_convert.h"
+#include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
+
+namespace strata::store::rpc {
+namespace {
+
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+void SetDataPlane(std::string_view address, v1::DataPlaneEndpoint* out) {
+  out->set_ucx_address(std::string(address));
+}
+
+}  // namespace
+
+v1::Tier TierToProto(tiering::TierKind tier) {
+  switch (tier) {
+    case tiering::TierKind::kHbm:
+      return v1::TIER_HBM;
+    case tiering::TierKind::kDram:
+      return v1::TIER_DRAM;
+    case tiering::TierKind::kSsd:
+      return v1::TIER_SSD;
+  }
+  return v1::TIER_UNSPECIFIED;  // unreachable: every enumerator is handled above
+}
+
+absl::StatusOr<tiering::TierKind> TierFromProto(int value, std::string_view field) {
+  switch (value) {
+    case v1::TIER_UNSPECIFIED:
+      return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": missing"));
+    case v1::TIER_HBM:
+      return tiering::TierKind::kHbm;
+    case v1::TIER_DRAM:
+      return tiering::TierKind::kDram;
+    case v1::TIER_SSD:
+      return tiering::TierKind::kSsd;
+    case v1::TIER_TEXT:
+      return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": TIER_TEXT holds no bytes"));
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": unknown value ", value));
+  }
+}
+
+uint64_t ExpiresInMs(absl::Time expiry, absl::Time now) {
+  if (expiry <= now) return 0;
+  const absl::Duration left = expiry - now;
+  if (left == absl::InfiniteDuration()) return UINT64_MAX;
+  return static_cast<uint64_t>(absl::ToInt64Milliseconds(left));
+}
+
+uint64_t UnixMillis(absl::Time time) {
+  if (time <= absl::UnixEpoch()) return 0;
+  if (time == absl::InfiniteFuture()) return UINT64_MAX;
+  return static_cast<uint64_t>(absl::ToUnixMillis(time));
+}
+
+void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out, size_t max_segments) {
+  out->Clear();
+  const size_t kept = std::min(reply.segments.size(), max_segments);
+  out->mutable_segments()->Reserve(static_cast<int>(kept));
+  uint32_t covered = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const core::MatchedSegment& segment = reply.segments[i];
+    v1::Segment* s = out->add_segments();
+    proto::ToProto(segment.blob, s->mutable_blob());
+    s->set_blob_page_offset(segment.blob_page_offset);
+    s->set_page_count(segment.page_count);
+    s->set_seq_page_begin(segment.seq_page_begin);
+    s->set_blob_pages(segment.blob_pages);
+    s->set_tier(TierToProto(segment.tier));
+    covered = segment.seq_page_begin + segment.page_count;
+  }
+  if (kept < reply.segments.size()) {
+    out->set_matched_pages(covered);
+    out->set_truncated(true);
+  } else {
+    out->set_matched_pages(reply.matched_pages);
+  }
+}
+
+void BeginPutToProto(const core::BeginPutReply& reply, absl::Time now, std::string_view data_plane,
+                     v1::BeginPutResponse* out) {
+  out->Clear();
+  out->set_exists(reply.exists);
+  proto::ToProto(reply.key, out->mutable_key());
+  if (reply.exists) return;
+  out->set_put_id(reply.put_id);
+  out->set_expires_in_ms(ExpiresInMs(reply.deadline, now));
+  SetDataPlane(data_plane, out->mutable_data_plane());
+}
+
+void CommitPutToProto(const core::CommitPutReply& reply, v1::CommitPutResponse* out) {
+  out->Clear();
+  proto::ToProto(reply.key, out->mutable_key());
+  out->set_indexed_pages(reply.indexed_pages);
+}
+
+void ReadToProto(const core::ReadReply& reply, absl::Span<const core::ReadRange> ranges,
+                 const radix::KvLayout& layout, absl::Time now, std::string_view data_plane,
+                 v1::ReadResponse* out) {
+  DCHECK_EQ(reply.ranges.size(), ranges.size());
+  out->Clear();
+  out->set_lease_id(reply.lease_id);
+  out->set_expires_in_ms(ExpiresInMs(reply.expiry, now));
+  const uint64_t chunk_bytes = layout.BytesPerLayerPage();
+  out->mutable_grants()->Reserve(static_cast<int>(reply.ranges.size()));
+  for (size_t i = 0; i < reply.ranges.size() && i < ranges.size(); ++i) {
+    const core::ReadRangeReply& range = reply.ranges[i];
+    v1::ReadGrant* grant = out->add_grants();
+    proto::ToProto(ranges[i].blob, grant->mutable_blob());
+    grant->set_chunk_bytes(chunk_bytes);
+    grant->mutable_layer_ranges()->Reserve(static_cast<int>(range.layer_ranges.size()));
+    for (const radix::ByteRange& bytes : range.layer_ranges) {
+      proto::ToProto(bytes, grant->add_layer_ranges());
+    }
+    proto::ChecksumsToProto(range.checksums, grant->mutable_chunk_checksums());
+    grant->set_blob_bytes(range.blob_bytes);
+    grant->set_arena_offset(range.arena_offset);
+  }
+  SetDataPlane(data_plane, out->mutable_data_plane());
+}
+
+void DeleteToProto(const core::DeleteReply& reply, v1::DeleteResponse* out) {
+  out->Clear();
+  out->set_pages_removed(reply.pages_removed);
+  out->set_blobs_unlinked(reply.blobs_unlinked);
+}
+
+void BlobInfoToProto(const core::BlobInfo& info, v1::BlobInfo* out) {
+  out->Clear();
+  proto::ToProto(info.key, out->mutable_key());
+  v1::Namespace* ns = out->mutable_ns();
+  ns->set_tenant(info.tenant);
+  ns->set_model(info.model);
+  proto::ToProto(info.layout, ns->mutable_layout());
+  proto::ToProto(info.namespace_hash, out->mutable_namespace_hash());
+  if (info.parent.has_value()) {
+    proto::ToProto(info.parent->key, out->mutable_parent()->mutable_key());
+    out->mutable_parent()->set_pages(info.parent->pages);
+  }
+  proto::ToProto(info.start_hash, out->mutable_start_hash());
+  out->set_first_page(info.first_page);
+  out->set_pages(info.pages);
+  out->set_bytes(info.bytes);
+  out->set_checksum(info.blob_checksum);
+  out->add_tiers(TierToProto(info.tier));
+  out->set_pages_indexed(info.pages_in_index);
+  out->set_leases(info.leases);
+  out->set_pinned(info.pinned);
+  out->set_created_unix_ms(UnixMillis(info.created));
+  out->set_last_access_unix_ms(UnixMillis(info.last_access));
+  out->set_hits(info.hits);
+  proto::TokensToProto(info.tokens, out->mutable_tokens());
+}
+
+void ListToProto(const core::ListReply& reply, v1::ListResponse* out) {
+  out->Clear();
+  out->mutable_blobs()->Reserve(static_cast<int>(reply.blobs.size()));
+  for (const core::BlobInfo& info : reply.blobs) BlobInfoToProto(info, out->add_blobs());
+  out->set_next_page_token(reply.next_page_token);
+}
+
+void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out) {
+  out->Clear();
+  v1::TierStats* dram = out->add_tiers();
+  dram->set_tier(v1::TIER_DRAM);
+  dram->set_capacity_bytes(tiers.dram.capacity_bytes);
+  dram->set_used_bytes(tiers.dram.used_bytes);
+  dram->set_free_bytes(tiers.dram.free_bytes());
+  dram->set_blobs(tiers.dram.blobs);
+  dram->set_hits(tiers.dram.hits);
+  dram->set_misses(tiers.dram.misses);
+  dram->set_evictions(tiers.dram.evictions);
+  dram->set_promotions(tiers.dram.promotions);
+  dram->set_demotions(tiers.dram.demotions);
+
+  v1::IndexStats* index = out->mutable_index();
+  index->set_roots(tiers.index.roots);
+  index->set_nodes(tiers.index.nodes);
+  index->set_leaves(tiers.index.leaves);
+  index->set_pages(tiers.index.pages);
+  index->set_token_bytes(tiers.index.token_bytes);
+  index->set_index_bytes(tiers.index.index_bytes);
+  index->set_pinned_nodes(tiers.index.pinned_nodes);
+
+  v1::EngineStats* engine = out->mutable_engine();
+  engine->set_namespaces(tiers.namespaces);
+  engine->set_blobs(tiers.blobs);
+  engine->set_unlinked_blobs(tiers.unlinked_blobs);
+  engine->set_token_only_blobs(tiers.token_only_blobs);
+  engine->set_pending_puts(tiers.pending_puts);
+  engine->set_leases(tiers.leases);
+  engine->set_matches(tiers.matches);
+  engine->set_matched_pages(tiers.matched_pages);
+  engine->set_queried_pages(tiers.queried_pages);
+  engine->set_draining(tiers.draining);
+}
+
+void EvictToProto(const core::EvictReply& reply, v1::EvictResponse* out) {
+  out->Clear();
+  out->set_bytes_freed(reply.bytes_freed);
+  out->set_pages_evicted(reply.pages_evicted);
+  out->set_blobs_unlinked(reply.blobs_unlinked);
+}
+
+}  // namespace strata::store::rpc

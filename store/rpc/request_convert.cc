@@ -1,0 +1,111 @@
+#include "strata/store/rpc/request_convert.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/proto/key_convert.h"
+#include "strata/proto/limits.h"
+#include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
+#include "strata/radix/prefix_hash.h"
+
+namespace strata::store::rpc {
+namespace {
+
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+absl::Status RangeError(int index, std::string_view field, std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("ranges[", index, "].", Sv(field), ": ", Sv(what)));
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field) {
+  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": missing"));
+  return id;
+}
+
+absl::Duration TtlFromProto(uint32_t ms) { return absl::Milliseconds(ms); }
+
+absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& request) {
+  STRATA_ASSIGN_OR_RETURN(radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
+  core::PutRequest put;
+  if (request.has_parent()) {
+    STRATA_ASSIGN_OR_RETURN(const radix::BlobKey parent_key,
+                            proto::BlobKeyFromProto(request.parent().key(), "parent.key"));
+    put.parent = core::BlobParent{.key = parent_key, .pages = request.parent().pages()};
+  }
+  STRATA_ASSIGN_OR_RETURN(put.tokens, proto::TokensFromProto(request.tokens(), "tokens"));
+  STRATA_ASSIGN_OR_RETURN(put.checksums,
+                          proto::ChecksumsFromProto(request.chunk_checksums(), "chunk_checksums",
+                                                    proto::kMaxChunksPerBlob));
+  put.bytes = request.bytes();
+  if (request.has_key() && (request.key().hi() != 0 || request.key().lo() != 0)) {
+    STRATA_ASSIGN_OR_RETURN(put.key, proto::BlobKeyFromProto(request.key(), "key"));
+  }
+  return BeginPutArgs{.ns = std::move(ns), .put = put};
+}
+
+absl::StatusOr<ReadArgs> ReadRequestFromProto(const v1::ReadRequest& request) {
+  STRATA_ASSIGN_OR_RETURN(radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
+  if (request.ranges().empty()) return absl::InvalidArgumentError("ranges: missing");
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("ranges", static_cast<size_t>(request.ranges_size()),
+                                           proto::kMaxReadRanges));
+  ReadArgs args{.ns = std::move(ns), .ranges = {}, .ttl = TtlFromProto(request.lease_ttl_ms())};
+  args.ranges.reserve(request.ranges_size());
+  uint64_t chunks = 0;
+  for (int i = 0; i < request.ranges_size(); ++i) {
+    const v1::ReadRange& range = request.ranges(i);
+    STRATA_ASSIGN_OR_RETURN(
+        const radix::BlobKey blob,
+        proto::BlobKeyFromProto(range.blob(), absl::StrCat("ranges[", i, "].blob")));
+    if (range.num_pages() == 0) return RangeError(i, "num_pages", "must be >= 1");
+    if (range.layer_end() <= range.layer_begin()) {
+      return RangeError(
+          i, "layer_end",
+          absl::StrCat(range.layer_end(), " must be > layer_begin ", range.layer_begin()));
+    }
+    // Each product fits in 64 bits (both factors < 2^32); compare before adding.
+    const uint64_t range_chunks =
+        uint64_t{range.layer_end() - range.layer_begin()} * range.num_pages();
+    if (range_chunks > proto::kMaxChunksPerRead - chunks) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ranges: cover more than ", proto::kMaxChunksPerRead,
+          " chunks (layers x pages) at ranges[", i, "]; split the read into several Reads"));
+    }
+    chunks += range_chunks;
+    args.ranges.push_back(core::ReadRange{.blob = blob,
+                                          .first_page = range.first_page(),
+                                          .num_pages = range.num_pages(),
+                                          .layer_begin = range.layer_begin(),
+                                          .layer_end = range.layer_end()});
+  }
+  return args;
+}
+
+absl::StatusOr<core::ListRequest> ListRequestFromProto(const v1::ListRequest& request) {
+  core::ListRequest list;
+  switch (request.filter_case()) {
+    case v1::ListRequest::kNs: {
+      STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns,
+                              proto::NamespaceFromProto(request.ns(), "ns"));
+      list.namespace_hash = radix::NamespaceHash(ns);
+      break;
+    }
+    case v1::ListRequest::kNamespaceHash:
+      list.namespace_hash = proto::PrefixHashFromProto(request.namespace_hash());
+      break;
+    case v1::ListRequest::FILTER_NOT_SET:
+      break;
+  }
+  list.page_token = request.page_token();
+  list.limit = request.limit();
+  return list;
+}
+
+}  // namespace strata::store::rpc

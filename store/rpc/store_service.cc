@@ -1,0 +1,184 @@
+#include "strata/store/rpc/store_service.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/proto/key_convert.h"
+#include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
+#include "strata/proto/status_convert.h"
+#include "strata/store/rpc/reply_convert.h"
+#include "strata/store/rpc/request_convert.h"
+
+#ifndef STRATA_VERSION
+#error "STRATA_VERSION must be defined by the build (store/rpc/CMakeLists.txt)"
+#endif
+
+namespace strata::store::rpc {
+namespace {
+
+// The answer to a call: logs failures at verbosity 1 (they are the caller's business,
+// except INTERNAL, which is ours) and maps the status.
+grpc::Status Answer(const char* method, const absl::Status& status) {
+  if (!status.ok()) {
+    if (absl::IsInternal(status)) {
+      LOG(ERROR) << "Store." << method << ": " << status;
+    } else {
+      VLOG(1) << "Store." << method << ": " << status;
+    }
+  }
+  return proto::ToGrpcStatus(status);
+}
+
+const core::Clock* ClockOf(const core::NodeEngine& engine) {
+  return engine.options().clock != nullptr ? engine.options().clock : core::RealClock::Default();
+}
+
+// The handlers' bodies: absl::Status in, so STRATA_* macros apply.
+
+absl::Status DoMatch(core::NodeEngine& engine, const v1::MatchRequest& request,
+                     v1::MatchResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
+  STRATA_ASSIGN_OR_RETURN(const auto tokens, proto::TokensFromProto(request.tokens(), "tokens"));
+  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens));
+  MatchToProto(reply, response);
+  return absl::OkStatus();
+}
+
+absl::Status DoBeginPut(core::NodeEngine& engine, const core::Clock& clock,
+                        const std::string& data_plane, const v1::BeginPutRequest& request,
+                        v1::BeginPutResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const BeginPutArgs args, PutRequestFromProto(request));
+  STRATA_ASSIGN_OR_RETURN(const core::BeginPutReply reply, engine.BeginPut(args.ns, args.put));
+  BeginPutToProto(reply, clock.Now(), data_plane, response);
+  return absl::OkStatus();
+}
+
+absl::Status DoRead(core::NodeEngine& engine, const core::Clock& clock,
+                    const std::string& data_plane, const v1::ReadRequest& request,
+                    v1::ReadResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const ReadArgs args, ReadRequestFromProto(request));
+  STRATA_ASSIGN_OR_RETURN(const core::ReadReply reply, engine.Read(args.ns, args.ranges, args.ttl));
+  ReadToProto(reply, args.ranges, args.ns.layout(), clock.Now(), data_plane, response);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+StoreService::StoreService(core::NodeEngine* engine, ServiceOptions options)
+    : engine_(engine),
+      clock_(ClockOf(*engine)),
+      options_(std::move(options)),
+      started_(absl::Now()) {
+  CHECK(engine_ != nullptr);
+}
+
+grpc::Status StoreService::Match(grpc::ServerContext*, const v1::MatchRequest* request,
+                                 v1::MatchResponse* response) {
+  return Answer("Match", DoMatch(*engine_, *request, response));
+}
+
+grpc::Status StoreService::BeginPut(grpc::ServerContext*, const v1::BeginPutRequest* request,
+                                    v1::BeginPutResponse* response) {
+  return Answer("BeginPut",
+                DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
+}
+
+grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRequest* request,
+                                     v1::CommitPutResponse* response) {
+  absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
+  if (!put_id.ok()) return Answer("CommitPut", put_id.status());
+  absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id);
+  if (!reply.ok()) return Answer("CommitPut", reply.status());
+  CommitPutToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::AbortPut(grpc::ServerContext*, const v1::AbortPutRequest* request,
+                                    v1::AbortPutResponse*) {
+  absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
+  if (!put_id.ok()) return Answer("AbortPut", put_id.status());
+  return Answer("AbortPut", engine_->AbortPut(*put_id));
+}
+
+grpc::Status StoreService::Read(grpc::ServerContext*, const v1::ReadRequest* request,
+                                v1::ReadResponse* response) {
+  return Answer("Read", DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
+}
+
+grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLeaseRequest* request,
+                                      v1::RenewLeaseResponse* response) {
+  absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
+  if (!lease_id.ok()) return Answer("RenewLease", lease_id.status());
+  absl::StatusOr<absl::Time> expiry =
+      engine_->RenewLease(*lease_id, TtlFromProto(request->ttl_ms()));
+  if (!expiry.ok()) return Answer("RenewLease", expiry.status());
+  response->set_expires_in_ms(ExpiresInMs(*expiry, clock_->Now()));
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::Release(grpc::ServerContext*, const v1::ReleaseRequest* request,
+                                   v1::ReleaseResponse*) {
+  absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
+  if (!lease_id.ok()) return Answer("Release", lease_id.status());
+  return Answer("Release", engine_->Release(*lease_id));
+}
+
+grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest* request,
+                                  v1::DeleteResponse* response) {
+  absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
+  if (!key.ok()) return Answer("Delete", key.status());
+  absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key);
+  if (!reply.ok()) return Answer("Delete", reply.status());
+  DeleteToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
+                               v1::PinResponse*) {
+  absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
+  if (!key.ok()) return Answer("Pin", key.status());
+  return Answer("Pin", engine_->Pin(*key));
+}
+
+grpc::Status StoreService::Unpin(grpc::ServerContext*, const v1::UnpinRequest* request,
+                                 v1::UnpinResponse*) {
+  absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
+  if (!key.ok()) return Answer("Unpin", key.status());
+  return Answer("Unpin", engine_->Unpin(*key));
+}
+
+grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* request,
+                                v1::StatResponse* response) {
+  absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
+  if (!key.ok()) return Answer("Stat", key.status());
+  absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens());
+  if (!info.ok()) return Answer("Stat", info.status());
+  BlobInfoToProto(*info, response->mutable_blob());
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* request,
+                                v1::ListResponse* response) {
+  absl::StatusOr<core::ListRequest> list = ListRequestFromProto(*request);
+  if (!list.ok()) return Answer("List", list.status());
+  absl::StatusOr<core::ListReply> reply = engine_->List(*list);
+  if (!reply.ok()) return Answer("List", reply.status());
+  ListToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*,
+                                  v1::HealthResponse* response) {
+  response->set_state(engine_->draining() ? v1::SERVING_STATE_DRAINING : v1::SERVING_STATE_SERVING);
+  response->set_version(options_.version.empty() ? STRATA_VERSION : options_.version);
+  response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
+  response->set_uptime_ms(static_cast<uint64_t>(absl::ToInt64Milliseconds(absl::Now() - started_)));
+  return grpc::Status::OK;
+}
+
+}  // namespace strata::store::rpc
