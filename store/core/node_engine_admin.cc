@@ -30,11 +30,12 @@ absl::Status NotInIndex(const radix::BlobKey& key) {
 
 // ------------------------------------------------------------------------- eviction
 
-uint64_t NodeEngine::EvictBatchLocked(EvictReply* reply) {
-  const BlobTable& table = table_;
-  const radix::EvictionPriority priority = [&table](const radix::NodeView& node) {
+uint64_t NodeEngine::EvictBatchLocked(uint64_t batch_pages, EvictReply* reply) {
+  // Runs inside RadixTree::Evict, on this thread, while this thread holds mu_.
+  const radix::EvictionPriority priority = [this](const radix::NodeView& node) {
+    mu_.AssertHeld();
     double p = static_cast<double>(node.last_access_tick);
-    const BlobRecord* record = table.FindLinked(node.blob);
+    const BlobRecord* record = table_.FindLinked(node.blob);
     if (record != nullptr && record->leases > 0) p += kLeasedPenalty;
     return p;
   };
@@ -42,9 +43,8 @@ uint64_t NodeEngine::EvictBatchLocked(EvictReply* reply) {
   std::vector<radix::EvictedSpan> spans;
   for (radix::RadixTree* tree : registry_.trees()) {
     spans.clear();
-    const uint64_t pages =
-        tree->Evict(options_.evict_batch_pages, priority,
-                    [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
+    const uint64_t pages = tree->Evict(
+        batch_pages, priority, [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
     evicted += pages;
     reply->pages_evicted += pages;
     reply->blobs_unlinked +=
@@ -53,12 +53,16 @@ uint64_t NodeEngine::EvictBatchLocked(EvictReply* reply) {
   return evicted;
 }
 
+uint64_t NodeEngine::NextBatch(uint64_t batch) const {
+  return std::min<uint64_t>(batch * 2, options_.evict_batch_pages);
+}
+
 absl::StatusOr<tiering::Extent> NodeEngine::AllocateLocked(uint64_t bytes) {
   EvictReply evicted;
-  while (true) {
+  for (uint64_t batch = 1;; batch = NextBatch(batch)) {
     absl::StatusOr<tiering::Extent> extent = arena_->Allocate(bytes);
     if (extent.ok() || !absl::IsResourceExhausted(extent.status())) return extent;
-    if (EvictBatchLocked(&evicted) == 0) {
+    if (EvictBatchLocked(batch, &evicted) == 0) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "DRAM tier full: no room for ", bytes, " bytes after evicting ", evicted.pages_evicted,
           " pages (", evicted.bytes_freed, " bytes freed); the rest is pinned, leased or pending"));
@@ -73,8 +77,8 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(tiering::TierKind tier, uint64_t by
   }
   absl::MutexLock lock(&mu_);
   EvictReply reply;
-  while (reply.bytes_freed < bytes) {
-    if (EvictBatchLocked(&reply) == 0) break;
+  for (uint64_t batch = 1; reply.bytes_freed < bytes; batch = NextBatch(batch)) {
+    if (EvictBatchLocked(batch, &reply) == 0) break;
   }
   return reply;
 }

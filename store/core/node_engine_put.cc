@@ -258,10 +258,12 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   BlobRecord* record = put.record;
   const radix::BlobKey key = record->key;
   if (bad != checksums.size()) {
-    AbortPutLocked(put_id);
-    return absl::DataLossError(absl::StrCat(
+    // The message first: the abort frees the checksums.
+    absl::Status loss = absl::DataLossError(absl::StrCat(
         "put ", put_id, " of blob ", key.ToHex(), ": chunk (layer ", bad / pages, ", page ",
         bad % pages, ") has checksum ", got, ", expected ", checksums[bad], "; put aborted"));
+    AbortPutLocked(put_id);
+    return loss;
   }
   absl::StatusOr<uint32_t> inserted =
       record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);

@@ -130,7 +130,8 @@ struct NodeEngineOptions {
   absl::Duration put_ttl = absl::Seconds(60);
   // How often the background reaper runs ReapExpired(); 0: no thread (call it yourself).
   absl::Duration reap_interval = absl::Seconds(1);
-  // Index pages evicted per RadixTree::Evict call when room is needed. REQUIRES: > 0.
+  // Most index pages evicted per RadixTree::Evict call when room is needed (batches
+  // start at 1 page and double up to this). REQUIRES: > 0.
   uint32_t evict_batch_pages = 64;
   // Not owned; must outlive the engine. nullptr: RealClock::Default().
   Clock* clock = nullptr;
@@ -237,8 +238,13 @@ class NodeEngine {
   void ReaperLoop();
 
   // ---- eviction (node_engine_evict.cc)
-  // One batch of evict_batch_pages per tree. Returns pages evicted (0: nothing left).
-  uint64_t EvictBatchLocked(EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Evicts up to `batch_pages` index pages from each tree. Returns the pages evicted
+  // (0: nothing unpinned is left).
+  uint64_t EvictBatchLocked(uint64_t batch_pages, EvictReply* reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Batches grow 1, 2, 4, ... up to evict_batch_pages, so a small need evicts little and
+  // a large one takes few rounds.
+  uint64_t NextBatch(uint64_t batch) const;
   // Allocates `bytes` in the arena, evicting as needed.
   absl::StatusOr<tiering::Extent> AllocateLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

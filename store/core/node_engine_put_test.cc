@@ -1,0 +1,403 @@
+// NodeEngine: creation and the two-phase put.
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#include "node_engine_test_util.h"
+#include "strata/base/status_test_macros.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::core {
+namespace {
+
+using testing::BeginBlob;
+using testing::BlobContent;
+using testing::MakeBlob;
+using testing::PutBlob;
+using testing::SendBlob;
+using testing::SmallNamespace;
+using testing::SmallOptions;
+using testing::WholeBlob;
+
+class NodeEnginePutTest : public ::testing::Test {
+ protected:
+  void SetUp() override { engine_ = NodeEngine::Create(SmallOptions(&clock_)).value(); }
+  uint64_t UsedBytes() const { return engine_->Tiers().dram.used_bytes; }
+  std::vector<radix::TokenId> Concat(absl::Span<const radix::TokenId> a,
+                                     absl::Span<const radix::TokenId> b) {
+    std::vector<radix::TokenId> out(a.begin(), a.end());
+    out.insert(out.end(), b.begin(), b.end());
+    return out;
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<NodeEngine> engine_;
+  const radix::Namespace ns_ = SmallNamespace();
+  const radix::PrefixHash h0_ = radix::NamespaceHash(ns_);
+};
+
+TEST(NodeEngineCreateTest, RejectsBadOptions) {
+  FakeClock clock;
+  auto bad = [&](auto mutate) {
+    NodeEngineOptions o = SmallOptions(&clock);
+    mutate(o);
+    return NodeEngine::Create(o).status();
+  };
+  EXPECT_CODE(bad([](auto& o) { o.dram_bytes = 0; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.dram_bytes = 5000; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.max_blob_bytes = 0; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.max_blob_bytes = (uint64_t{1} << 30) + 1; }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.default_lease_ttl = absl::ZeroDuration(); }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.max_lease_ttl = absl::Seconds(1); }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.put_ttl = absl::ZeroDuration(); }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.evict_batch_pages = 0; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_OK(bad([](auto&) {}));
+}
+
+TEST_F(NodeEnginePutTest, PutCommitThenMatchFindsTheBlob) {
+  const BlobContent blob = MakeBlob(ns_, 3, 1);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_FALSE(begin.exists);
+  EXPECT_NE(begin.put_id, 0u);
+  const radix::BlobKey expected{radix::PrefixHashAt(h0_, blob.tokens, 4)};
+  EXPECT_EQ(begin.key, expected);
+  EXPECT_GE(begin.extent.length, blob.bytes.size());
+  EXPECT_EQ(begin.deadline, clock_.Now() + absl::Seconds(60));
+  ASSERT_OK(SendBlob(*engine_, begin.put_id, blob));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply commit, engine_->CommitPut(begin.put_id));
+  EXPECT_EQ(commit.key, expected);
+  EXPECT_EQ(commit.indexed_pages, 3u);
+
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  EXPECT_EQ(match.matched_pages, 3u);
+  ASSERT_EQ(match.segments.size(), 1u);
+  EXPECT_EQ(match.segments[0], (MatchedSegment{expected, 0, 3, 0, 3, tiering::TierKind::kDram}));
+  // The committed put is gone as a put.
+  EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->AbortPut(begin.put_id), absl::StatusCode::kNotFound);
+}
+
+TEST_F(NodeEnginePutTest, ClientKeyIsChecked) {
+  const BlobContent blob = MakeBlob(ns_, 2, 2);
+  PutRequest request;
+  request.tokens = blob.tokens;
+  request.bytes = blob.bytes.size();
+  request.checksums = blob.checksums;
+  request.key = radix::BlobKey{radix::PrefixHash{1, 2}};
+  EXPECT_CODE(engine_->BeginPut(ns_, request), absl::StatusCode::kInvalidArgument);
+  request.key = radix::BlobKey{radix::PrefixHashAt(h0_, blob.tokens, 4)};
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, engine_->BeginPut(ns_, request));
+  EXPECT_EQ(begin.key, *request.key);
+}
+
+TEST_F(NodeEnginePutTest, BeginPutValidatesTheRequest) {
+  const BlobContent blob = MakeBlob(ns_, 2, 3);
+  auto begin = [&](auto mutate) {
+    PutRequest r;
+    r.tokens = blob.tokens;
+    r.bytes = blob.bytes.size();
+    r.checksums = blob.checksums;
+    mutate(r);
+    return engine_->BeginPut(ns_, r).status();
+  };
+  EXPECT_CODE(begin([](PutRequest& r) { r.tokens = {}; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(begin([&](PutRequest& r) { r.tokens = absl::MakeConstSpan(blob.tokens).first(5); }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(begin([](PutRequest& r) { r.bytes -= 1; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(begin([&](PutRequest& r) { r.checksums = r.checksums.first(3); }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(begin([&](PutRequest& r) {
+                r.parent = BlobParent{radix::BlobKey{radix::PrefixHash{5, 6}}, 1};
+              }),
+              absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(UsedBytes(), 0u);
+  EXPECT_OK(begin([](PutRequest&) {}));
+}
+
+TEST_F(NodeEnginePutTest, TooLargeAndTierFull) {
+  FakeClock clock;
+  NodeEngineOptions options = SmallOptions(&clock, 64 << 10);
+  options.max_blob_bytes = 100 << 10;
+  ASSERT_OK_AND_ASSIGN(auto engine, NodeEngine::Create(options));
+  // 500 pages * 256 B = 128000 B > max_blob_bytes.
+  EXPECT_CODE(BeginBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 500, 1)),
+              absl::StatusCode::kInvalidArgument);
+  // 300 pages = 76800 B: allowed, but more than the 64 KiB tier holds.
+  EXPECT_CODE(BeginBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 300, 1)),
+              absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(NodeEnginePutTest, PendingBlobIsInvisible) {
+  const BlobContent blob = MakeBlob(ns_, 2, 4);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  ASSERT_OK(SendBlob(*engine_, begin.put_id, blob));
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  EXPECT_EQ(match.matched_pages, 0u);
+  const ReadRange range = WholeBlob(begin.key, 2);
+  EXPECT_CODE(engine_->Read(ns_, {&range, 1}), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->Stat(begin.key), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->Delete(begin.key), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->Pin(begin.key), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(ListReply list, engine_->List({}));
+  EXPECT_TRUE(list.blobs.empty());
+  EXPECT_EQ(engine_->Tiers().pending_puts, 1u);
+  ASSERT_OK(engine_->CommitPut(begin.put_id));
+  ASSERT_OK_AND_ASSIGN(match, engine_->Match(ns_, blob.tokens));
+  EXPECT_EQ(match.matched_pages, 2u);
+}
+
+TEST_F(NodeEnginePutTest, AbortFreesTheExtent) {
+  const BlobContent blob = MakeBlob(ns_, 2, 5);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_GT(UsedBytes(), 0u);
+  ASSERT_OK(engine_->AbortPut(begin.put_id));
+  EXPECT_EQ(UsedBytes(), 0u);
+  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+  EXPECT_CODE(engine_->AbortPut(begin.put_id), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->PutTarget(begin.put_id), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->PutReceived(begin.put_id, 0, 1), absl::StatusCode::kNotFound);
+  // The key can be put again.
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, blob));
+}
+
+TEST_F(NodeEnginePutTest, HeldTargetKeepsBytesPastAbort) {
+  const BlobContent blob = MakeBlob(ns_, 2, 6);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  ASSERT_OK_AND_ASSIGN(HeldSpan target, engine_->PutTarget(begin.put_id));
+  EXPECT_EQ(target.size(), blob.bytes.size());
+  ASSERT_OK(engine_->AbortPut(begin.put_id));
+  const uint64_t held = UsedBytes();
+  EXPECT_GT(held, 0u);
+  // A new put cannot get the held extent: a late write lands in dead bytes only.
+  ASSERT_OK_AND_ASSIGN(BeginPutReply other, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_NE(other.extent.offset, begin.extent.offset);
+  std::memset(target.data(), 0xAB, target.size());
+  target.Reset();
+  EXPECT_FALSE(target.held());
+  EXPECT_EQ(UsedBytes(), held);  // only `other` now
+  ASSERT_OK(SendBlob(*engine_, other.put_id, blob));
+  ASSERT_OK(engine_->CommitPut(other.put_id));
+}
+
+TEST_F(NodeEnginePutTest, DuplicateKeyTransfersNothing) {
+  const BlobContent blob = MakeBlob(ns_, 2, 7);
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, blob));
+  const uint64_t used = UsedBytes();
+  ASSERT_OK_AND_ASSIGN(BeginPutReply again, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_TRUE(again.exists);
+  EXPECT_EQ(again.put_id, 0u);
+  EXPECT_EQ(again.key, radix::BlobKey{radix::PrefixHashAt(h0_, blob.tokens, 4)});
+  EXPECT_EQ(UsedBytes(), used);
+  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+}
+
+TEST_F(NodeEnginePutTest, SecondBeginPutOfAPendingKeySeesExists) {
+  const BlobContent blob = MakeBlob(ns_, 2, 8);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply first, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  ASSERT_OK_AND_ASSIGN(BeginPutReply second, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_FALSE(first.exists);
+  EXPECT_TRUE(second.exists);
+  EXPECT_EQ(second.key, first.key);
+}
+
+TEST_F(NodeEnginePutTest, ConcurrentBeginPutsOfOneKeyYieldOnePut) {
+  const BlobContent blob = MakeBlob(ns_, 2, 9);
+  std::atomic<int> puts{0}, exists{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      absl::StatusOr<BeginPutReply> r = BeginBlob(*engine_, ns_, std::nullopt, blob);
+      ASSERT_TRUE(r.ok()) << r.status();
+      (r->exists ? exists : puts).fetch_add(1);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(puts.load(), 1);
+  EXPECT_EQ(exists.load(), 3);
+}
+
+TEST_F(NodeEnginePutTest, ChecksumMismatchIsDataLossAndAbortsThePut) {
+  BlobContent blob = MakeBlob(ns_, 3, 10);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  blob.bytes[128 * 4 + 5] ^= std::byte{1};  // chunk 4 = layer 1, page 1
+  ASSERT_OK(SendBlob(*engine_, begin.put_id, blob));
+  const absl::StatusOr<CommitPutReply> commit = engine_->CommitPut(begin.put_id);
+  EXPECT_CODE(commit, absl::StatusCode::kDataLoss);
+  EXPECT_NE(commit.status().message().find("layer 1, page 1"), std::string::npos)
+      << commit.status();
+  EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kNotFound);
+  EXPECT_EQ(UsedBytes(), 0u);
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  EXPECT_EQ(match.matched_pages, 0u);
+}
+
+TEST_F(NodeEnginePutTest, CommitNeedsAllBytesAndNoLiveTarget) {
+  const BlobContent blob = MakeBlob(ns_, 2, 11);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  {
+    ASSERT_OK_AND_ASSIGN(HeldSpan target, engine_->PutTarget(begin.put_id));
+    std::memcpy(target.data(), blob.bytes.data(), 100);
+    ASSERT_OK(engine_->PutReceived(begin.put_id, 0, 100));
+    EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kFailedPrecondition);
+    std::memcpy(target.data(), blob.bytes.data(), blob.bytes.size());
+    ASSERT_OK(engine_->PutReceived(begin.put_id, 0, blob.bytes.size()));
+    // All bytes are in, but the receive still holds the span.
+    EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kFailedPrecondition);
+  }
+  ASSERT_OK(engine_->CommitPut(begin.put_id));
+}
+
+TEST_F(NodeEnginePutTest, PutReceivedChecksTheRange) {
+  const BlobContent blob = MakeBlob(ns_, 2, 12);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_CODE(engine_->PutReceived(begin.put_id, 0, blob.bytes.size() + 1),
+              absl::StatusCode::kOutOfRange);
+  EXPECT_CODE(engine_->PutReceived(begin.put_id, blob.bytes.size(), 1),
+              absl::StatusCode::kOutOfRange);
+  EXPECT_CODE(engine_->PutReceived(12345, 0, 1), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->PutTarget(12345), absl::StatusCode::kNotFound);
+  EXPECT_CODE(engine_->CommitPut(12345), absl::StatusCode::kNotFound);
+}
+
+TEST_F(NodeEnginePutTest, AbandonedPutExpiresAndIsReaped) {
+  const BlobContent blob = MakeBlob(ns_, 2, 13);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply a, BeginBlob(*engine_, ns_, std::nullopt, blob));
+  ASSERT_OK_AND_ASSIGN(BeginPutReply b,
+                       BeginBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, 2, 14)));
+  clock_.Advance(absl::Seconds(40));
+  ASSERT_OK(engine_->PutReceived(b.put_id, 0, 1));  // activity moves b's deadline
+  clock_.Advance(absl::Seconds(30));                // a: 70 s idle, b: 30 s
+  EXPECT_CODE(engine_->PutReceived(a.put_id, 0, 1), absl::StatusCode::kNotFound);
+  ReapReply reaped = engine_->ReapExpired();
+  EXPECT_EQ(reaped.puts_expired, 0u);  // a was aborted by the call that found it expired
+  EXPECT_EQ(engine_->Tiers().pending_puts, 1u);
+  clock_.Advance(absl::Seconds(31));
+  reaped = engine_->ReapExpired();
+  EXPECT_EQ(reaped.puts_expired, 1u);
+  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+  EXPECT_EQ(UsedBytes(), 0u);
+  EXPECT_CODE(engine_->CommitPut(b.put_id), absl::StatusCode::kNotFound);
+}
+
+TEST_F(NodeEnginePutTest, RedundantBlobIsDroppedAtCommit) {
+  const BlobContent whole = MakeBlob(ns_, 4, 15);
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, whole));
+  // The first two pages again, as a blob of their own: another key, all pages cached.
+  BlobContent head = MakeBlob(ns_, 2, 16);
+  head.tokens.assign(whole.tokens.begin(), whole.tokens.begin() + 8);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply commit, PutBlob(*engine_, ns_, std::nullopt, head));
+  EXPECT_EQ(commit.indexed_pages, 0u);
+  EXPECT_CODE(engine_->Stat(commit.key), absl::StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Tiers().blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().dram.blobs, 1u);
+}
+
+TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
+  const BlobContent a = MakeBlob(ns_, 4, 20);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  // b continues the first 2 pages of a.
+  const BlobContent b = MakeBlob(ns_, 2, 21);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply bb, BeginBlob(*engine_, ns_, BlobParent{ca.key, 2}, b));
+  const auto a_head = absl::MakeConstSpan(a.tokens).first(8);
+  const radix::PrefixHash h2 = radix::PrefixHashAt(h0_, a_head, 4);
+  EXPECT_EQ(bb.key, radix::BlobKey{radix::PrefixHashAt(h2, b.tokens, 4)});
+  ASSERT_OK(SendBlob(*engine_, bb.put_id, b));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, engine_->CommitPut(bb.put_id));
+  EXPECT_EQ(cb.indexed_pages, 2u);
+
+  const std::vector<radix::TokenId> seq_b = Concat(a_head, b.tokens);
+  ASSERT_OK_AND_ASSIGN(MatchReply mb, engine_->Match(ns_, seq_b));
+  EXPECT_EQ(mb.matched_pages, 4u);
+  ASSERT_EQ(mb.segments.size(), 2u);
+  EXPECT_EQ(mb.segments[0], (MatchedSegment{ca.key, 0, 2, 0, 4, tiering::TierKind::kDram}));
+  EXPECT_EQ(mb.segments[1], (MatchedSegment{cb.key, 0, 2, 2, 2, tiering::TierKind::kDram}));
+  ASSERT_OK_AND_ASSIGN(MatchReply ma, engine_->Match(ns_, a.tokens));
+  EXPECT_EQ(ma.matched_pages, 4u);
+  ASSERT_EQ(ma.segments.size(), 1u);  // a's split halves merge back into one segment
+  EXPECT_EQ(ma.segments[0], (MatchedSegment{ca.key, 0, 4, 0, 4, tiering::TierKind::kDram}));
+
+  // c continues b at its end: its key chains over a's head, b and c.
+  const BlobContent c = MakeBlob(ns_, 1, 22);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{cb.key, 4}, c));
+  const std::vector<radix::TokenId> seq_c = Concat(seq_b, c.tokens);
+  EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, seq_c, 4)});
+  ASSERT_OK_AND_ASSIGN(MatchReply mc, engine_->Match(ns_, seq_c));
+  EXPECT_EQ(mc.matched_pages, 5u);
+  ASSERT_EQ(mc.segments.size(), 3u);
+  EXPECT_EQ(mc.segments[2], (MatchedSegment{cc.key, 0, 1, 4, 1, tiering::TierKind::kDram}));
+
+  // Parent pages must end inside or at the end of the parent: (a_p, b_p].
+  EXPECT_CODE(BeginBlob(*engine_, ns_, BlobParent{cb.key, 2}, c),
+              absl::StatusCode::kFailedPrecondition);
+  EXPECT_CODE(BeginBlob(*engine_, ns_, BlobParent{cb.key, 5}, c),
+              absl::StatusCode::kFailedPrecondition);
+  EXPECT_CODE(BeginBlob(*engine_, ns_, BlobParent{ca.key, 0}, c),
+              absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
+  // z caches pages [0, 4); a repeats them and adds [4, 6), so only a's last two pages
+  // are a's own nodes; b branches off a at page 3, under z's node.
+  const BlobContent z = MakeBlob(ns_, 4, 30);
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, z));
+  BlobContent a = MakeBlob(ns_, 6, 31);
+  std::copy(z.tokens.begin(), z.tokens.end(), a.tokens.begin());
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  EXPECT_EQ(ca.indexed_pages, 2u);
+  const BlobContent b = MakeBlob(ns_, 2, 32);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, BlobParent{ca.key, 3}, b));
+  ASSERT_OK(engine_->Pin(cb.key));
+  // Evicting everything unpinned takes a's own nodes and z's page 3: a leaves the index,
+  // but b (and z's pages above it) stay, and b's record still chains through a's tokens.
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  EXPECT_EQ(evicted.pages_evicted, 3u);
+  EXPECT_EQ(evicted.blobs_unlinked, 1u);
+  EXPECT_CODE(engine_->Stat(ca.key), absl::StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Tiers().token_only_blobs, 1u);
+  const BlobContent c = MakeBlob(ns_, 1, 33);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{cb.key, 5}, c));
+  std::vector<radix::TokenId> seq(a.tokens.begin(), a.tokens.begin() + 12);
+  seq.insert(seq.end(), b.tokens.begin(), b.tokens.end());
+  seq.insert(seq.end(), c.tokens.begin(), c.tokens.end());
+  EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, seq, 4)});
+  ASSERT_OK_AND_ASSIGN(MatchReply m, engine_->Match(ns_, seq));
+  EXPECT_EQ(m.matched_pages, 6u);
+  // Once b and c go, a's tokens are no longer needed.
+  ASSERT_OK(engine_->Unpin(cb.key));
+  ASSERT_OK(engine_->Delete(cb.key));
+  EXPECT_EQ(engine_->Tiers().token_only_blobs, 0u);
+  EXPECT_EQ(engine_->Tiers().blobs, 1u);  // z
+}
+
+TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {
+  const BlobContent a = MakeBlob(ns_, 2, 40);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  const BlobContent b = MakeBlob(ns_, 1, 41);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply bb, BeginBlob(*engine_, ns_, BlobParent{ca.key, 2}, b));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  EXPECT_EQ(evicted.pages_evicted, 0u);
+  EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(SendBlob(*engine_, bb.put_id, b));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, engine_->CommitPut(bb.put_id));
+  EXPECT_EQ(cb.indexed_pages, 1u);
+  ASSERT_OK(engine_->Delete(ca.key));  // the pin went with the put
+  EXPECT_EQ(engine_->Tiers().blobs, 0u);
+}
+
+TEST_F(NodeEnginePutTest, DrainingRefusesPuts) {
+  ASSERT_OK(engine_->Drain(absl::ZeroDuration()));
+  EXPECT_TRUE(engine_->draining());
+  EXPECT_CODE(BeginBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, 1, 50)),
+              absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace strata::store::core

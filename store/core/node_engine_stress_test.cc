@@ -1,0 +1,288 @@
+// NodeEngine under concurrent, randomized use: several threads put (with and without
+// parents, branching), commit (some with corrupted bytes), match, read and verify every
+// byte through ReadSource against the writer's checksums, delete, pin, evict and reap, in
+// a DRAM tier small enough that eviction runs all the time. Bounded in operations; each
+// thread's choices come from a fixed seed (the interleaving is the scheduler's).
+//
+// Invariants checked while running: no call returns an error code outside its contract;
+// a Read never yields bytes that differ from what was put under that key (bytes are a
+// function of the key); Match segments tile the matched pages. At the end, with all
+// leases released and everything evicted, no byte of the tier and no record is left.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+
+#include "node_engine_test_util.h"
+#include "strata/base/status_test_macros.h"
+#include "strata/radix/prefix_hash.h"
+#include "strata/store/core/chunk_checksum.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::core {
+namespace {
+
+using testing::MakeBytes;
+using testing::MakeTokens;
+using testing::SmallNamespace;
+using testing::SmallOptions;
+
+constexpr int kThreads = 4;
+constexpr int kOpsPerThread = 2000;
+constexpr uint32_t kPageTokens = 4;
+
+// Keys that were committed at some point (they may be gone since).
+class KnownKeys {
+ public:
+  void Add(const radix::BlobKey& key) {
+    absl::MutexLock lock(&mu_);
+    keys_.push_back(key);
+  }
+  std::optional<radix::BlobKey> Pick(std::mt19937_64& rng) {
+    absl::MutexLock lock(&mu_);
+    if (keys_.empty()) return std::nullopt;
+    return keys_[rng() % keys_.size()];
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<radix::BlobKey> keys_ ABSL_GUARDED_BY(mu_);
+};
+
+// The bytes of a blob are a function of its key, so any incarnation must read the same.
+std::vector<std::byte> BytesOf(const radix::BlobKey& key, uint64_t size) {
+  return MakeBytes(size, key.hash.lo ^ key.hash.hi);
+}
+
+bool CodeIn(const absl::Status& s, std::initializer_list<absl::StatusCode> codes) {
+  return std::find(codes.begin(), codes.end(), s.code()) != codes.end();
+}
+
+// What the workers did, to show the test exercised each path.
+struct WorkCounts {
+  std::atomic<uint64_t> committed{0}, corrupted{0}, aborted{0}, exists{0}, refused{0};
+  std::atomic<uint64_t> reads_verified{0}, read_misses{0}, bytes_verified{0};
+};
+
+class Worker {
+ public:
+  Worker(NodeEngine& engine, const radix::Namespace& ns, KnownKeys& keys, WorkCounts& counts,
+         uint64_t seed)
+      : engine_(engine), ns_(ns), keys_(keys), counts_(counts), rng_(seed) {}
+
+  void Run() {
+    for (int op = 0; op < kOpsPerThread && !::testing::Test::HasFailure(); ++op) {
+      const uint64_t r = rng_() % 100;
+      if (r < 35) {
+        Put();
+      } else if (r < 70) {
+        ReadAndVerify();
+      } else if (r < 82) {
+        Match();
+      } else if (r < 88) {
+        Delete();
+      } else if (r < 93) {
+        PinUnpin();
+      } else if (r < 97) {
+        ASSERT_OK(engine_.Evict(tiering::TierKind::kDram, 1 + rng_() % 32768));
+      } else {
+        engine_.ReapExpired();
+      }
+    }
+  }
+
+ private:
+  void Put() {
+    // Parent: none, or a known blob, cut at a random page inside it.
+    std::optional<BlobParent> parent;
+    radix::PrefixHash start = radix::NamespaceHash(ns_);
+    if (rng_() % 3 != 0) {
+      if (std::optional<radix::BlobKey> key = keys_.Pick(rng_)) {
+        absl::StatusOr<BlobInfo> info = engine_.Stat(*key, /*with_tokens=*/true);
+        if (info.ok()) {
+          const uint32_t take = 1 + rng_() % info->pages;
+          parent = BlobParent{*key, info->first_page + take};
+          start = radix::PrefixHashAt(info->start_hash,
+                                      absl::MakeConstSpan(info->tokens).first(take * kPageTokens),
+                                      kPageTokens);
+        }
+      }
+    }
+    // Few distinct token seeds: sequences share prefixes and keys repeat.
+    const uint32_t pages = 1 + rng_() % 4;
+    const std::vector<radix::TokenId> tokens = MakeTokens(pages, rng_() % 6, kPageTokens);
+    const radix::BlobKey key{radix::PrefixHashAt(start, tokens, kPageTokens)};
+    const radix::BlobLayout layout = radix::BlobLayout::Create(ns_.layout(), pages).value();
+    const std::vector<std::byte> bytes = BytesOf(key, layout.TotalBytes());
+    const std::vector<uint64_t> checksums = ComputeChunkChecksums(layout, bytes).value();
+
+    PutRequest request;
+    request.parent = parent;
+    request.tokens = tokens;
+    request.bytes = bytes.size();
+    request.checksums = checksums;
+    request.key = key;
+    absl::StatusOr<BeginPutReply> begin = engine_.BeginPut(ns_, request);
+    if (!begin.ok()) {
+      // The parent may be gone or cut since Stat; the tier may be all held.
+      ASSERT_TRUE(CodeIn(begin.status(), {absl::StatusCode::kFailedPrecondition,
+                                          absl::StatusCode::kResourceExhausted}))
+          << begin.status();
+      ++counts_.refused;
+      return;
+    }
+    ASSERT_EQ(begin->key, key);
+    if (begin->exists) {
+      ++counts_.exists;
+      return;
+    }
+    const uint64_t fate = rng_() % 10;
+    {
+      absl::StatusOr<HeldSpan> target = engine_.PutTarget(begin->put_id);
+      ASSERT_OK(target);
+      std::memcpy(target->data(), bytes.data(), bytes.size());
+      if (fate == 0) target->data()[rng_() % bytes.size()] ^= std::byte{0x40};
+    }
+    ASSERT_OK(engine_.PutReceived(begin->put_id, 0, bytes.size()));
+    if (fate == 1) {
+      ASSERT_OK(engine_.AbortPut(begin->put_id));
+      ++counts_.aborted;
+      return;
+    }
+    absl::StatusOr<CommitPutReply> commit = engine_.CommitPut(begin->put_id);
+    if (fate == 0) {
+      EXPECT_CODE(commit, absl::StatusCode::kDataLoss);
+      ++counts_.corrupted;
+      return;
+    }
+    ASSERT_OK(commit);
+    ++counts_.committed;
+    keys_.Add(key);
+  }
+
+  void ReadAndVerify() {
+    std::optional<radix::BlobKey> key = keys_.Pick(rng_);
+    if (!key.has_value()) return;
+    absl::StatusOr<BlobInfo> info = engine_.Stat(*key);
+    if (!info.ok()) return;
+    const uint32_t first = rng_() % info->pages;
+    const uint32_t count = 1 + rng_() % (info->pages - first);
+    const ReadRange range{*key, first, count, 0, ns_.layout().num_layers};
+    absl::StatusOr<ReadReply> read = engine_.Read(ns_, {&range, 1}, absl::Seconds(60));
+    if (!read.ok()) {
+      EXPECT_CODE(read, absl::StatusCode::kNotFound);  // evicted or deleted since Stat: a miss
+      ++counts_.read_misses;
+      return;
+    }
+    // Whatever happens to the blob meanwhile, the lease keeps its bytes.
+    if (rng_() % 2 == 0) (void)engine_.Delete(*key);
+    const std::vector<std::byte> expected = BytesOf(*key, info->bytes);
+    const uint64_t chunk = ns_.layout().BytesPerLayerPage();
+    size_t c = 0;
+    for (const radix::ByteRange& br : read->ranges[0].layer_ranges) {
+      absl::StatusOr<HeldSpan> source =
+          engine_.ReadSource(read->lease_id, *key, br.offset, br.length);
+      ASSERT_OK(source);
+      ASSERT_EQ(0, std::memcmp(source->data(), expected.data() + br.offset, br.length))
+          << key->ToHex();
+      for (uint64_t off = 0; off < br.length; off += chunk) {
+        ASSERT_EQ(ChunkChecksum(source->span().subspan(off, chunk)),
+                  read->ranges[0].checksums[c++]);
+      }
+      counts_.bytes_verified += br.length;
+    }
+    ++counts_.reads_verified;
+    ASSERT_OK(engine_.Release(read->lease_id));
+  }
+
+  void Match() {
+    const std::vector<radix::TokenId> tokens = MakeTokens(1 + rng_() % 8, rng_() % 6, kPageTokens);
+    absl::StatusOr<MatchReply> match = engine_.Match(ns_, tokens);
+    if (absl::IsNotFound(match.status())) return;  // no put named the namespace yet
+    ASSERT_OK(match);
+    uint32_t next = 0;
+    for (const MatchedSegment& s : match->segments) {
+      ASSERT_EQ(s.seq_page_begin, next);
+      ASSERT_GT(s.page_count, 0u);
+      ASSERT_LE(s.blob_page_offset + s.page_count, s.blob_pages);
+      next += s.page_count;
+    }
+    ASSERT_EQ(next, match->matched_pages);
+  }
+
+  void Delete() {
+    std::optional<radix::BlobKey> key = keys_.Pick(rng_);
+    if (!key.has_value()) return;
+    absl::StatusOr<DeleteReply> del = engine_.Delete(*key);
+    if (!del.ok()) {
+      ASSERT_TRUE(CodeIn(del.status(),
+                         {absl::StatusCode::kNotFound, absl::StatusCode::kFailedPrecondition}))
+          << del.status();
+    }
+  }
+
+  void PinUnpin() {
+    std::optional<radix::BlobKey> key = keys_.Pick(rng_);
+    if (!key.has_value()) return;
+    absl::Status s = rng_() % 3 == 0 ? engine_.Pin(*key) : engine_.Unpin(*key);
+    if (!s.ok()) {
+      EXPECT_CODE(s, absl::StatusCode::kNotFound);
+    }
+  }
+
+  NodeEngine& engine_;
+  const radix::Namespace& ns_;
+  KnownKeys& keys_;
+  WorkCounts& counts_;
+  std::mt19937_64 rng_;
+};
+
+TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
+  FakeClock clock;
+  NodeEngineOptions options = SmallOptions(&clock, 256 << 10);  // 64 extents of 4 KiB
+  options.evict_batch_pages = 4;
+  ASSERT_OK_AND_ASSIGN(auto engine, NodeEngine::Create(options));
+  const radix::Namespace ns = SmallNamespace();
+  KnownKeys keys;
+  WorkCounts counts;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] { Worker(*engine, ns, keys, counts, 1000 + t).Run(); });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  std::cout << "committed " << counts.committed << ", corrupted " << counts.corrupted
+            << ", aborted " << counts.aborted << ", exists " << counts.exists << ", refused "
+            << counts.refused << ", reads verified " << counts.reads_verified << " ("
+            << counts.bytes_verified << " bytes), read misses " << counts.read_misses
+            << ", evictions " << engine->Tiers().dram.evictions << "\n";
+  EXPECT_GT(counts.committed, 0u);
+  EXPECT_GT(counts.corrupted, 0u);
+  EXPECT_GT(counts.reads_verified, 0u);
+
+  NodeTiers tiers = engine->Tiers();
+  EXPECT_GT(tiers.dram.evictions, 0u);
+  EXPECT_GT(tiers.dram.hits, 0u);
+  EXPECT_EQ(tiers.leases, 0u);
+  EXPECT_EQ(tiers.pending_puts, 0u);
+  // Unpin everything still known, evict all: nothing may remain.
+  ASSERT_OK_AND_ASSIGN(ListReply list, engine->List({std::nullopt, "", 1000}));
+  for (const BlobInfo& b : list.blobs) ASSERT_OK(engine->Unpin(b.key));
+  ASSERT_OK(engine->Evict(tiering::TierKind::kDram, UINT64_MAX));
+  tiers = engine->Tiers();
+  EXPECT_EQ(tiers.blobs, 0u);
+  EXPECT_EQ(tiers.unlinked_blobs, 0u);
+  EXPECT_EQ(tiers.token_only_blobs, 0u);
+  EXPECT_EQ(tiers.index.pages, 0u);
+  EXPECT_EQ(tiers.dram.used_bytes, 0u);
+  EXPECT_EQ(tiers.dram.blobs, 0u);
+}
+
+}  // namespace
+}  // namespace strata::store::core
