@@ -308,7 +308,9 @@ ReapReply NodeEngine::ReapExpired() {
   return reply;
 }
 
-bool NodeEngine::QuiescentLocked() const { return puts_.empty() && leases_.size() == 0; }
+bool NodeEngine::QuiescentLocked() const {
+  return puts_.empty() && leases_.size() == 0 && holds_ == 0;
+}
 
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
@@ -316,9 +318,9 @@ absl::Status NodeEngine::Drain(absl::Duration timeout) {
   if (mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout)) {
     return absl::OkStatus();
   }
-  return absl::DeadlineExceededError(absl::StrCat("drain: ", puts_.size(), " puts and ",
-                                                  leases_.size(), " leases still in flight after ",
-                                                  absl::FormatDuration(timeout)));
+  return absl::DeadlineExceededError(
+      absl::StrCat("drain: ", puts_.size(), " puts, ", leases_.size(), " leases and ", holds_,
+                   " transfers still in flight after ", absl::FormatDuration(timeout)));
 }
 
 bool NodeEngine::draining() const {

@@ -377,6 +377,25 @@ TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
   EXPECT_EQ(engine_->Tiers().blobs, 1u);  // z
 }
 
+TEST_F(NodeEnginePutTest, ParentWhosePrefixWasCutIsRefused) {
+  // a = pages [0, 4); c branches off at page 2, which splits a's node in two.
+  const BlobContent a = MakeBlob(ns_, 4, 42), c = MakeBlob(ns_, 1, 43);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{ca.key, 2}, c));
+  ASSERT_OK(engine_->Pin(cc.key));
+  // Evicting everything unpinned takes a's pages [2, 4) only: a stays, cut to 2 pages.
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  EXPECT_EQ(evicted.pages_evicted, 2u);
+  ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(ca.key));
+  EXPECT_EQ(info.pages_in_index, 2u);
+  const BlobContent b = MakeBlob(ns_, 1, 44);
+  const absl::StatusOr<BeginPutReply> refused = BeginBlob(*engine_, ns_, BlobParent{ca.key, 4}, b);
+  EXPECT_CODE(refused, absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("no longer cached"), std::string::npos);
+  // Continuing inside what is left still works.
+  ASSERT_OK(PutBlob(*engine_, ns_, BlobParent{ca.key, 1}, b));
+}
+
 TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {
   const BlobContent a = MakeBlob(ns_, 2, 40);
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));

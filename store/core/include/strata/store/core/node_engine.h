@@ -76,7 +76,7 @@
 //   Stat         NOT_FOUND not in the index
 //   List         INVALID_ARGUMENT a page token this engine did not write
 //   Evict        INVALID_ARGUMENT a tier this node does not have (only DRAM today)
-//   Drain        DEADLINE_EXCEEDED puts or leases still in flight after `timeout`
+//   Drain        DEADLINE_EXCEEDED puts, leases or transfers still in flight after `timeout`
 //                (draining stays on)
 //   Tiers, ReapExpired never fail.
 #pragma once
@@ -188,8 +188,10 @@ class NodeEngine {
 
   // ---- admin
   // Removes the blob's first page and everything cached below it from the index
-  // (RadixTree::RemoveSubtree); each blob whose last page goes is unlinked and its bytes
-  // freed once unleased.
+  // (RadixTree::RemoveSubtree of the sequence's pages [0, first_page + 1)); each blob
+  // whose last page goes is unlinked and its bytes freed once unleased. Pages are
+  // content: if the blob's first pages were cached by another blob first (same tokens,
+  // first writer wins), those pages, and what hangs below them, go too.
   absl::StatusOr<DeleteReply> Delete(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
   // Pins the blob's whole prefix path in the index against eviction and removal.
   absl::Status Pin(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
@@ -201,7 +203,8 @@ class NodeEngine {
   // Evicts from `tier` until at least `bytes` bytes are freed or nothing more can go.
   absl::StatusOr<EvictReply> Evict(tiering::TierKind tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
   // Stops accepting puts (BeginPut answers UNAVAILABLE from now on) and waits, up to
-  // `timeout` of real time, until no put is pending and no lease is held.
+  // `timeout` of real time, until no put is pending, no lease is held and no HeldSpan is
+  // alive (no transfer in flight). Draining cannot be undone: a drained node is stopped.
   absl::Status Drain(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
   bool draining() const ABSL_LOCKS_EXCLUDED(mu_);
 
