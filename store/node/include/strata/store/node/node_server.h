@@ -1,0 +1,102 @@
+// NodeServer: one running strata node — wiring only. Owns, in start order:
+//
+//   1. the data-dir lock (data_dir_lock.h): one node per data directory;
+//   2. the NodeEngine (store/core) with its DRAM tier;
+//   3. the data plane (store/dataplane; not built yet: the slot is marked in
+//      node_server.cc, and its address is reported from config.dataplane_listen);
+//   4. the gRPC server with the Store and Admin services (store/rpc).
+//
+// and stops them in reverse order: gRPC first (no new calls reach the engine), then the
+// data plane (no HeldSpan survives it), then the engine, then the lock.
+//
+// Life cycle: Start -> serving -> Drain (puts refused, wait for pending puts and held
+// leases) -> Shutdown (gRPC stops; in-flight calls get a grace period, then are
+// cancelled) -> destruction. The destructor shuts down what is still running.
+//
+// Errors: Start returns INVALID_ARGUMENT for a bad config (NodeConfig::Validate, an
+// unparsable listen address); FAILED_PRECONDITION when the data dir is in use by another
+// node; UNAVAILABLE when gRPC cannot listen on grpc_listen (address in use, or not
+// local); the engine's and the DRAM arena's errors (e.g. RESOURCE_EXHAUSTED when the
+// memory cannot be mapped). Drain returns DEADLINE_EXCEEDED when puts or leases are still
+// in flight after `timeout` (the node stays draining).
+// Thread safety: Drain, Shutdown and the accessors may be called from any thread; Drain
+// and Shutdown are idempotent. REQUIRES: the NodeServer is not destroyed while another
+// thread calls into it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+#include "strata/store/core/node_engine.h"
+#include "strata/store/node/data_dir_lock.h"
+#include "strata/store/node/node_config.h"
+
+namespace grpc {
+class Server;
+}  // namespace grpc
+
+namespace strata::store::rpc {
+class AdminService;
+class StoreService;
+}  // namespace strata::store::rpc
+
+namespace strata::store::node {
+
+class NodeServer {
+ public:
+  // Starts every part, or none (whatever started is stopped again on error).
+  // config.dram_bytes 0 is sized from free memory (dram_sizing.h).
+  static absl::StatusOr<std::unique_ptr<NodeServer>> Start(const NodeConfig& config);
+
+  ~NodeServer();
+  NodeServer(const NodeServer&) = delete;
+  NodeServer& operator=(const NodeServer&) = delete;
+
+  // "host:port" the gRPC server is bound to (the port the kernel chose for port 0).
+  const std::string& grpc_address() const { return grpc_address_; }
+  int grpc_port() const { return grpc_port_; }
+  // "host:port" of the data plane, as reported to clients.
+  const std::string& data_plane_address() const { return data_plane_address_; }
+  // The data directory (absolute) and the DRAM tier size in effect.
+  const std::string& data_dir() const { return lock_.dir(); }
+  uint64_t dram_bytes() const { return dram_bytes_; }
+
+  // The engine, e.g. for the data plane, or for tests acting as one.
+  core::NodeEngine& engine() { return *engine_; }
+
+  // Stops accepting puts and waits up to `timeout` for pending puts and held leases
+  // (core::NodeEngine::Drain). Reads, Health and Admin keep being served.
+  absl::Status Drain(absl::Duration timeout);
+
+  // Stops the gRPC server: no new calls; calls in flight get `grace`, then are cancelled.
+  // Returns when every handler has returned. Idempotent.
+  void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  NodeServer(DataDirLock lock, std::unique_ptr<core::NodeEngine> engine, uint64_t dram_bytes);
+
+  DataDirLock lock_;
+  // Destroyed after everything below, which borrows it.
+  std::unique_ptr<core::NodeEngine> engine_;
+  const uint64_t dram_bytes_;
+  // Data plane: the store/dataplane object goes here, between the engine and the services
+  // (destroyed before the engine, after gRPC).
+  std::string data_plane_address_;
+  std::unique_ptr<rpc::StoreService> store_service_;
+  std::unique_ptr<rpc::AdminService> admin_service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  std::string grpc_address_;
+  int grpc_port_ = 0;
+
+  absl::Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace strata::store::node

@@ -1,0 +1,279 @@
+#include "strata/store/node/node_config.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+#include "strata/base/status_macros.h"
+
+namespace strata::store::node {
+namespace {
+
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+absl::Status Bad(std::string_view key, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(Sv(key), ": ", why));
+}
+
+absl::Status SetAddress(std::string_view key, std::string_view value, std::string* out) {
+  std::string host;
+  int port = 0;
+  absl::Status parsed = ParseListenAddress(value, &host, &port);
+  if (!parsed.ok()) return Bad(key, parsed.message());
+  *out = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetBytes(std::string_view key, std::string_view value, uint64_t* out) {
+  absl::Status parsed = ParseByteSize(value, out);
+  if (!parsed.ok()) return Bad(key, parsed.message());
+  return absl::OkStatus();
+}
+
+absl::Status SetDuration(std::string_view key, std::string_view value, absl::Duration* out) {
+  absl::Duration d;
+  if (!absl::ParseDuration(Sv(value), &d) || d < absl::ZeroDuration() ||
+      d == absl::InfiniteDuration()) {
+    return Bad(key,
+               absl::StrCat("\"", Sv(value), "\" is not a duration (e.g. 30s, 500ms, 10m, 1h30m)"));
+  }
+  *out = d;
+  return absl::OkStatus();
+}
+
+absl::Status SetBool(std::string_view key, std::string_view value, bool* out) {
+  const std::string v = absl::AsciiStrToLower(Sv(value));
+  if (v == "true" || v == "yes" || v == "on" || v == "1") {
+    *out = true;
+  } else if (v == "false" || v == "no" || v == "off" || v == "0") {
+    *out = false;
+  } else {
+    return Bad(key, absl::StrCat("\"", Sv(value), "\" is not a bool (true or false)"));
+  }
+  return absl::OkStatus();
+}
+
+using Setter = absl::Status (*)(std::string_view key, std::string_view value, NodeConfig* c);
+
+struct OptionRow {
+  NodeOption option;
+  Setter set;
+};
+
+// The table. Keep docs/operations.md in step with it.
+const std::array<OptionRow, 17>& Table() {
+  static const std::array<OptionRow, 17> table = {{
+      {{"grpc_listen", "address", "127.0.0.1:7400",
+        "control plane (gRPC Store + Admin) listen address; port 0 picks a free port"},
+       [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->grpc_listen); }},
+      {{"dataplane_listen", "address", "127.0.0.1:7401",
+        "data plane (UCX) listen address, reported to clients in BeginPut/Read/Health"},
+       [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->dataplane_listen); }},
+      {{"http_listen", "address", "127.0.0.1:7402",
+        "tier-stats HTTP endpoint (reserved: not served yet)"},
+       [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->http_listen); }},
+      {{"data_dir", "path", "./var, or $STRATA_DATA",
+        "node state directory (created); holds the strata-node.pid lock file"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (v.empty()) return Bad(k, "empty path");
+         c->data_dir = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"dram_bytes", "bytes or auto", "auto",
+        "DRAM tier size; auto = 25% of MemAvailable, at least 64MiB, at most 8GiB"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (absl::AsciiStrToLower(Sv(v)) == "auto") {
+           c->dram_bytes = 0;
+           return absl::OkStatus();
+         }
+         STRATA_RETURN_IF_ERROR(SetBytes(k, v, &c->dram_bytes));
+         if (c->dram_bytes < (uint64_t{64} << 10)) return Bad(k, "must be at least 64KiB");
+         return absl::OkStatus();
+       }},
+      {{"dram_hugetlb", "bool", "true",
+        "back the DRAM tier with 2 MiB hugetlb pages where the kernel has them reserved"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_hugetlb); }},
+      {{"dram_populate", "bool", "false", "fault every DRAM tier page in at start"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_populate); }},
+      {{"max_blob_bytes", "bytes", "1GiB", "largest blob one put may carry (at most 1GiB)"},
+       [](auto k, auto v, NodeConfig* c) { return SetBytes(k, v, &c->max_blob_bytes); }},
+      {{"lease_ttl", "duration", "30s", "read lease lifetime when a Read asks for 0"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->lease_ttl); }},
+      {{"max_lease_ttl", "duration", "10m", "longest lease a Read or RenewLease gets"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->max_lease_ttl); }},
+      {{"put_ttl", "duration", "60s", "a put with no activity for this long is abandoned"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->put_ttl); }},
+      {{"reap_interval", "duration", "1s",
+        "how often expired leases and abandoned puts are reclaimed"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->reap_interval); }},
+      {{"drain_timeout", "duration", "30s",
+        "on SIGTERM/SIGINT: how long to wait for pending puts and held leases"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->drain_timeout); }},
+      {{"shutdown_grace", "duration", "5s",
+        "after draining: how long in-flight RPCs may run before they are cancelled"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->shutdown_grace); }},
+      {{"log_level", "info|warning|error", "info", "least severe log line written to stderr"},
+       [](auto k, auto v, NodeConfig* c) {
+         const std::string level = absl::AsciiStrToLower(Sv(v));
+         if (level != "info" && level != "warning" && level != "error") {
+           return Bad(k, absl::StrCat("\"", Sv(v), "\" is not one of info, warning, error"));
+         }
+         c->log_level = level;
+         return absl::OkStatus();
+       }},
+      {{"log_verbosity", "integer", "0", "glog VLOG verbosity (1: every failed RPC)"},
+       [](auto k, auto v, NodeConfig* c) {
+         int n = 0;
+         if (!absl::SimpleAtoi(Sv(v), &n) || n < 0) return Bad(k, "expected an integer >= 0");
+         c->log_verbosity = n;
+         return absl::OkStatus();
+       }},
+      {{"config", "path", "none", "read options from this key = value file (command line only)"},
+       [](auto k, auto, NodeConfig*) {
+         return Bad(k, "names the config file; it is a command-line flag only");
+       }},
+  }};
+  return table;
+}
+
+}  // namespace
+
+absl::Span<const NodeOption> NodeOptions() {
+  static const std::vector<NodeOption> options = [] {
+    std::vector<NodeOption> out;
+    for (const OptionRow& row : Table()) out.push_back(row.option);
+    return out;
+  }();
+  return options;
+}
+
+bool IsBoolOption(std::string_view key) {
+  for (const OptionRow& row : Table()) {
+    if (row.option.key == key) return row.option.value_syntax == "bool";
+  }
+  return false;
+}
+
+absl::Status SetNodeOption(std::string_view key, std::string_view value, NodeConfig* config) {
+  for (const OptionRow& row : Table()) {
+    if (row.option.key == key) return row.set(key, value, config);
+  }
+  return absl::NotFoundError(absl::StrCat("unknown option \"", Sv(key), "\""));
+}
+
+absl::Status NodeConfig::Validate() const {
+  if (max_blob_bytes == 0 || max_blob_bytes > (uint64_t{1} << 30)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_blob_bytes: ", max_blob_bytes, " is outside 1B..1GiB"));
+  }
+  if (lease_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("lease_ttl: must be > 0");
+  }
+  if (lease_ttl > max_lease_ttl) {
+    return absl::InvalidArgumentError(absl::StrCat("lease_ttl: ", absl::FormatDuration(lease_ttl),
+                                                   " exceeds max_lease_ttl ",
+                                                   absl::FormatDuration(max_lease_ttl)));
+  }
+  if (put_ttl <= absl::ZeroDuration()) return absl::InvalidArgumentError("put_ttl: must be > 0");
+  if (reap_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("reap_interval: must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+std::string UsageText() {
+  std::string text =
+      "usage: strata-node [--config FILE] [--KEY=VALUE ...]\n"
+      "\n"
+      "Runs one strata storage node. With no arguments: a single local node on loopback\n"
+      "with embedded defaults. Every option below can be given as a flag (--KEY=VALUE or\n"
+      "--KEY VALUE; a bare --KEY sets a bool to true) or as a `KEY = VALUE` line of the\n"
+      "config file. Precedence: flags > config file > environment (STRATA_DATA sets\n"
+      "data_dir) > defaults. SIGTERM or SIGINT drains the node and exits 0.\n"
+      "Exit codes: 0 clean stop, 1 could not start, 2 bad flag or config.\n"
+      "Documentation: docs/operations.md.\n"
+      "\n"
+      "options (default in brackets):\n";
+  for (const NodeOption& option : NodeOptions()) {
+    absl::StrAppend(&text, "  --", Sv(option.key), "=<", Sv(option.value_syntax), ">  [",
+                    Sv(option.default_text), "]\n      ", Sv(option.help), "\n");
+  }
+  absl::StrAppend(&text, "  --help        this text\n  --version     print the version\n");
+  return text;
+}
+
+absl::Status ParseByteSize(std::string_view text, uint64_t* out) {
+  const absl::string_view t = absl::StripAsciiWhitespace(Sv(text));
+  size_t digits = 0;
+  while (digits < t.size() && absl::ascii_isdigit(static_cast<unsigned char>(t[digits]))) {
+    ++digits;
+  }
+  uint64_t number = 0;
+  if (digits == 0 || !absl::SimpleAtoi(t.substr(0, digits), &number)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", t, "\" is not a size (e.g. 8GiB, 512MiB, 1000000)"));
+  }
+  const std::string unit = absl::AsciiStrToLower(absl::StripAsciiWhitespace(t.substr(digits)));
+  struct Unit {
+    const char* name;
+    uint64_t factor;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},
+      {"b", 1},
+      {"kib", uint64_t{1} << 10},
+      {"mib", uint64_t{1} << 20},
+      {"gib", uint64_t{1} << 30},
+      {"tib", uint64_t{1} << 40},
+      {"kb", 1000},
+      {"mb", 1000 * 1000},
+      {"gb", 1000 * 1000 * 1000},
+      {"tb", uint64_t{1000} * 1000 * 1000 * 1000},
+  };
+  for (const Unit& u : kUnits) {
+    if (unit != u.name) continue;
+    if (number > std::numeric_limits<uint64_t>::max() / u.factor) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", t, "\" is too large"));
+    }
+    *out = number * u.factor;
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("\"", t, "\": unknown unit \"", unit,
+                                                 "\" (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"));
+}
+
+absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port) {
+  const absl::string_view t = Sv(text);
+  const size_t colon = t.rfind(':');
+  if (colon == absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", t, "\" is not host:port"));
+  }
+  absl::string_view h = t.substr(0, colon);
+  const absl::string_view p = t.substr(colon + 1);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') {
+    h = h.substr(1, h.size() - 2);
+  } else if (h.find(':') != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", t, "\": write an IPv6 address in brackets, [::1]:7400"));
+  }
+  if (h.empty()) return absl::InvalidArgumentError(absl::StrCat("\"", t, "\": empty host"));
+  int n = -1;
+  if (p.empty() ||
+      !std::all_of(p.begin(), p.end(),
+                   [](char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); }) ||
+      !absl::SimpleAtoi(p, &n) || n > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", t, "\": port must be a number 0..65535"));
+  }
+  *host = std::string(h);
+  *port = n;
+  return absl::OkStatus();
+}
+
+}  // namespace strata::store::node

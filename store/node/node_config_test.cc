@@ -1,0 +1,131 @@
+#include "strata/store/node/node_config.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+
+#include "strata/base/status_test_macros.h"
+
+namespace strata::store::node {
+namespace {
+
+TEST(ParseByteSizeTest, UnitsAndErrors) {
+  uint64_t n = 0;
+  ASSERT_OK(ParseByteSize("8GiB", &n));
+  EXPECT_EQ(n, uint64_t{8} << 30);
+  ASSERT_OK(ParseByteSize("512 mib", &n));
+  EXPECT_EQ(n, uint64_t{512} << 20);
+  ASSERT_OK(ParseByteSize("3KB", &n));
+  EXPECT_EQ(n, 3000u);
+  ASSERT_OK(ParseByteSize("1000000", &n));
+  EXPECT_EQ(n, 1000000u);
+  ASSERT_OK(ParseByteSize("7B", &n));
+  EXPECT_EQ(n, 7u);
+  ASSERT_OK(ParseByteSize("2TiB", &n));
+  EXPECT_EQ(n, uint64_t{2} << 40);
+  n = 42;
+  EXPECT_CODE(ParseByteSize("", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("GiB", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("-1GiB", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("1.5GiB", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("8 furlongs", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("99999999999TiB", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(ParseByteSize("99999999999999999999999", &n), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(n, 42u);  // untouched on error
+}
+
+TEST(ParseListenAddressTest, HostPortForms) {
+  std::string host;
+  int port = -1;
+  ASSERT_OK(ParseListenAddress("127.0.0.1:7400", &host, &port));
+  EXPECT_EQ(host, "127.0.0.1");
+  EXPECT_EQ(port, 7400);
+  ASSERT_OK(ParseListenAddress("[::1]:0", &host, &port));
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 0);
+  ASSERT_OK(ParseListenAddress("localhost:65535", &host, &port));
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:", ":7400", "127.0.0.1:65536", "127.0.0.1:-1",
+                          "127.0.0.1:7x", "::1:7400", "[]:1"}) {
+    EXPECT_CODE(ParseListenAddress(bad, &host, &port), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(SetNodeOptionTest, EveryKeyOfTheTableIsSettable) {
+  std::set<std::string> keys;
+  for (const NodeOption& option : NodeOptions()) {
+    EXPECT_TRUE(keys.insert(std::string(option.key)).second) << "duplicate " << option.key;
+    EXPECT_FALSE(option.help.empty()) << option.key;
+    EXPECT_FALSE(option.default_text.empty()) << option.key;
+  }
+  EXPECT_TRUE(keys.count("grpc_listen") && keys.count("dram_bytes") && keys.count("lease_ttl") &&
+              keys.count("put_ttl") && keys.count("data_dir") && keys.count("config"));
+  const std::string usage = UsageText();
+  for (const std::string& key : keys) {
+    EXPECT_NE(usage.find("--" + key + "="), std::string::npos) << key;
+  }
+}
+
+TEST(SetNodeOptionTest, AppliesValues) {
+  NodeConfig config;
+  ASSERT_OK(SetNodeOption("grpc_listen", "0.0.0.0:0", &config));
+  EXPECT_EQ(config.grpc_listen, "0.0.0.0:0");
+  ASSERT_OK(SetNodeOption("dram_bytes", "256MiB", &config));
+  EXPECT_EQ(config.dram_bytes, uint64_t{256} << 20);
+  ASSERT_OK(SetNodeOption("dram_bytes", "auto", &config));
+  EXPECT_EQ(config.dram_bytes, 0u);
+  ASSERT_OK(SetNodeOption("lease_ttl", "1500ms", &config));
+  EXPECT_EQ(config.lease_ttl, absl::Milliseconds(1500));
+  ASSERT_OK(SetNodeOption("put_ttl", "2m", &config));
+  EXPECT_EQ(config.put_ttl, absl::Minutes(2));
+  ASSERT_OK(SetNodeOption("dram_hugetlb", "off", &config));
+  EXPECT_FALSE(config.dram_hugetlb);
+  ASSERT_OK(SetNodeOption("log_level", "WARNING", &config));
+  EXPECT_EQ(config.log_level, "warning");
+  ASSERT_OK(SetNodeOption("data_dir", "/tmp/x y", &config));
+  EXPECT_EQ(config.data_dir, "/tmp/x y");
+  EXPECT_TRUE(IsBoolOption("dram_populate"));
+  EXPECT_FALSE(IsBoolOption("dram_bytes"));
+}
+
+TEST(SetNodeOptionTest, Errors) {
+  NodeConfig config;
+  EXPECT_CODE(SetNodeOption("no_such_key", "1", &config), absl::StatusCode::kNotFound);
+  const absl::Status bad_ttl = SetNodeOption("lease_ttl", "30", &config);
+  EXPECT_CODE(bad_ttl, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad_ttl.message().substr(0, 11), "lease_ttl: ");
+  EXPECT_CODE(SetNodeOption("put_ttl", "-5s", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("dram_bytes", "1KiB", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("grpc_listen", "nowhere", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("dram_hugetlb", "maybe", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("log_level", "debug", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("config", "x.conf", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.grpc_listen, "127.0.0.1:7400");  // failed sets change nothing
+}
+
+TEST(NodeConfigTest, DefaultsAreValidAndOnLoopback) {
+  const NodeConfig config;
+  EXPECT_OK(config.Validate());
+  EXPECT_EQ(config.grpc_listen, "127.0.0.1:7400");
+  EXPECT_EQ(config.dataplane_listen, "127.0.0.1:7401");
+  EXPECT_EQ(config.http_listen, "127.0.0.1:7402");
+  EXPECT_EQ(config.data_dir, "./var");
+  EXPECT_EQ(config.lease_ttl, absl::Seconds(30));
+  EXPECT_EQ(config.put_ttl, absl::Seconds(60));
+}
+
+TEST(NodeConfigTest, ValidateCatchesCombinations) {
+  NodeConfig config;
+  config.lease_ttl = absl::Minutes(11);
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+  config = NodeConfig();
+  config.max_blob_bytes = (uint64_t{1} << 30) + 1;
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+  config = NodeConfig();
+  config.put_ttl = absl::ZeroDuration();
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace strata::store::node
