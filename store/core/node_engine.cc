@@ -267,8 +267,10 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
 
 NodeTiers NodeEngine::Tiers() const {
   NodeTiers tiers;
-  tiers.dram = arena_->Stats();
   absl::ReaderMutexLock lock(&mu_);
+  // Under the lock, so the tier's occupancy agrees with the counts below (extents are
+  // allocated and freed only under the exclusive lock).
+  tiers.dram = arena_->Stats();
   tiers.index = registry_.IndexStats();
   tiers.namespaces = registry_.size();
   tiers.blobs = table_.linked();
