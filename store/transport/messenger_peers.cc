@@ -1,0 +1,395 @@
+// MessengerImpl: peers — accepting, connecting, the handshake, failures and closing.
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "glog/logging.h"
+
+#include "store/transport/messenger_impl.h"
+#include "store/transport/ucx/ucs_status.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::store::transport {
+namespace {
+
+constexpr uint8_t kHandshakeMagic = 0x48;  // 'H'
+constexpr uint8_t kHandshakeVersion = 1;
+constexpr uint8_t kHello = 1;
+constexpr uint8_t kWelcome = 2;
+constexpr uint8_t kFlagDirect = 1;
+constexpr size_t kHandshakeFixedBytes = 8;
+
+std::string PeerName(PeerId id) { return absl::StrCat("peer ", static_cast<uint64_t>(id)); }
+
+std::string HandshakeHeader(uint8_t kind, bool direct, const std::string& host,
+                            const std::string& worker_address) {
+  std::string header(kHandshakeFixedBytes, '\0');
+  header[0] = static_cast<char>(kHandshakeMagic);
+  header[1] = static_cast<char>(kHandshakeVersion);
+  header[2] = static_cast<char>(kind);
+  header[3] = static_cast<char>(direct ? kFlagDirect : 0);
+  header[4] = static_cast<char>(host.size() & 0xff);
+  header[5] = static_cast<char>(host.size() >> 8);
+  return header + host + worker_address;
+}
+
+struct ParsedHandshake {
+  uint8_t kind = 0;
+  bool direct = false;
+  std::string_view host;
+  std::string_view worker_address;
+};
+
+bool ParseHandshake(const std::vector<uint8_t>& h, ParsedHandshake* out) {
+  if (h.size() < kHandshakeFixedBytes || h[0] != kHandshakeMagic || h[1] != kHandshakeVersion ||
+      (h[2] != kHello && h[2] != kWelcome) || (h[3] & ~kFlagDirect) != 0 || h[6] != 0 ||
+      h[7] != 0) {
+    return false;
+  }
+  const size_t host_len = h[4] | (size_t{h[5]} << 8);
+  if (kHandshakeFixedBytes + host_len > h.size()) return false;
+  const char* bytes = reinterpret_cast<const char*>(h.data());
+  out->kind = h[2];
+  out->direct = (h[3] & kFlagDirect) != 0;
+  out->host = std::string_view(bytes + kHandshakeFixedBytes, host_len);
+  out->worker_address = std::string_view(bytes + kHandshakeFixedBytes + host_len,
+                                         h.size() - kHandshakeFixedBytes - host_len);
+  return true;
+}
+
+}  // namespace
+
+MessengerImpl::Peer* MessengerImpl::FindPeer(PeerId id) {
+  auto it = peers_.find(id);
+  return it == peers_.end() ? nullptr : it->second.get();
+}
+
+void MessengerImpl::MapEndpoint(Peer& peer, const ucx::Endpoint& endpoint) {
+  peer_by_endpoint_[endpoint.get()] = peer.id;
+}
+
+absl::Status MessengerImpl::PeerUnusable(PeerId id) {
+  if (id == PeerId::kNone || static_cast<uint64_t>(id) >= next_peer_id_) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown ", PeerName(id)));
+  }
+  Peer* peer = FindPeer(id);
+  if (peer != nullptr && peer->failed) return peer->error;
+  if (peer == nullptr || peer->closing) {
+    return absl::UnavailableError(absl::StrCat(PeerName(id), " is disconnected"));
+  }
+  return absl::OkStatus();
+}
+
+void MessengerImpl::Announce(Peer& peer) {
+  peer.announced = true;
+  if (peer.connect_done) {
+    counters_.peers_connected.fetch_add(1, std::memory_order_relaxed);
+    std::move(peer.connect_done)(peer.id);
+    peer.connect_done = nullptr;
+    return;
+  }
+  counters_.peers_accepted.fetch_add(1, std::memory_order_relaxed);
+  if (options_.on_peer_connected) options_.on_peer_connected(peer.id, absl::OkStatus());
+}
+
+// ---------------------------------------------------------------------------------------
+// Server side.
+
+void MessengerImpl::AcceptConnection(ucp_conn_request_h request) {
+  auto peer = std::make_unique<Peer>();
+  peer->impl = this;
+  peer->id = NewPeerId();
+  ucp_conn_request_attr_t attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  if (ucp_conn_request_query(request, &attr) == UCS_OK) {
+    peer->remote =
+        SocketAddress::FromSockaddr(reinterpret_cast<const sockaddr*>(&attr.client_address),
+                                    sizeof(attr.client_address))
+            .ToString();
+  }
+  auto endpoint =
+      ucx::Endpoint::Accept(*worker_, request, &MessengerImpl::OnEndpointError, peer.get());
+  if (!endpoint.ok()) {
+    LOG(WARNING) << options_.name << ": cannot accept " << peer->remote << ": "
+                 << endpoint.status();
+    return;
+  }
+  peer->control = std::move(*endpoint);
+  MapEndpoint(*peer, *peer->control);
+  // The client's HELLO completes the connection (HandleHandshake).
+  peers_[peer->id] = std::move(peer);
+}
+
+// ---------------------------------------------------------------------------------------
+// Client side.
+
+absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Duration timeout) {
+  if (OnProgressThread()) {
+    return absl::FailedPreconditionError("Connect called on the messenger's progress thread");
+  }
+  STRATA_ASSIGN_OR_RETURN(SocketAddress parsed, SocketAddress::Parse(address));
+  struct Wait {
+    absl::Mutex mu;
+    bool done ABSL_GUARDED_BY(mu) = false;
+    bool abandoned ABSL_GUARDED_BY(mu) = false;
+    absl::StatusOr<PeerId> result ABSL_GUARDED_BY(mu) = absl::InternalError("not run");
+  };
+  auto wait = std::make_shared<Wait>();
+  // Returns true when the caller gave up waiting.
+  auto finish = [wait](absl::StatusOr<PeerId> result) {
+    absl::MutexLock lock(&wait->mu);
+    wait->result = std::move(result);
+    wait->done = true;
+    return wait->abandoned;
+  };
+  queue_->Push([this, parsed, finish](bool cancelled) {
+    if (cancelled) {
+      finish(absl::CancelledError(absl::StrCat(options_.name, " is shutting down")));
+      return;
+    }
+    StartConnect(parsed, [this, finish](absl::StatusOr<PeerId> result) {
+      const PeerId connected = result.ok() ? *result : PeerId::kNone;
+      // Nobody waits any more: do not leak the connection.
+      if (finish(std::move(result)) && connected != PeerId::kNone) {
+        ClosePeer(connected, /*force=*/false);
+      }
+    });
+  });
+
+  absl::MutexLock lock(&wait->mu);
+  if (!wait->mu.AwaitWithTimeout(absl::Condition(&wait->done), timeout)) {
+    wait->abandoned = true;
+    return absl::UnavailableError(absl::StrCat("connect to ", parsed.ToString(),
+                                               " did not complete within ",
+                                               absl::FormatDuration(timeout)));
+  }
+  return wait->result;
+}
+
+void MessengerImpl::StartConnect(const SocketAddress& address, ConnectCallback done) {
+  auto peer = std::make_unique<Peer>();
+  peer->impl = this;
+  peer->id = NewPeerId();
+  peer->remote = address.ToString();
+  auto endpoint =
+      ucx::Endpoint::Connect(*worker_, address, &MessengerImpl::OnEndpointError, peer.get());
+  if (!endpoint.ok()) {
+    std::move(done)(endpoint.status());
+    return;
+  }
+  peer->control = std::move(*endpoint);
+  peer->connect_done = std::move(done);
+  MapEndpoint(*peer, *peer->control);
+  const PeerId id = peer->id;
+  ucp_ep_h control = peer->control->get();
+  peers_[id] = std::move(peer);
+  // The flush completes once the listener accepted and the connection is wired up.
+  Flush(id, control, [this, id](absl::Status status) { OnControlConnected(id, status); });
+}
+
+void MessengerImpl::OnControlConnected(PeerId id, absl::Status status) {
+  if (status.ok()) status = PeerUnusable(id);
+  if (!status.ok()) {
+    FinishConnect(id, status);
+    return;
+  }
+  Peer& peer = *FindPeer(id);
+  SendOnEndpoint(
+      id, peer.control->get(), kHandshakeId,
+      HandshakeHeader(kHello, !host_identity_.empty(), host_identity_, worker_->address()), {}, {},
+      [this, id](absl::Status sent) {
+        if (!sent.ok()) FinishConnect(id, sent);
+      });
+}
+
+void MessengerImpl::FinishConnect(PeerId id, absl::Status status) {
+  Peer* peer = FindPeer(id);
+  if (peer == nullptr || !peer->connect_done) return;
+  if (status.ok()) {
+    Announce(*peer);
+    return;
+  }
+  if (status.code() != absl::StatusCode::kCancelled) {
+    status = absl::UnavailableError(
+        absl::StrCat("connect to ", peer->remote, " failed: ", status.message()));
+  }
+  std::move(peer->connect_done)(status);
+  peer->connect_done = nullptr;
+  ClosePeer(id, /*force=*/true);
+}
+
+// ---------------------------------------------------------------------------------------
+// The handshake (both sides; see messenger_impl.h).
+
+void MessengerImpl::HandleHandshake(const Handshake& handshake) {
+  Peer* peer = FindPeer(handshake.peer);
+  if (peer == nullptr || peer->closing || peer->failed) return;
+  ParsedHandshake parsed;
+  // A HELLO reaches a server (no Connect waiting, not yet announced); a WELCOME reaches a
+  // client whose Connect waits.
+  const bool valid = ParseHandshake(handshake.header, &parsed) && peer->data == nullptr &&
+                     (parsed.kind == kHello ? !peer->connect_done && !peer->announced
+                                            : static_cast<bool>(peer->connect_done));
+  if (!valid) {
+    LOG(WARNING) << options_.name << ": bad handshake from " << PeerName(peer->id) << " ("
+                 << peer->remote << "); closing it";
+    FinishConnect(peer->id, absl::InternalError("bad handshake"));
+    ClosePeer(peer->id, /*force=*/true);
+    return;
+  }
+  const PeerId id = peer->id;
+  bool direct = parsed.kind == kHello
+                    ? parsed.direct && !host_identity_.empty() && parsed.host == host_identity_
+                    : parsed.direct;
+  if (direct) {
+    auto endpoint = ucx::Endpoint::ConnectToWorker(*worker_, parsed.worker_address,
+                                                   /*peer_error_mode=*/false,
+                                                   &MessengerImpl::OnEndpointError, peer);
+    if (endpoint.ok()) {
+      peer->data = std::move(*endpoint);
+      MapEndpoint(*peer, *peer->data);
+    } else if (parsed.kind == kHello) {
+      // The server may still fall back to the control endpoint.
+      LOG(WARNING) << options_.name << ": no shared-memory endpoint to " << PeerName(id) << ": "
+                   << endpoint.status();
+      direct = false;
+    } else {
+      FinishConnect(id, endpoint.status());
+      return;
+    }
+  }
+  if (parsed.kind == kHello) {
+    SendOnEndpoint(id, peer->control->get(), kHandshakeId,
+                   HandshakeHeader(kWelcome, direct, "", direct ? worker_->address() : ""), {}, {},
+                   [](absl::Status) {});
+    Announce(*peer);
+  } else if (direct) {
+    Flush(id, peer->data->get(), [this, id](absl::Status status) {
+      if (status.ok()) status = PeerUnusable(id);
+      FinishConnect(id, status);
+    });
+  } else {
+    FinishConnect(id, absl::OkStatus());
+  }
+}
+
+void MessengerImpl::Flush(PeerId peer, ucp_ep_h ep, CompletionCallback done) {
+  Operation* op = NewOperation(Operation::Kind::kConnect, peer, 0, std::move(done));
+  ucp_request_param_t param;
+  std::memset(&param, 0, sizeof(param));
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = &MessengerImpl::OnSendComplete;
+  param.user_data = op;
+  TrackRequest(op, ucp_ep_flush_nbx(ep, &param));
+}
+
+// ---------------------------------------------------------------------------------------
+// Failures and closing.
+
+void MessengerImpl::OnEndpointError(void* arg, ucp_ep_h ep, ucs_status_t status) {
+  auto* peer = static_cast<Peer*>(arg);
+  if (peer->failed) return;
+  peer->failed = true;
+  peer->error = ucx::UcsToStatus(
+      status, absl::StrCat(PeerName(peer->id), " (", peer->remote, ") endpoint error"));
+  *peer->failure = peer->error;
+  peer->impl->failed_peers_.push_back(peer->id);
+}
+
+void MessengerImpl::FailPeers() {
+  std::vector<PeerId> failed;
+  failed.swap(failed_peers_);
+  for (PeerId id : failed) {
+    Peer* peer = FindPeer(id);
+    if (peer == nullptr) {
+      // Failed while closing gracefully: its data endpoint's requests would hang.
+      if (ClosingPeer* closing = FindClosingPeer(id); closing != nullptr) {
+        OrphanOperations(id, closing->peer->error);
+      }
+      continue;
+    }
+    const absl::Status error = peer->error;
+    const bool announced = peer->announced;
+    LOG_IF(WARNING, !shutting_down_)
+        << options_.name << ": " << PeerName(id) << " (" << peer->remote << ") failed: " << error;
+    counters_.peer_failures.fetch_add(1, std::memory_order_relaxed);
+    FinishConnect(id, error);
+    ClosePeer(id, /*force=*/true);
+    if (announced && !shutting_down_ && options_.on_peer_failed) {
+      options_.on_peer_failed(id, error);
+    }
+  }
+}
+
+MessengerImpl::ClosingPeer* MessengerImpl::FindClosingPeer(PeerId id) {
+  for (ClosingPeer& closing : closing_) {
+    if (closing.peer->id == id) return &closing;
+  }
+  return nullptr;
+}
+
+void MessengerImpl::Disconnect(PeerId peer) {
+  auto close = [this, peer](bool cancelled) {
+    if (!cancelled) ClosePeer(peer, /*force=*/false);
+  };
+  if (OnProgressThread()) {
+    close(false);
+  } else {
+    queue_->Push(close);
+  }
+}
+
+void MessengerImpl::ClosePeer(PeerId id, bool force) {
+  Peer* peer = FindPeer(id);
+  if (peer == nullptr) return;
+  peer->force_close |= force;
+  if (peer->closing) return;
+  peer->closing = true;
+  closes_.push_back(id);
+}
+
+void MessengerImpl::CloseQueuedPeers() {
+  std::vector<PeerId> ids;
+  ids.swap(closes_);
+  for (PeerId id : ids) {
+    auto it = peers_.find(id);
+    if (it == peers_.end()) continue;
+    std::unique_ptr<Peer> peer = std::move(it->second);
+    peers_.erase(it);
+    if (peer->connect_done) {
+      std::move(peer->connect_done)(
+          peer->failed ? peer->error
+                       : absl::UnavailableError(absl::StrCat("connection to ", peer->remote,
+                                                             " closed before it completed")));
+    }
+    if (peer->force_close && peer->failure->ok()) {
+      *peer->failure = shutting_down_
+                           ? absl::CancelledError(absl::StrCat(options_.name, " shut down"))
+                           : absl::UnavailableError(absl::StrCat(PeerName(id), " was closed"));
+    }
+    const absl::Status gone =
+        !peer->failure->ok()
+            ? *peer->failure
+            : absl::UnavailableError(absl::StrCat(PeerName(id), " disconnected before Accept"));
+    // Into closing_ first: UCX may complete the endpoints' requests inside StartClose, while
+    // the peer must still be alive (its endpoints are being closed).
+    closing_.push_back({{}, {}, std::move(peer)});
+    const size_t index = closing_.size() - 1;
+    Peer& closed = *closing_[index].peer;
+    std::vector<void*> requests;
+    for (std::unique_ptr<ucx::Endpoint>* endpoint : {&closed.data, &closed.control}) {
+      if (*endpoint == nullptr) continue;
+      peer_by_endpoint_.erase((*endpoint)->get());
+      if (void* request = (*endpoint)->StartClose(closed.force_close); request != nullptr) {
+        requests.push_back(request);
+      }
+    }
+    closing_[index].requests = std::move(requests);
+    AbandonKeptPayloads(id, gone, closing_[index].descriptors);
+    if (closed.force_close && closed.data != nullptr) OrphanOperations(id, *closed.failure);
+  }
+}
+
+}  // namespace strata::store::transport

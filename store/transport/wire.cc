@@ -1,0 +1,250 @@
+#include "strata/store/transport/wire.h"
+
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+namespace strata::store::transport::wire {
+namespace {
+
+constexpr uint32_t kLastStatusCode = 16;  // absl::StatusCode::kUnauthenticated
+
+void PutU16(uint8_t* p, uint16_t v) {
+  for (int i = 0; i < 2; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void PutU32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint16_t GetU16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t GetU32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+uint64_t GetU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+const char* TypeName(MessageType type) {
+  switch (type) {
+    case MessageType::kFetch:
+      return "FETCH";
+    case MessageType::kFetchData:
+      return "FETCH_DATA";
+    case MessageType::kFetchDone:
+      return "FETCH_DONE";
+    case MessageType::kPutData:
+      return "PUT_DATA";
+    case MessageType::kPutDone:
+      return "PUT_DONE";
+  }
+  return "?";
+}
+
+void PutPrefix(uint8_t* p, MessageType type) {
+  p[0] = kWireMagic;
+  p[1] = kWireVersion;
+  p[2] = static_cast<uint8_t>(type);
+  p[3] = 0;
+}
+
+absl::Status Malformed(MessageType type, std::string_view problem) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("malformed ", TypeName(type), " header: ", std::string(problem)));
+}
+
+// Checks the prefix and the size; `exact` false allows a longer header (the variable part
+// is checked by the caller).
+absl::Status CheckHeader(MessageType type, absl::Span<const uint8_t> bytes, size_t size,
+                         bool exact) {
+  if (bytes.size() < size) {
+    return Malformed(type, absl::StrCat("truncated: ", bytes.size(), " bytes, needs ", size));
+  }
+  if (exact && bytes.size() > size) {
+    return Malformed(type, absl::StrCat("oversized: ", bytes.size(), " bytes, layout is ", size));
+  }
+  if (bytes[0] != kWireMagic) return Malformed(type, "bad magic");
+  if (bytes[1] != kWireVersion) {
+    return Malformed(type, absl::StrCat("unsupported wire version ", bytes[1]));
+  }
+  if (bytes[2] != static_cast<uint8_t>(type)) {
+    return Malformed(type, absl::StrCat("type byte is ", bytes[2]));
+  }
+  if (bytes[3] != 0) return Malformed(type, "non-zero flags");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::StatusCode> DecodeStatusCode(MessageType type, uint32_t code) {
+  if (code > kLastStatusCode) return Malformed(type, absl::StrCat("status code ", code));
+  return static_cast<absl::StatusCode>(code);
+}
+
+}  // namespace
+
+absl::StatusOr<MessageType> PeekType(absl::Span<const uint8_t> header) {
+  if (header.size() < kPrefixBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("data-plane header of ", header.size(), " bytes is truncated"));
+  }
+  if (header[0] != kWireMagic) return absl::InvalidArgumentError("data-plane header: bad magic");
+  if (header[1] != kWireVersion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("data-plane header: unsupported wire version ", header[1]));
+  }
+  if (header[2] < 1 || header[2] > 5) {
+    return absl::InvalidArgumentError(absl::StrCat("data-plane header: unknown type ", header[2]));
+  }
+  return static_cast<MessageType>(header[2]);
+}
+
+std::array<uint8_t, kFetchHeaderBytes> EncodeFetchHeader(const FetchHeader& header) {
+  std::array<uint8_t, kFetchHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kFetch);
+  PutU32(out.data() + 4, header.range_count);
+  PutU64(out.data() + 8, header.request_id);
+  PutU64(out.data() + 16, header.lease_id);
+  PutU64(out.data() + 24, header.key.hi);
+  PutU64(out.data() + 32, header.key.lo);
+  return out;
+}
+
+absl::StatusOr<FetchHeader> DecodeFetchHeader(absl::Span<const uint8_t> bytes) {
+  const absl::Status ok = CheckHeader(MessageType::kFetch, bytes, kFetchHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  FetchHeader h;
+  h.range_count = GetU32(bytes.data() + 4);
+  h.request_id = GetU64(bytes.data() + 8);
+  h.lease_id = GetU64(bytes.data() + 16);
+  h.key.hi = GetU64(bytes.data() + 24);
+  h.key.lo = GetU64(bytes.data() + 32);
+  if (h.range_count == 0 || h.range_count > kMaxFetchRanges) {
+    return Malformed(MessageType::kFetch,
+                     absl::StrCat("range count ", h.range_count, " outside 1..", kMaxFetchRanges));
+  }
+  return h;
+}
+
+std::vector<uint8_t> EncodeFetchRanges(absl::Span<const ByteRange> ranges) {
+  std::vector<uint8_t> out(ranges.size() * kFetchRangeBytes);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    PutU64(out.data() + i * kFetchRangeBytes, ranges[i].offset);
+    PutU64(out.data() + i * kFetchRangeBytes + 8, ranges[i].length);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<ByteRange>> DecodeFetchRanges(const FetchHeader& header,
+                                                         absl::Span<const uint8_t> payload) {
+  const size_t expected = size_t{header.range_count} * kFetchRangeBytes;
+  if (payload.size() != expected) {
+    return Malformed(MessageType::kFetch,
+                     absl::StrCat("payload of ", payload.size(), " bytes for ", header.range_count,
+                                  " ranges (", expected, " expected)"));
+  }
+  std::vector<ByteRange> ranges(header.range_count);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    ranges[i].offset = GetU64(payload.data() + i * kFetchRangeBytes);
+    ranges[i].length = GetU64(payload.data() + i * kFetchRangeBytes + 8);
+    if (ranges[i].length == 0 ||
+        ranges[i].offset > std::numeric_limits<uint64_t>::max() - ranges[i].length) {
+      return Malformed(MessageType::kFetch,
+                       absl::StrCat("range ", i, " {", ranges[i].offset, ", ", ranges[i].length,
+                                    "} is empty or overflows"));
+    }
+  }
+  return ranges;
+}
+
+std::array<uint8_t, kFetchDataHeaderBytes> EncodeFetchDataHeader(const FetchDataHeader& header) {
+  std::array<uint8_t, kFetchDataHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kFetchData);
+  PutU32(out.data() + 4, header.index);
+  PutU64(out.data() + 8, header.request_id);
+  PutU32(out.data() + 16, static_cast<uint32_t>(header.status));
+  return out;
+}
+
+absl::StatusOr<FetchDataHeader> DecodeFetchDataHeader(absl::Span<const uint8_t> bytes) {
+  const absl::Status ok = CheckHeader(MessageType::kFetchData, bytes, kFetchDataHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  if (GetU32(bytes.data() + 20) != 0) return Malformed(MessageType::kFetchData, "reserved bits");
+  FetchDataHeader h;
+  h.index = GetU32(bytes.data() + 4);
+  h.request_id = GetU64(bytes.data() + 8);
+  auto code = DecodeStatusCode(MessageType::kFetchData, GetU32(bytes.data() + 16));
+  if (!code.ok()) return code.status();
+  h.status = *code;
+  return h;
+}
+
+std::vector<uint8_t> EncodeDone(MessageType type, uint64_t request_id, const absl::Status& status) {
+  CHECK(type == MessageType::kFetchDone || type == MessageType::kPutDone)
+      << "EncodeDone of " << TypeName(type);
+  const size_t message_len =
+      status.ok() ? 0 : std::min(status.message().size(), kMaxStatusMessageBytes);
+  std::vector<uint8_t> out(kDoneHeaderFixedBytes + message_len);
+  PutPrefix(out.data(), type);
+  PutU32(out.data() + 4, static_cast<uint32_t>(status.code()));
+  PutU64(out.data() + 8, request_id);
+  PutU16(out.data() + 16, static_cast<uint16_t>(message_len));
+  std::copy_n(status.message().data(), message_len, out.data() + kDoneHeaderFixedBytes);
+  return out;
+}
+
+absl::StatusOr<DoneHeader> DecodeDone(MessageType type, absl::Span<const uint8_t> bytes) {
+  CHECK(type == MessageType::kFetchDone || type == MessageType::kPutDone)
+      << "DecodeDone of " << TypeName(type);
+  const absl::Status ok = CheckHeader(type, bytes, kDoneHeaderFixedBytes, false);
+  if (!ok.ok()) return ok;
+  if (GetU16(bytes.data() + 18) != 0) return Malformed(type, "reserved bits");
+  auto code = DecodeStatusCode(type, GetU32(bytes.data() + 4));
+  if (!code.ok()) return code.status();
+  const size_t message_len = GetU16(bytes.data() + 16);
+  if (message_len > kMaxStatusMessageBytes) {
+    return Malformed(
+        type, absl::StrCat("message length ", message_len, " exceeds ", kMaxStatusMessageBytes));
+  }
+  if (bytes.size() != kDoneHeaderFixedBytes + message_len) {
+    return Malformed(type,
+                     absl::StrCat(bytes.size(), " bytes for a ", message_len, "-byte message (",
+                                  kDoneHeaderFixedBytes + message_len, " expected)"));
+  }
+  if (*code == absl::StatusCode::kOk && message_len != 0) {
+    return Malformed(type, "OK status with a message");
+  }
+  DoneHeader h;
+  h.request_id = GetU64(bytes.data() + 8);
+  h.status = absl::Status(
+      *code, std::string(reinterpret_cast<const char*>(bytes.data()) + kDoneHeaderFixedBytes,
+                         message_len));
+  return h;
+}
+
+std::array<uint8_t, kPutDataHeaderBytes> EncodePutDataHeader(const PutDataHeader& header) {
+  std::array<uint8_t, kPutDataHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kPutData);
+  PutU64(out.data() + 8, header.request_id);
+  PutU64(out.data() + 16, header.put_id);
+  PutU64(out.data() + 24, header.offset);
+  return out;
+}
+
+absl::StatusOr<PutDataHeader> DecodePutDataHeader(absl::Span<const uint8_t> bytes) {
+  const absl::Status ok = CheckHeader(MessageType::kPutData, bytes, kPutDataHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  if (GetU32(bytes.data() + 4) != 0) return Malformed(MessageType::kPutData, "reserved bits");
+  PutDataHeader h;
+  h.request_id = GetU64(bytes.data() + 8);
+  h.put_id = GetU64(bytes.data() + 16);
+  h.offset = GetU64(bytes.data() + 24);
+  return h;
+}
+
+}  // namespace strata::store::transport::wire

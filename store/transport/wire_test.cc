@@ -1,0 +1,216 @@
+#include "strata/store/transport/wire.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#include "strata/base/status_test_macros.h"
+
+namespace strata::store::transport::wire {
+namespace {
+
+using absl::StatusCode;
+
+template <size_t N>
+std::vector<uint8_t> ToVector(const std::array<uint8_t, N>& a) {
+  return std::vector<uint8_t>(a.begin(), a.end());
+}
+
+TEST(WireTest, FetchHeaderGoldenBytes) {
+  FetchHeader h{.request_id = 0x0102030405060708,
+                .lease_id = 0x1112131415161718,
+                .key = {.hi = 0x2122232425262728, .lo = 0x3132333435363738},
+                .range_count = 0x0a0b};
+  const std::vector<uint8_t> bytes = ToVector(EncodeFetchHeader(h));
+  const std::vector<uint8_t> expected = {
+      0x53, 0x01, 0x01, 0x00, 0x0b, 0x0a, 0x00, 0x00,  // prefix, range_count
+      0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // request_id
+      0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11,  // lease_id
+      0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21,  // key.hi
+      0x38, 0x37, 0x36, 0x35, 0x34, 0x33, 0x32, 0x31,  // key.lo
+  };
+  EXPECT_EQ(bytes, expected);
+  ASSERT_OK_AND_ASSIGN(FetchHeader back, DecodeFetchHeader(bytes));
+  EXPECT_EQ(back, h);
+  ASSERT_OK_AND_ASSIGN(MessageType type, PeekType(bytes));
+  EXPECT_EQ(type, MessageType::kFetch);
+}
+
+TEST(WireTest, FetchRangesRoundTrip) {
+  const std::vector<ByteRange> ranges = {{0, 4096}, {1 << 20, 7}, {~0ull - 9, 9}};
+  FetchHeader h{.request_id = 1, .lease_id = 2, .key = {3, 4}, .range_count = 3};
+  const std::vector<uint8_t> payload = EncodeFetchRanges(ranges);
+  ASSERT_EQ(payload.size(), 3 * kFetchRangeBytes);
+  EXPECT_EQ(payload[8], 0x00);  // length of range 0 = 4096 = 0x1000, little-endian
+  EXPECT_EQ(payload[9], 0x10);
+  ASSERT_OK_AND_ASSIGN(std::vector<ByteRange> back, DecodeFetchRanges(h, payload));
+  EXPECT_EQ(back, ranges);
+}
+
+TEST(WireTest, FetchRejectsBadCountsAndRanges) {
+  FetchHeader h{.request_id = 1, .lease_id = 2, .key = {3, 4}, .range_count = 0};
+  EXPECT_CODE(DecodeFetchHeader(ToVector(EncodeFetchHeader(h))), StatusCode::kInvalidArgument);
+  h.range_count = kMaxFetchRanges + 1;
+  EXPECT_CODE(DecodeFetchHeader(ToVector(EncodeFetchHeader(h))), StatusCode::kInvalidArgument);
+  h.range_count = kMaxFetchRanges;
+  EXPECT_OK(DecodeFetchHeader(ToVector(EncodeFetchHeader(h))));
+
+  h.range_count = 2;
+  const std::vector<ByteRange> one = {{0, 1}};
+  EXPECT_CODE(DecodeFetchRanges(h, EncodeFetchRanges(one)), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> extra = EncodeFetchRanges(std::vector<ByteRange>{{0, 1}, {1, 1}});
+  extra.push_back(0);
+  EXPECT_CODE(DecodeFetchRanges(h, extra), StatusCode::kInvalidArgument);
+  EXPECT_CODE(DecodeFetchRanges(h, EncodeFetchRanges(std::vector<ByteRange>{{0, 1}, {5, 0}})),
+              StatusCode::kInvalidArgument)
+      << "empty range";
+  EXPECT_CODE(DecodeFetchRanges(h, EncodeFetchRanges(std::vector<ByteRange>{{0, 1}, {~0ull, 2}})),
+              StatusCode::kInvalidArgument)
+      << "offset + length overflows";
+}
+
+TEST(WireTest, FetchDataRoundTripAndGolden) {
+  FetchDataHeader h{.request_id = 77, .index = 4095, .status = StatusCode::kNotFound};
+  const std::vector<uint8_t> bytes = ToVector(EncodeFetchDataHeader(h));
+  ASSERT_EQ(bytes.size(), kFetchDataHeaderBytes);
+  EXPECT_EQ(bytes[2], 2);
+  EXPECT_EQ(bytes[4], 0xff);  // index 4095 = 0x0fff
+  EXPECT_EQ(bytes[5], 0x0f);
+  EXPECT_EQ(bytes[16], 5);  // NOT_FOUND
+  ASSERT_OK_AND_ASSIGN(FetchDataHeader back, DecodeFetchDataHeader(bytes));
+  EXPECT_EQ(back, h);
+}
+
+TEST(WireTest, DoneCarriesStatusAndMessage) {
+  for (MessageType type : {MessageType::kFetchDone, MessageType::kPutDone}) {
+    const std::vector<uint8_t> ok = EncodeDone(type, 9, absl::OkStatus());
+    EXPECT_EQ(ok.size(), kDoneHeaderFixedBytes);
+    ASSERT_OK_AND_ASSIGN(DoneHeader ok_back, DecodeDone(type, ok));
+    EXPECT_EQ(ok_back.request_id, 9u);
+    EXPECT_OK(ok_back.status);
+
+    const absl::Status error = absl::DataLossError("chunk 3 checksum mismatch");
+    ASSERT_OK_AND_ASSIGN(DoneHeader back, DecodeDone(type, EncodeDone(type, 10, error)));
+    EXPECT_EQ(back.status, error);
+    EXPECT_EQ(back.request_id, 10u);
+  }
+}
+
+TEST(WireTest, DoneTruncatesLongMessages) {
+  const std::string long_message(5000, 'x');
+  const std::vector<uint8_t> bytes =
+      EncodeDone(MessageType::kPutDone, 1, absl::InternalError(long_message));
+  EXPECT_EQ(bytes.size(), kDoneHeaderFixedBytes + kMaxStatusMessageBytes);
+  ASSERT_OK_AND_ASSIGN(DoneHeader back, DecodeDone(MessageType::kPutDone, bytes));
+  EXPECT_EQ(back.status.message().size(), kMaxStatusMessageBytes);
+}
+
+TEST(WireTest, DoneRejectsInconsistentLengths) {
+  std::vector<uint8_t> bytes =
+      EncodeDone(MessageType::kFetchDone, 1, absl::UnavailableError("gone"));
+  std::vector<uint8_t> short_message(bytes.begin(), bytes.end() - 1);
+  EXPECT_CODE(DecodeDone(MessageType::kFetchDone, short_message), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> long_message = bytes;
+  long_message.push_back('!');
+  EXPECT_CODE(DecodeDone(MessageType::kFetchDone, long_message), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> ok_with_text = bytes;
+  ok_with_text[4] = 0;  // status OK, message still 4 bytes
+  EXPECT_CODE(DecodeDone(MessageType::kFetchDone, ok_with_text), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> bad_code = bytes;
+  bad_code[4] = 17;
+  EXPECT_CODE(DecodeDone(MessageType::kFetchDone, bad_code), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> huge_len = bytes;
+  huge_len[16] = 0xff;
+  huge_len[17] = 0xff;
+  EXPECT_CODE(DecodeDone(MessageType::kFetchDone, huge_len), StatusCode::kInvalidArgument);
+  // A PUT_DONE is not a FETCH_DONE.
+  EXPECT_CODE(DecodeDone(MessageType::kPutDone, bytes), StatusCode::kInvalidArgument);
+}
+
+TEST(WireTest, PutDataRoundTrip) {
+  PutDataHeader h{.request_id = 5, .put_id = 0xdeadbeefcafe, .offset = 1ull << 40};
+  const std::vector<uint8_t> bytes = ToVector(EncodePutDataHeader(h));
+  ASSERT_EQ(bytes.size(), kPutDataHeaderBytes);
+  ASSERT_OK_AND_ASSIGN(PutDataHeader back, DecodePutDataHeader(bytes));
+  EXPECT_EQ(back, h);
+}
+
+// Every fixed-size header: each truncation, one extra byte, and each corrupted prefix byte
+// and reserved field is INVALID_ARGUMENT.
+TEST(WireTest, FixedHeadersRejectEveryTruncationAndCorruption) {
+  struct Case {
+    std::vector<uint8_t> bytes;
+    std::function<absl::Status(absl::Span<const uint8_t>)> decode;
+    std::vector<size_t> reserved_offsets;
+  };
+  const std::vector<Case> cases = {
+      {ToVector(EncodeFetchHeader({1, 2, {3, 4}, 5})),
+       [](absl::Span<const uint8_t> b) { return DecodeFetchHeader(b).status(); },
+       {}},
+      {ToVector(EncodeFetchDataHeader({1, 2, StatusCode::kOk})),
+       [](absl::Span<const uint8_t> b) { return DecodeFetchDataHeader(b).status(); },
+       {20, 21, 22, 23}},
+      {ToVector(EncodePutDataHeader({1, 2, 3})),
+       [](absl::Span<const uint8_t> b) { return DecodePutDataHeader(b).status(); },
+       {4, 5, 6, 7}},
+      {EncodeDone(MessageType::kPutDone, 1, absl::OkStatus()),
+       [](absl::Span<const uint8_t> b) { return DecodeDone(MessageType::kPutDone, b).status(); },
+       {18, 19}},
+  };
+  for (const Case& c : cases) {
+    ASSERT_OK(c.decode(c.bytes));
+    for (size_t n = 0; n < c.bytes.size(); ++n) {
+      EXPECT_CODE(c.decode(absl::MakeConstSpan(c.bytes.data(), n)), StatusCode::kInvalidArgument)
+          << "truncated to " << n;
+    }
+    std::vector<uint8_t> longer = c.bytes;
+    longer.push_back(0);
+    EXPECT_CODE(c.decode(longer), StatusCode::kInvalidArgument) << "oversized";
+    for (size_t offset : std::vector<size_t>{0, 1, 2, 3}) {
+      std::vector<uint8_t> bad = c.bytes;
+      bad[offset] ^= 0x40;
+      EXPECT_CODE(c.decode(bad), StatusCode::kInvalidArgument) << "prefix byte " << offset;
+    }
+    for (size_t offset : c.reserved_offsets) {
+      std::vector<uint8_t> bad = c.bytes;
+      bad[offset] = 1;
+      EXPECT_CODE(c.decode(bad), StatusCode::kInvalidArgument) << "reserved byte " << offset;
+    }
+  }
+}
+
+TEST(WireTest, PeekTypeRejectsGarbage) {
+  EXPECT_CODE(PeekType({}), StatusCode::kInvalidArgument);
+  const std::vector<uint8_t> unknown_type = {kWireMagic, kWireVersion, 6, 0};
+  EXPECT_CODE(PeekType(unknown_type), StatusCode::kInvalidArgument);
+  const std::vector<uint8_t> future_version = {kWireMagic, 2, 1, 0};
+  EXPECT_CODE(PeekType(future_version), StatusCode::kInvalidArgument);
+}
+
+// Random bytes (fixed seed) never crash a decoder; each answer is a value or
+// INVALID_ARGUMENT. A valid prefix is planted in half of the inputs so the decoders get past
+// their first check.
+TEST(WireTest, RandomInputIsValueOrInvalidArgument) {
+  std::mt19937_64 rng(20261130);
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint8_t> bytes(rng() % 64);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    if (bytes.size() >= 4 && (i % 2) == 0) {
+      bytes[0] = kWireMagic;
+      bytes[1] = kWireVersion;
+      bytes[2] = static_cast<uint8_t>(1 + rng() % 5);
+      bytes[3] = 0;
+    }
+    for (const absl::Status& s :
+         {DecodeFetchHeader(bytes).status(), DecodeFetchDataHeader(bytes).status(),
+          DecodePutDataHeader(bytes).status(), DecodeDone(MessageType::kFetchDone, bytes).status(),
+          DecodeDone(MessageType::kPutDone, bytes).status(), PeekType(bytes).status()}) {
+      EXPECT_TRUE(s.ok() || s.code() == StatusCode::kInvalidArgument) << s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::store::transport::wire
