@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "glog/logging.h"
 
 #include "grpcpp/security/server_credentials.h"
@@ -138,7 +139,15 @@ void NodeServer::Shutdown(absl::Duration grace) {
   if (shut_down_) return;
   shut_down_ = true;
   if (grpc_server_ != nullptr) {
-    grpc_server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+    // Calls still running get up to `grace`. gRPC's own Shutdown(deadline) would also wait
+    // out the deadline for idle client connections, so the node waits for its handlers
+    // itself and then shuts down at once (cancelling whatever is still running).
+    const absl::Time deadline = absl::Now() + grace;
+    while (store_service_->in_flight() + admin_service_->in_flight() > 0 &&
+           absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    grpc_server_->Shutdown(absl::ToChronoTime(absl::Now()));
     grpc_server_->Wait();
     LOG(INFO) << "gRPC server stopped";
   }

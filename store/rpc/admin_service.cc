@@ -33,12 +33,14 @@ AdminService::AdminService(core::NodeEngine* engine) : engine_(engine) {
 
 grpc::Status AdminService::Tiers(grpc::ServerContext*, const v1::TiersRequest*,
                                  v1::TiersResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   TiersToProto(engine_->Tiers(), response);
   return grpc::Status::OK;
 }
 
 grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
                                  v1::EvictResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<tiering::TierKind> tier = TierFromProto(request->tier(), "tier");
   if (!tier.ok()) return Answer("Evict", tier.status());
   absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
@@ -49,6 +51,7 @@ grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* r
 
 grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
                                  v1::DrainResponse*) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::Duration wait = absl::Milliseconds(request->timeout_ms());
   // The caller's deadline bounds the wait too (an answer after it would be lost).
   const absl::Duration left = absl::FromChrono(context->deadline()) - absl::Now();

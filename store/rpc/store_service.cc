@@ -79,17 +79,20 @@ StoreService::StoreService(core::NodeEngine* engine, ServiceOptions options)
 
 grpc::Status StoreService::Match(grpc::ServerContext*, const v1::MatchRequest* request,
                                  v1::MatchResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   return Answer("Match", DoMatch(*engine_, *request, response));
 }
 
 grpc::Status StoreService::BeginPut(grpc::ServerContext*, const v1::BeginPutRequest* request,
                                     v1::BeginPutResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   return Answer("BeginPut",
                 DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRequest* request,
                                      v1::CommitPutResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return Answer("CommitPut", put_id.status());
   absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id);
@@ -100,6 +103,7 @@ grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRe
 
 grpc::Status StoreService::AbortPut(grpc::ServerContext*, const v1::AbortPutRequest* request,
                                     v1::AbortPutResponse*) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return Answer("AbortPut", put_id.status());
   return Answer("AbortPut", engine_->AbortPut(*put_id));
@@ -107,11 +111,13 @@ grpc::Status StoreService::AbortPut(grpc::ServerContext*, const v1::AbortPutRequ
 
 grpc::Status StoreService::Read(grpc::ServerContext*, const v1::ReadRequest* request,
                                 v1::ReadResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   return Answer("Read", DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLeaseRequest* request,
                                       v1::RenewLeaseResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return Answer("RenewLease", lease_id.status());
   absl::StatusOr<absl::Time> expiry =
@@ -123,6 +129,7 @@ grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLease
 
 grpc::Status StoreService::Release(grpc::ServerContext*, const v1::ReleaseRequest* request,
                                    v1::ReleaseResponse*) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return Answer("Release", lease_id.status());
   return Answer("Release", engine_->Release(*lease_id));
@@ -130,6 +137,7 @@ grpc::Status StoreService::Release(grpc::ServerContext*, const v1::ReleaseReques
 
 grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest* request,
                                   v1::DeleteResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return Answer("Delete", key.status());
   absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key);
@@ -140,6 +148,7 @@ grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest*
 
 grpc::Status StoreService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
                                v1::PinResponse*) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return Answer("Pin", key.status());
   return Answer("Pin", engine_->Pin(*key));
@@ -147,6 +156,7 @@ grpc::Status StoreService::Pin(grpc::ServerContext*, const v1::PinRequest* reque
 
 grpc::Status StoreService::Unpin(grpc::ServerContext*, const v1::UnpinRequest* request,
                                  v1::UnpinResponse*) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return Answer("Unpin", key.status());
   return Answer("Unpin", engine_->Unpin(*key));
@@ -154,6 +164,7 @@ grpc::Status StoreService::Unpin(grpc::ServerContext*, const v1::UnpinRequest* r
 
 grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* request,
                                 v1::StatResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return Answer("Stat", key.status());
   absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens());
@@ -164,6 +175,7 @@ grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* req
 
 grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* request,
                                 v1::ListResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<core::ListRequest> list = ListRequestFromProto(*request);
   if (!list.ok()) return Answer("List", list.status());
   absl::StatusOr<core::ListReply> reply = engine_->List(*list);
@@ -174,6 +186,7 @@ grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* req
 
 grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*,
                                   v1::HealthResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
   response->set_state(engine_->draining() ? v1::SERVING_STATE_DRAINING : v1::SERVING_STATE_SERVING);
   response->set_version(options_.version.empty() ? STRATA_VERSION : options_.version);
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);

@@ -75,8 +75,10 @@ class NodeServer {
   // (core::NodeEngine::Drain). Reads, Health and Admin keep being served.
   absl::Status Drain(absl::Duration timeout);
 
-  // Stops the gRPC server: no new calls; calls in flight get `grace`, then are cancelled.
-  // Returns when every handler has returned. Idempotent.
+  // Stops the gRPC server: waits up to `grace` for the handlers running now (and any that
+  // start meanwhile) to return, then shuts gRPC down at once, cancelling calls still in
+  // flight and closing idle client connections. Returns when every handler has returned.
+  // Idempotent.
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

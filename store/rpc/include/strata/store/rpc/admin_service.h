@@ -17,6 +17,7 @@
 
 #include "strata/proto/protocol_internal.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/rpc/in_flight_calls.h"
 
 namespace strata::store::rpc {
 
@@ -32,8 +33,12 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
                      v1::DrainResponse* response) override;
 
+  // Handlers running right now.
+  int64_t in_flight() const { return in_flight_.count(); }
+
  private:
   core::NodeEngine* const engine_;
+  InFlightCalls in_flight_;
 };
 
 }  // namespace strata::store::rpc

@@ -23,6 +23,7 @@
 #include "strata/proto/protocol_internal.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/rpc/in_flight_calls.h"
 
 namespace strata::store::rpc {
 
@@ -66,8 +67,12 @@ class StoreService final : public v1::Store::Service {
   grpc::Status Health(grpc::ServerContext* context, const v1::HealthRequest* request,
                       v1::HealthResponse* response) override;
 
+  // Handlers running right now.
+  int64_t in_flight() const { return in_flight_.count(); }
+
  private:
   core::NodeEngine* const engine_;
+  InFlightCalls in_flight_;
   // The engine's clock: expiries it hands out are instants of it.
   const core::Clock* const clock_;
   const ServiceOptions options_;
