@@ -1,0 +1,250 @@
+#include "node_process.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "strata/proto/grpc_limits.h"
+#include "strata/proto/status_convert.h"
+
+extern char** environ;
+
+namespace strata::integration {
+namespace {
+
+constexpr absl::string_view kListenPrefix = "strata-node: grpc listening on ";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string Tail(const std::string& text, size_t n = 2000) {
+  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+}
+
+// Forks and execs the node. Everything the child touches is prepared before fork(): the
+// parent has gRPC threads, so the child may only make async-signal-safe calls.
+pid_t Spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+            const std::string& cwd, const std::string& out_path, const std::string& err_path) {
+  std::vector<std::string> argv_storage = {STRATA_NODE_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const absl::string_view entry(*e);
+    const std::string name(entry.substr(0, entry.find('=')));
+    if (env.count(name) == 0) env_storage.emplace_back(entry);
+  }
+  for (const auto& [name, value] : env) env_storage.push_back(absl::StrCat(name, "=", value));
+  std::vector<char*> envp;
+  for (std::string& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(126);
+  const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
+    _exit(126);
+  }
+  if (chdir(cwd.c_str()) != 0) _exit(126);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(argv[0], argv.data(), envp.data());
+  _exit(127);
+}
+
+// Exit code of a waitpid status: the code, or 128 + signal.
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+// Polls waitpid until the child exits or `timeout` passes.
+std::optional<int> PollExit(pid_t pid, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return ExitCodeOf(status);
+    if (r < 0 && errno != EINTR) return -1;
+    if (absl::Now() >= deadline) return std::nullopt;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+}
+
+std::string MakeTempDir() { return MakeTestDir("strata-node-test"); }
+
+}  // namespace
+
+std::string MakeTestDir(const std::string& prefix) {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::filesystem::path(base != nullptr && base[0] != '\0' ? base : "/tmp")
+                            .lexically_normal()
+                            .string();
+  if (pattern.size() > 1 && pattern.back() == '/') pattern.pop_back();
+  absl::StrAppend(&pattern, "/", prefix, "-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) return "";
+  return pattern;
+}
+
+std::unique_ptr<grpc::ClientContext> ContextWithDeadline(absl::Duration timeout) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  return context;
+}
+
+absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptions options) {
+  const std::string temp = MakeTempDir();
+  if (temp.empty()) return absl::UnavailableError("mkdtemp failed");
+  std::vector<std::string> args;
+  if (options.default_listen_and_dram) {
+    args.push_back("--grpc_listen=127.0.0.1:0");
+    args.push_back("--dram_bytes=64MiB");
+  }
+  if (options.default_data_dir) args.push_back(absl::StrCat("--data_dir=", temp, "/data"));
+  args.insert(args.end(), options.args.begin(), options.args.end());
+  const pid_t pid = Spawn(args, options.env, options.cwd.empty() ? temp : options.cwd,
+                          temp + "/stdout.txt", temp + "/stderr.txt");
+  if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
+  std::unique_ptr<NodeProcess> node(new NodeProcess(pid, temp));
+
+  const absl::Time deadline = absl::Now() + options.start_timeout;
+  while (node->grpc_address_.empty()) {
+    for (absl::string_view line : absl::StrSplit(node->StdoutText(), '\n')) {
+      if (absl::StartsWith(line, kListenPrefix)) {
+        node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
+      }
+    }
+    if (!node->grpc_address_.empty()) break;
+    if (std::optional<int> code = PollExit(pid, absl::ZeroDuration()); code.has_value()) {
+      node->exit_code_ = code;
+      return absl::FailedPreconditionError(absl::StrCat("strata-node exited with ", *code,
+                                                        " before listening; stderr:\n",
+                                                        Tail(node->StderrText())));
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("no listen line from strata-node; stderr:\n", Tail(node->StderrText())));
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  absl::Status healthy = node->WaitHealthy(std::max(deadline - absl::Now(), absl::Seconds(5)));
+  if (!healthy.ok()) return healthy;
+  return node;
+}
+
+ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
+                                  const std::map<std::string, std::string>& env,
+                                  absl::Duration timeout) {
+  ExitResult result;
+  const std::string temp = MakeTempDir();
+  if (temp.empty()) return result;
+  const pid_t pid = Spawn(args, env, temp, temp + "/stdout.txt", temp + "/stderr.txt");
+  if (pid < 0) return result;
+  std::optional<int> code = PollExit(pid, timeout);
+  if (!code.has_value()) {
+    kill(pid, SIGKILL);
+    code = PollExit(pid, absl::Seconds(10));
+  }
+  result.exit_code = code.value_or(-1);
+  result.stdout_text = ReadFile(temp + "/stdout.txt");
+  result.stderr_text = ReadFile(temp + "/stderr.txt");
+  std::error_code ec;
+  std::filesystem::remove_all(temp, ec);
+  return result;
+}
+
+NodeProcess::~NodeProcess() {
+  if (!exit_code_.has_value()) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(temp_dir_, ec);
+}
+
+std::shared_ptr<grpc::Channel> NodeProcess::Channel(bool with_limits) const {
+  grpc::ChannelArguments args;
+  if (with_limits) {
+    proto::ApplyMessageLimits(&args);
+  } else {
+    args.SetMaxSendMessageSize(-1);
+    args.SetMaxReceiveMessageSize(-1);
+  }
+  return grpc::CreateCustomChannel(grpc_address_, grpc::InsecureChannelCredentials(), args);
+}
+
+std::unique_ptr<v1::Store::Stub> NodeProcess::StoreStub() const {
+  return v1::Store::NewStub(Channel());
+}
+
+std::unique_ptr<v1::Admin::Stub> NodeProcess::AdminStub() const {
+  return v1::Admin::NewStub(Channel());
+}
+
+absl::Status NodeProcess::WaitHealthy(absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::unique_ptr<v1::Store::Stub> stub = StoreStub();
+  absl::Status last = absl::DeadlineExceededError("no Health call made");
+  while (absl::Now() < deadline) {
+    v1::HealthResponse response;
+    auto context = ContextWithDeadline(absl::Seconds(2));
+    last = proto::FromGrpcStatus(stub->Health(context.get(), v1::HealthRequest(), &response));
+    if (last.ok()) return last;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("strata-node at ", grpc_address_, " never answered Health: ", last.ToString()));
+}
+
+void NodeProcess::Signal(int signal) const {
+  if (!exit_code_.has_value()) kill(pid_, signal);
+}
+
+absl::StatusOr<int> NodeProcess::WaitExit(absl::Duration timeout) {
+  if (exit_code_.has_value()) return *exit_code_;
+  exit_code_ = PollExit(pid_, timeout);
+  if (!exit_code_.has_value()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "strata-node pid ", pid_, " still running after ", absl::FormatDuration(timeout)));
+  }
+  return *exit_code_;
+}
+
+std::string NodeProcess::StdoutText() const { return ReadFile(temp_dir_ + "/stdout.txt"); }
+
+std::string NodeProcess::StderrText() const { return ReadFile(temp_dir_ + "/stderr.txt"); }
+
+}  // namespace strata::integration

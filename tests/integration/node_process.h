@@ -1,0 +1,117 @@
+// NodeProcess: a real `strata-node` process for integration tests.
+//
+// Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
+// by default with `--grpc_listen=127.0.0.1:0 --dram_bytes=64MiB --data_dir=<temp>/data`,
+// stdout and stderr going to files in a fresh temporary directory. It waits for the
+// "strata-node: grpc listening on HOST:PORT" line (the port the kernel chose), then for a
+// Health call to succeed. The destructor SIGKILLs a node still running, reaps it and
+// removes the temporary directory. The child also gets SIGKILL if the test process dies
+// (PR_SET_PDEATHSIG), so a crashed test leaves no node behind.
+//
+// RunToExit() runs strata-node to completion (for --help, bad flags, a node that must fail
+// to start) and returns its exit code and output.
+//
+// Errors: Start returns DEADLINE_EXCEEDED when no listen line or no healthy answer came in
+// time, and FAILED_PRECONDITION when the node exited first (the message carries its exit
+// code and the tail of its stderr). WaitExit returns DEADLINE_EXCEEDED if the node is
+// still running after `timeout`.
+// Thread safety: none; one test thread drives one NodeProcess.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+#include "grpcpp/channel.h"
+#include "strata/proto/protocol_internal.h"
+
+namespace strata::integration {
+
+struct NodeProcessOptions {
+  // Appended after the defaults (a flag given here must not repeat a default one: turn the
+  // default off below instead).
+  std::vector<std::string> args;
+  // Pass --grpc_listen=127.0.0.1:0 and --dram_bytes=64MiB.
+  bool default_listen_and_dram = true;
+  // Pass --data_dir=<temp>/data.
+  bool default_data_dir = true;
+  // Extra environment variables for the child (on top of this process's environment).
+  std::map<std::string, std::string> env;
+  // Working directory of the child; empty: the temporary directory.
+  std::string cwd;
+  // How long to wait for the listen line and then for Health (ASan builds start slowly).
+  absl::Duration start_timeout = absl::Seconds(30);
+};
+
+struct ExitResult {
+  // The exit status, or 128 + N when killed by signal N.
+  int exit_code = -1;
+  std::string stdout_text;
+  std::string stderr_text;
+};
+
+class NodeProcess {
+ public:
+  static absl::StatusOr<std::unique_ptr<NodeProcess>> Start(NodeProcessOptions options = {});
+
+  // Runs strata-node with exactly `args` (no defaults), in a temporary directory, until it
+  // exits or `timeout` passes (then it is killed: exit_code 128 + 9).
+  static ExitResult RunToExit(const std::vector<std::string>& args,
+                              const std::map<std::string, std::string>& env = {},
+                              absl::Duration timeout = absl::Seconds(30));
+
+  ~NodeProcess();
+  NodeProcess(const NodeProcess&) = delete;
+  NodeProcess& operator=(const NodeProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // "127.0.0.1:PORT" from the listen line.
+  const std::string& grpc_address() const { return grpc_address_; }
+  // The temporary directory (stdout.txt, stderr.txt, data/).
+  const std::string& temp_dir() const { return temp_dir_; }
+  std::string data_dir() const { return temp_dir_ + "/data"; }
+
+  // A channel with strata's message limits (ApplyMessageLimits), or with none on the
+  // sending side (to push oversized messages at the node).
+  std::shared_ptr<grpc::Channel> Channel(bool with_limits = true) const;
+  std::unique_ptr<v1::Store::Stub> StoreStub() const;
+  std::unique_ptr<v1::Admin::Stub> AdminStub() const;
+
+  // Health answered OK within `timeout`.
+  absl::Status WaitHealthy(absl::Duration timeout) const;
+
+  // Sends `signal` (e.g. SIGTERM, SIGKILL) to the node.
+  void Signal(int signal) const;
+  // The node's exit code (128 + N if killed by signal N), waiting up to `timeout`.
+  absl::StatusOr<int> WaitExit(absl::Duration timeout);
+  bool exited() const { return exit_code_.has_value(); }
+
+  std::string StdoutText() const;
+  std::string StderrText() const;
+
+ private:
+  NodeProcess(pid_t pid, std::string temp_dir) : pid_(pid), temp_dir_(std::move(temp_dir)) {}
+
+  pid_t pid_;
+  std::string temp_dir_;
+  std::string grpc_address_;
+  std::optional<int> exit_code_;
+};
+
+// A new empty directory $TMPDIR/<prefix>-XXXXXX (or under /tmp), as an absolute path
+// without "//"; "" on failure. The caller removes it.
+std::string MakeTestDir(const std::string& prefix);
+
+// A client context whose deadline is `timeout` from now.
+std::unique_ptr<grpc::ClientContext> ContextWithDeadline(
+    absl::Duration timeout = absl::Seconds(10));
+
+}  // namespace strata::integration
