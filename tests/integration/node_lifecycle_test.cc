@@ -106,6 +106,25 @@ TEST(NodeLifecycleTest, SigtermWithAPendingPutWaitsDrainTimeoutThenExitsZero) {
   EXPECT_TRUE(absl::StrContains(node->StderrText(), "still in flight")) << node->StderrText();
 }
 
+TEST(NodeLifecycleTest, SecondSignalDuringTheDrainExitsOneAtOnce) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node,
+                       NodeProcess::Start({.args = {"--drain_timeout=60s"}}));
+  ASSERT_GT(PutExpiresInMs(*node), 0u);  // the drain will wait for this put
+  node->Signal(SIGTERM);
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (!absl::StrContains(node->StdoutText(), "strata-node: draining (SIGTERM)") &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_TRUE(absl::StrContains(node->StdoutText(), "draining (SIGTERM)"));
+  const absl::Time start = absl::Now();
+  node->Signal(SIGINT);
+  ASSERT_OK_AND_ASSIGN(int code, node->WaitExit(absl::Seconds(20)));
+  EXPECT_EQ(code, 1);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_TRUE(absl::StrContains(node->StderrText(), "second signal (SIGINT): exiting now"));
+}
+
 TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
   const std::string dir = MakeTestDir("strata-node-sigkill");
   ASSERT_OK_AND_ASSIGN(
