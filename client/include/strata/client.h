@@ -1,0 +1,251 @@
+// strata::Client — libstrata, the C++ client of one strata node.
+//
+// A Client talks to a node over two planes (docs/api.md):
+//   control  gRPC (strata.v1 Store and Admin) to ClientOptions::node: Match, BeginPut,
+//            CommitPut, Read leases, Delete, Pin, Stat, List, Tiers, Evict, Drain, Health;
+//   data     UCX active messages to the node's data-plane listener, which the node names in
+//            its Read and BeginPut answers. The UCX side (one worker with its progress
+//            thread) is created on the first data-plane use and connects once per node
+//            address; a failed connection is dropped and made again by the next call.
+// Bytes never bounce through the library: a read lands straight in the caller's
+// destination (UCX rendezvous receive into it), a write leaves straight from the caller's
+// source.
+//
+// Reading a cached prefix:
+//
+//   auto m = client->Match(ns, tokens);                     // longest cached prefix
+//   std::vector<std::byte> kv(PagesBytes(ns.layout(), m->matched_pages));
+//   client->Read(ns, m->segments, m->matched_pages, MemoryDescriptor::Host(kv.data(), kv.size()));
+//
+// `kv` then holds the KV of sequence pages [0, matched_pages), laid out as radix::BlobLayout
+// of that many pages (types.h): layer-major, layer l page p at (l * pages + p) *
+// BytesPerLayerPage(). Every chunk (one layer of one page) is checked against the checksum
+// the node recorded at the put (XXH3-64, docs/api.md "Checksums") as it lands; a mismatch is
+// DATA_LOSS, and no call ever reports OK over bytes that did not verify. A blob evicted or
+// deleted between Match and Read is NOT_FOUND (a miss: Match again), never garbage.
+//
+// Reads take one lease (the node keeps the bytes until it is released) and release it
+// before returning, in the background (Release is not waited for; a lost Release expires).
+//
+// Writing a blob (two-phase put): Write computes the blob's chunk checksums, BeginPut
+// (nothing is sent if the key exists), sends the bytes as PUT_DATA messages, CommitPut; on
+// any failure after BeginPut it sends AbortPut, so nothing half-written stays reserved.
+//
+// Deadlines and retries: every call has a deadline (options.h). UNAVAILABLE (node down,
+// connection lost) is retried with backoff within the deadline for the calls that are
+// safe to repeat: Match, Read's lease request, Stat, List, Health, Tiers, Pin, Unpin,
+// Drain, CommitPut, and BeginPut (a retried BeginPut that answers `exists` is checked with
+// Stat, because the key may be a pending put of the attempt whose answer was lost: then
+// UNAVAILABLE is returned, docs/api.md "Retry notes"). Delete, Evict and the data plane are
+// never retried. DEADLINE_EXCEEDED when the deadline passes; a call never returns before
+// the transport has let go of the caller's memory.
+//
+// Errors common to every call: DEADLINE_EXCEEDED, UNAVAILABLE (node unreachable after the
+// retries, data-plane connection lost mid-transfer, node draining for writes), CANCELLED
+// (the client is being destroyed), INVALID_ARGUMENT (malformed request: bad namespace or
+// tokens, a limit of strata/proto/limits.h). Per call below. The codes mean what
+// base/include/strata/base/status_macros.h and docs/api.md say.
+//
+// Thread safety: every method may be called from any number of threads at once. The
+// Client must outlive the calls in flight; its destructor waits for async calls and
+// background releases to finish (REQUIRES: not destroyed from an async callback).
+//
+// Memory: MemoryDescriptors are borrowed for the duration of the call (until the callback
+// of an async form runs). Host memory only for now; kDevice is UNIMPLEMENTED (types.h).
+// RegisterMemory lets a caller that reuses large buffers register them once with the
+// transport (useful on RDMA transports; a bookkeeping no-op over TCP, shared memory and
+// CMA); unregistered memory goes through UCX's own registration cache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+#include "strata/options.h"
+#include "strata/types.h"
+
+namespace strata {
+
+namespace client_internal {
+class ClientCore;
+}  // namespace client_internal
+
+// One read of a batch: `range`'s pages of every layer into `destination`
+// (PagesBytes(layout, range.num_pages) bytes, layer-major).
+struct ReadItem {
+  ReadRange range;
+  MemoryDescriptor destination;
+};
+
+// One write of a batch. The blob continues `parent`, or the blob written by the earlier item
+// `parent_item` of the same batch (from the end of that blob), or (neither) starts at
+// sequence page 0. Setting both is INVALID_ARGUMENT for this item.
+struct WriteItem {
+  std::optional<Parent> parent;
+  std::optional<size_t> parent_item;
+  absl::Span<const TokenId> tokens;
+  MemoryDescriptor source;
+};
+
+// Counters since Connect (a snapshot; monotonic).
+struct ClientStats {
+  uint64_t rpcs = 0;               // gRPC attempts
+  uint64_t rpc_retries = 0;        // attempts after an UNAVAILABLE answer
+  uint64_t reads = 0;              // Read RPCs that granted a lease
+  uint64_t bytes_read = 0;         // bytes landed and verified
+  uint64_t writes_committed = 0;   // CommitPut OK
+  uint64_t writes_existing = 0;    // BeginPut answered `exists`: nothing sent
+  uint64_t bytes_written = 0;      // PUT_DATA payload bytes the node took
+  uint64_t checksum_failures = 0;  // chunks that did not verify (DATA_LOSS)
+};
+
+class Client {
+ public:
+  // A layer landed: called on the calling thread, in layer order, once per layer, after
+  // that layer's pages of every segment arrived and verified. A non-OK status stops the
+  // read and is returned by ReadLayers.
+  using LayerCallback = absl::FunctionRef<absl::Status(uint32_t layer)>;
+  using StatusCallback = absl::AnyInvocable<void(absl::Status) &&>;
+  using WriteCallback = absl::AnyInvocable<void(absl::StatusOr<WriteResult>) &&>;
+
+  // A client of the node at options.node. INVALID_ARGUMENT when options.Validate() fails;
+  // with wait_for_node, UNAVAILABLE / DEADLINE_EXCEEDED when the node does not answer
+  // Health in time.
+  static absl::StatusOr<std::unique_ptr<Client>> Connect(
+      ClientOptions options = ClientOptions::FromEnvironment());
+
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  const ClientOptions& options() const;
+
+  // ---------------------------------------------------------------- prefix cache
+
+  // Longest cached prefix of `tokens` (from sequence page 0; a trailing partial page is
+  // ignored). NOT_FOUND: the node has never seen the namespace (a cold node, not a miss);
+  // a known namespace with nothing cached is OK with matched_pages 0.
+  absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                    const CallOptions& call = {});
+
+  // Reads ranges[i] (its pages of every layer) into destinations[i], which must be exactly
+  // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of
+  // that many pages. All ranges share one lease (several when they exceed one Read's
+  // limits). Errors: INVALID_ARGUMENT sizes differ, no ranges, num_pages 0, a descriptor
+  // (CheckMemoryDescriptor); UNIMPLEMENTED device memory; NOT_FOUND a blob is no longer
+  // cached (a miss) or the lease expired mid-read; OUT_OF_RANGE pages past a blob's end;
+  // FAILED_PRECONDITION the blob's layout differs from ns's; DATA_LOSS a chunk did not
+  // verify. On error the destinations' contents are unspecified.
+  absl::Status Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
+                    absl::Span<const MemoryDescriptor> destinations, const CallOptions& call = {});
+
+  // Reads sequence pages [0, pages) of a match (`segments` as Match returned them, covering
+  // at least `pages` pages from page 0) into one destination of PagesBytes(layout, pages)
+  // bytes, laid out as radix::BlobLayout of `pages` pages. `pages` 0 reads nothing.
+  // Errors as above; INVALID_ARGUMENT when the segments do not cover [0, pages) in order.
+  absl::Status Read(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
+                    const MemoryDescriptor& destination, const CallOptions& call = {});
+
+  // As the Read above, layer by layer: asks for the layers in order and calls `on_layer(l)`
+  // on this thread as soon as layer l of every segment has landed and verified, while
+  // later layers are still in flight (attention on layer l overlaps the transfer of l + 1).
+  // Errors as Read, plus the first non-OK status on_layer returns.
+  absl::Status ReadLayers(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
+                          const MemoryDescriptor& destination, LayerCallback on_layer,
+                          const CallOptions& call = {});
+
+  // Writes one blob: `tokens` (whole pages, at least one) continuing `parent` (none: from
+  // sequence page 0); `source` holds its KV, PagesBytes(layout, pages) bytes in
+  // radix::BlobLayout. Returns the key and whether it already existed (then nothing was
+  // sent). Errors: INVALID_ARGUMENT tokens empty or not whole pages, a bad descriptor, a
+  // limit; UNIMPLEMENTED device memory; FAILED_PRECONDITION the parent is unknown, of
+  // another namespace, or `parent.pages` is outside it; RESOURCE_EXHAUSTED the node's tier
+  // is full; DATA_LOSS the node found a chunk that did not match its checksum (the source
+  // changed during the write); UNAVAILABLE node draining, or a retried BeginPut found a
+  // pending put it cannot tell from its own lost attempt.
+  absl::StatusOr<WriteResult> Write(const Namespace& ns, const std::optional<Parent>& parent,
+                                    absl::Span<const TokenId> tokens,
+                                    const MemoryDescriptor& source, const CallOptions& call = {});
+
+  // ---------------------------------------------------------------- batches
+
+  // Reads every item, one status per item in order. The items share leases as Read does;
+  // when that fails for a reason that may concern only some items (a miss, a range past a
+  // blob's end) each item is read on its own, so one miss does not fail the others.
+  std::vector<absl::Status> ReadBatch(const Namespace& ns, absl::Span<const ReadItem> items,
+                                      const CallOptions& call = {});
+
+  // Writes every item, one result per item in order. Items run concurrently (up to
+  // options.async_threads at once) except that an item naming `parent_item` starts after
+  // that item succeeded (FAILED_PRECONDITION if it failed, INVALID_ARGUMENT if parent_item
+  // is not an earlier item).
+  std::vector<absl::StatusOr<WriteResult>> WriteBatch(const Namespace& ns,
+                                                      absl::Span<const WriteItem> items,
+                                                      const CallOptions& call = {});
+
+  // ---------------------------------------------------------------- async forms
+
+  // Read / Write on the client's async threads; `done` runs there with the result. The
+  // deadline is fixed when the call is made. Memory stays borrowed until `done` runs;
+  // `ranges`, `destinations` and `tokens` are copied.
+  void ReadAsync(const Namespace& ns, absl::Span<const ReadRange> ranges,
+                 absl::Span<const MemoryDescriptor> destinations, const CallOptions& call,
+                 StatusCallback done);
+  void WriteAsync(const Namespace& ns, const std::optional<Parent>& parent,
+                  absl::Span<const TokenId> tokens, const MemoryDescriptor& source,
+                  const CallOptions& call, WriteCallback done);
+
+  // ---------------------------------------------------------------- blob admin
+
+  // Removes the blob and everything cached below it from the index. NOT_FOUND not in the
+  // index; FAILED_PRECONDITION it or a blob below it is pinned. Not retried.
+  absl::StatusOr<DeleteResult> Delete(const BlobKey& key, const CallOptions& call = {});
+  // Pins / unpins the blob's whole prefix path against eviction and Delete. Idempotent.
+  // NOT_FOUND not in the index.
+  absl::Status Pin(const BlobKey& key, const CallOptions& call = {});
+  absl::Status Unpin(const BlobKey& key, const CallOptions& call = {});
+  // The node's record of a blob (with its own tokens when include_tokens). NOT_FOUND.
+  absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens = false,
+                                const CallOptions& call = {});
+  // One page of blob records. INVALID_ARGUMENT a page token the node did not write, both
+  // filters set, a bad namespace.
+  absl::StatusOr<ListResult> List(const ListOptions& list, const CallOptions& call = {});
+
+  // ---------------------------------------------------------------- node admin
+
+  absl::StatusOr<TiersInfo> Tiers(const CallOptions& call = {});
+  // Evicts at least `bytes` from `tier` (less when nothing more can go). INVALID_ARGUMENT a
+  // tier the node does not have, or kText. Not retried.
+  absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, const CallOptions& call = {});
+  // Stops the node accepting writes and waits up to `timeout` for pending puts and leases.
+  // DEADLINE_EXCEEDED when some are still in flight then (draining stays on).
+  absl::Status Drain(absl::Duration timeout, const CallOptions& call = {});
+  absl::StatusOr<HealthInfo> Health(const CallOptions& call = {});
+
+  // ---------------------------------------------------------------- memory
+
+  // Registers host memory the caller will read into or write from many times; transfers
+  // inside a registered range use the registration. INVALID_ARGUMENT a bad descriptor or a
+  // range overlapping one already registered; UNIMPLEMENTED device memory;
+  // RESOURCE_EXHAUSTED the transport could not pin it.
+  absl::Status RegisterMemory(const MemoryDescriptor& memory);
+  // Drops the registration that starts at `ptr` (transfers in flight keep it until they
+  // end). NOT_FOUND none starts there.
+  absl::Status UnregisterMemory(const void* ptr);
+
+  ClientStats stats() const;
+
+ private:
+  explicit Client(std::unique_ptr<client_internal::ClientCore> core);
+  std::unique_ptr<client_internal::ClientCore> core_;
+};
+
+}  // namespace strata

@@ -1,0 +1,82 @@
+// ClientOptions (one per Client) and CallOptions (one per call) of libstrata (client.h).
+//
+// ClientOptions::FromEnvironment() starts from the defaults below and reads:
+//
+//   variable          field             example
+//   ----------------  ----------------  ------------------
+//   STRATA_NODE       node              10.0.0.7:7400
+//   STRATA_UCX_TLS    ucx_transports    tcp   (else UCX reads UCX_TLS itself)
+//
+// Deadlines: every call has one. CallOptions::deadline, when set, is used as given; else the
+// call's deadline is now + ClientOptions::default_timeout. Retries (of UNAVAILABLE only, on
+// calls that are safe to repeat; see client.h) happen within that deadline.
+//
+// Plain values; Validate() and FromEnvironment() are thread-safe (FromEnvironment reads the
+// environment, which the caller must not modify concurrently).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace strata {
+
+struct RetryOptions {
+  // Attempts after the first, for UNAVAILABLE answers of retryable calls.
+  int max_retries = 3;
+  // Sleep before retry k (k = 1, 2, ...): min(max_backoff, initial_backoff *
+  // multiplier^(k-1)), scaled by a random factor in [1 - jitter, 1], and never past the
+  // call's deadline.
+  absl::Duration initial_backoff = absl::Milliseconds(50);
+  absl::Duration max_backoff = absl::Seconds(1);
+  double multiplier = 2.0;
+  double jitter = 0.2;
+};
+
+struct ClientOptions {
+  // The node's gRPC address, "host:port" (IPv6 as "[::1]:7400").
+  std::string node = "127.0.0.1:7400";
+  // Deadline of a call whose CallOptions set none.
+  absl::Duration default_timeout = absl::Seconds(10);
+  RetryOptions retry;
+  // UCX transports of the data plane, UCX_TLS syntax ("tcp", "tcp,shm,cma"); empty: UCX_TLS
+  // from the environment, else UCX's own choice (shared memory and CMA on one host). Must
+  // contain "tcp" when set: connections are set up through UCX's TCP connection manager.
+  std::string ucx_transports;
+  // Lease lifetime asked for by Read; zero: the node's default (30 s).
+  absl::Duration lease_ttl = absl::ZeroDuration();
+  // How long a data-plane connection may take to come up (bounded by the call deadline).
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // Write sends a blob as PUT_DATA messages of at most this many bytes, all in flight at
+  // once; each is a rendezvous straight from the caller's buffer. >= 4096.
+  size_t put_message_bytes = size_t{16} << 20;
+  // Threads that run ReadAsync / WriteAsync (and WriteBatch's independent items). >= 1.
+  int async_threads = 2;
+  // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the
+  // node does not answer. Off: Connect never talks to the node; the first call does.
+  bool wait_for_node = false;
+
+  // The defaults, then STRATA_NODE and STRATA_UCX_TLS (table above) where set and non-empty.
+  static ClientOptions FromEnvironment();
+
+  // OK, or INVALID_ARGUMENT naming the first bad field: node not "host:port" with a port in
+  // 1..65535, a non-positive default_timeout or connect_timeout, negative lease_ttl,
+  // negative max_retries, a bad backoff (initial <= 0, max < initial, multiplier < 1,
+  // jitter outside [0, 1]), ucx_transports set without "tcp", put_message_bytes < 4096,
+  // async_threads < 1.
+  absl::Status Validate() const;
+};
+
+struct CallOptions {
+  // Absolute deadline; InfiniteFuture (the default): now + ClientOptions::default_timeout.
+  absl::Time deadline = absl::InfiniteFuture();
+
+  static CallOptions WithTimeout(absl::Duration timeout) {
+    return CallOptions{absl::Now() + timeout};
+  }
+};
+
+}  // namespace strata

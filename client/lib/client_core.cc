@@ -1,0 +1,199 @@
+#include "client/lib/client_core.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+#include "client/lib/wire_types.h"
+#include "strata/base/status_macros.h"
+#include "strata/proto/key_convert.h"
+#include "strata/proto/limits.h"
+#include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
+
+namespace strata::client_internal {
+namespace {
+
+absl::Status CheckKey(const BlobKey& key) {
+  if (key == BlobKey{}) return absl::InvalidArgumentError("key: missing (all zero)");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ClientCore::ClientCore(ClientOptions options)
+    : options_(std::move(options)),
+      control_(options_),
+      executor_(std::make_unique<AsyncExecutor>(options_.async_threads)) {}
+
+ClientCore::~ClientCore() { executor_.reset(); }
+
+absl::Time ClientCore::Deadline(const CallOptions& call) const {
+  if (call.deadline == absl::InfiniteFuture()) return absl::Now() + options_.default_timeout;
+  return call.deadline;
+}
+
+absl::StatusOr<DataPlane*> ClientCore::data_plane() {
+  absl::MutexLock lock(&mu_);
+  if (data_plane_ == nullptr) {
+    DataPlaneOptions options;
+    options.transports = options_.ucx_transports;
+    options.connect_timeout = options_.connect_timeout;
+    auto plane = DataPlane::Create(std::move(options));
+    if (!plane.ok()) return plane.status();
+    data_plane_ = std::move(plane).value();
+  }
+  return data_plane_.get();
+}
+
+std::shared_ptr<const DataPlane::MemoryRegion> ClientCore::RegionFor(const void* p, size_t n) {
+  absl::MutexLock lock(&mu_);
+  if (registry_.size() == 0) return nullptr;
+  return registry_.Find(p, n).value_or(nullptr);
+}
+
+absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                              absl::Time deadline) {
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
+  v1::MatchRequest request;
+  proto::ToProto(ns, request.mutable_ns());
+  proto::TokensToProto(tokens, request.mutable_tokens());
+  v1::MatchResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Match, request,
+                                       &response, deadline, Retry::kUnavailable));
+  return MatchResultFromProto(response);
+}
+
+absl::StatusOr<DeleteResult> ClientCore::Delete(const BlobKey& key, absl::Time deadline) {
+  STRATA_RETURN_IF_ERROR(CheckKey(key));
+  v1::DeleteRequest request;
+  proto::ToProto(key, request.mutable_key());
+  v1::DeleteResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Delete, request,
+                                       &response, deadline, Retry::kNever));
+  return DeleteResult{response.pages_removed(), response.blobs_unlinked()};
+}
+
+absl::Status ClientCore::Pin(const BlobKey& key, bool pin, absl::Time deadline) {
+  STRATA_RETURN_IF_ERROR(CheckKey(key));
+  if (pin) {
+    v1::PinRequest request;
+    proto::ToProto(key, request.mutable_key());
+    v1::PinResponse response;
+    return control_.Call(control_.store(), &v1::Store::Stub::Pin, request, &response, deadline,
+                         Retry::kUnavailable);
+  }
+  v1::UnpinRequest request;
+  proto::ToProto(key, request.mutable_key());
+  v1::UnpinResponse response;
+  return control_.Call(control_.store(), &v1::Store::Stub::Unpin, request, &response, deadline,
+                       Retry::kUnavailable);
+}
+
+absl::StatusOr<BlobInfo> ClientCore::Stat(const BlobKey& key, bool include_tokens,
+                                          absl::Time deadline) {
+  STRATA_RETURN_IF_ERROR(CheckKey(key));
+  v1::StatRequest request;
+  proto::ToProto(key, request.mutable_key());
+  request.set_include_tokens(include_tokens);
+  v1::StatResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Stat, request, &response,
+                                       deadline, Retry::kUnavailable));
+  return BlobInfoFromProto(response.blob(), "blob");
+}
+
+absl::StatusOr<ListResult> ClientCore::List(const ListOptions& list, absl::Time deadline) {
+  if (list.ns.has_value() && list.namespace_hash.has_value()) {
+    return absl::InvalidArgumentError("list: set ns or namespace_hash, not both");
+  }
+  v1::ListRequest request;
+  if (list.ns.has_value()) proto::ToProto(*list.ns, request.mutable_ns());
+  if (list.namespace_hash.has_value()) {
+    proto::ToProto(*list.namespace_hash, request.mutable_namespace_hash());
+  }
+  request.set_page_token(list.page_token);
+  request.set_limit(list.limit);
+  v1::ListResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::List, request, &response,
+                                       deadline, Retry::kUnavailable));
+  ListResult result;
+  result.blobs.reserve(response.blobs_size());
+  for (int i = 0; i < response.blobs_size(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(BlobInfo info,
+                            BlobInfoFromProto(response.blobs(i), absl::StrCat("blobs[", i, "]")));
+    result.blobs.push_back(std::move(info));
+  }
+  result.next_page_token = response.next_page_token();
+  return result;
+}
+
+absl::StatusOr<TiersInfo> ClientCore::Tiers(absl::Time deadline) {
+  v1::TiersRequest request;
+  v1::TiersResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Tiers, request,
+                                       &response, deadline, Retry::kUnavailable));
+  return TiersInfoFromProto(response);
+}
+
+absl::StatusOr<EvictResult> ClientCore::Evict(Tier tier, uint64_t bytes, absl::Time deadline) {
+  v1::EvictRequest request;
+  request.set_tier(ToProto(tier));
+  request.set_bytes(bytes);
+  v1::EvictResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Evict, request,
+                                       &response, deadline, Retry::kNever));
+  return EvictResult{response.bytes_freed(), response.pages_evicted(), response.blobs_unlinked()};
+}
+
+absl::Status ClientCore::Drain(absl::Duration timeout, absl::Time deadline) {
+  if (timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("timeout: must not be negative");
+  }
+  v1::DrainRequest request;
+  request.set_timeout_ms(
+      static_cast<uint32_t>(std::min<int64_t>(absl::ToInt64Milliseconds(timeout), UINT32_MAX)));
+  v1::DrainResponse response;
+  return control_.Call(control_.admin(), &v1::Admin::Stub::Drain, request, &response, deadline,
+                       Retry::kUnavailable);
+}
+
+absl::StatusOr<HealthInfo> ClientCore::Health(absl::Time deadline) {
+  v1::HealthRequest request;
+  v1::HealthResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Health, request,
+                                       &response, deadline, Retry::kUnavailable));
+  return HealthInfoFromProto(response);
+}
+
+absl::Status ClientCore::RegisterMemory(const MemoryDescriptor& memory) {
+  STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(memory, memory.bytes, "memory"));
+  if (memory.bytes == 0) return absl::InvalidArgumentError("memory: 0 bytes");
+  STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<DataPlane::MemoryRegion> region,
+                          plane->Register(memory.ptr, memory.bytes));
+  absl::MutexLock lock(&mu_);
+  return registry_.Insert(memory.ptr, memory.bytes,
+                          std::shared_ptr<const DataPlane::MemoryRegion>(std::move(region)));
+}
+
+absl::Status ClientCore::UnregisterMemory(const void* ptr) {
+  absl::MutexLock lock(&mu_);
+  return registry_.Erase(ptr);
+}
+
+ClientStats ClientCore::stats() const {
+  ClientStats s;
+  s.rpcs = control_.rpcs();
+  s.rpc_retries = control_.retries();
+  s.reads = reads_.load(std::memory_order_relaxed);
+  s.bytes_read = bytes_read_.load(std::memory_order_relaxed);
+  s.writes_committed = writes_committed_.load(std::memory_order_relaxed);
+  s.writes_existing = writes_existing_.load(std::memory_order_relaxed);
+  s.bytes_written = bytes_written_.load(std::memory_order_relaxed);
+  s.checksum_failures = checksum_failures_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace strata::client_internal

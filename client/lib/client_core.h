@@ -1,0 +1,118 @@
+// ClientCore: what a strata::Client is made of (client.h is its public face; every Client
+// method forwards here). Owns, in construction order:
+//
+//   control    the gRPC channel, stubs and retry loop (control_channel.h)
+//   data       the UCX data plane (data_plane.h), created on first use
+//   registry   the caller's registered memory (RangeMap of transport regions)
+//   executor   the threads of the async forms (async_executor.h)
+//
+// and destroys them in reverse: async calls finish first, then the data plane shuts down
+// (every transfer completes), then background Releases are waited for.
+//
+// The read path lives in read_path.cc, the write path in write_path.cc, the rest in
+// client_core.cc. Errors and thread safety: as strata/client.h says for each call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "client/lib/async_executor.h"
+#include "client/lib/control_channel.h"
+#include "client/lib/data_plane.h"
+#include "client/lib/range_map.h"
+#include "client/lib/read_plan.h"
+#include "strata/client.h"
+
+namespace strata::client_internal {
+
+class ClientCore {
+ public:
+  explicit ClientCore(ClientOptions options);
+  ~ClientCore();
+
+  const ClientOptions& options() const { return options_; }
+  // The call's absolute deadline (options.h).
+  absl::Time Deadline(const CallOptions& call) const;
+
+  // ---- client_core.cc
+  absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                    absl::Time deadline);
+  absl::StatusOr<DeleteResult> Delete(const BlobKey& key, absl::Time deadline);
+  absl::Status Pin(const BlobKey& key, bool pin, absl::Time deadline);
+  absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens, absl::Time deadline);
+  absl::StatusOr<ListResult> List(const ListOptions& list, absl::Time deadline);
+  absl::StatusOr<TiersInfo> Tiers(absl::Time deadline);
+  absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, absl::Time deadline);
+  absl::Status Drain(absl::Duration timeout, absl::Time deadline);
+  absl::StatusOr<HealthInfo> Health(absl::Time deadline);
+  absl::Status RegisterMemory(const MemoryDescriptor& memory) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status UnregisterMemory(const void* ptr) ABSL_LOCKS_EXCLUDED(mu_);
+  ClientStats stats() const;
+  AsyncExecutor& executor() { return *executor_; }
+
+  // ---- read_path.cc
+  absl::Status Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
+                    absl::Span<const MemoryDescriptor> destinations, absl::Time deadline);
+  absl::Status ReadPrefix(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
+                          const MemoryDescriptor& destination,
+                          const Client::LayerCallback* on_layer, absl::Time deadline);
+  std::vector<absl::Status> ReadBatch(const Namespace& ns, absl::Span<const ReadItem> items,
+                                      absl::Time deadline);
+
+  // ---- write_path.cc
+  absl::StatusOr<WriteResult> Write(const Namespace& ns, const std::optional<Parent>& parent,
+                                    absl::Span<const TokenId> tokens,
+                                    const MemoryDescriptor& source, absl::Time deadline);
+  std::vector<absl::StatusOr<WriteResult>> WriteBatch(const Namespace& ns,
+                                                      absl::Span<const WriteItem> items,
+                                                      absl::Time deadline);
+
+ private:
+  // The data plane, created on first use. UNAVAILABLE / INVALID_ARGUMENT as DataPlane::Create.
+  absl::StatusOr<DataPlane*> data_plane() ABSL_LOCKS_EXCLUDED(mu_);
+  // The registration holding [p, p + n), or null.
+  std::shared_ptr<const DataPlane::MemoryRegion> RegionFor(const void* p, size_t n)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // One Read RPC over `ranges` and the fetches of its grants; calls *on_layer (if given) in
+  // layer order as layers of every range land. read_path.cc.
+  absl::Status ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
+                        const Client::LayerCallback* on_layer, absl::Time deadline);
+  absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
+                           const Client::LayerCallback* on_layer, absl::Time deadline);
+
+  // Sends the blob's bytes for put `put_id` and waits for the node to take them.
+  // write_path.cc.
+  absl::Status SendPutData(const std::string& address, uint64_t put_id,
+                           absl::Span<const uint8_t> bytes, absl::Time deadline);
+  absl::Status AbortPut(uint64_t put_id);
+
+  const ClientOptions options_;
+  ControlChannel control_;
+
+  mutable absl::Mutex mu_;
+  std::unique_ptr<DataPlane> data_plane_ ABSL_GUARDED_BY(mu_);
+  RangeMap<std::shared_ptr<const DataPlane::MemoryRegion>> registry_ ABSL_GUARDED_BY(mu_);
+
+  std::atomic<uint64_t> reads_{0};
+  std::atomic<uint64_t> bytes_read_{0};
+  std::atomic<uint64_t> writes_committed_{0};
+  std::atomic<uint64_t> writes_existing_{0};
+  std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<uint64_t> checksum_failures_{0};
+
+  // Last: destroyed first, so async calls finish while everything they use exists.
+  std::unique_ptr<AsyncExecutor> executor_;
+};
+
+}  // namespace strata::client_internal

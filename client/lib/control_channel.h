@@ -1,0 +1,92 @@
+// ControlChannel: the client's gRPC side — one channel to the node (with strata's message
+// limits, strata/proto/grpc_limits.h), the Store and Admin stubs, the retry loop, and lease
+// releases sent in the background.
+//
+// Call() runs one unary RPC until it succeeds, fails with a code that is not retried, or
+// runs out of retries or time (retry_policy.h): each attempt gets a fresh ClientContext
+// whose deadline is the call's; gRPC's status becomes an absl::Status with its code and
+// message unchanged (FromGrpcStatus).
+//
+// ReleaseInBackground(lease) sends Release without waiting for the answer (an error is only
+// logged: a lost Release expires with the lease). The destructor waits for the releases in
+// flight (each has a short deadline).
+//
+// Thread-safe: every method from any thread; gRPC stubs are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+#include "client/lib/retry_policy.h"
+#include "grpcpp/client_context.h"
+#include "strata/options.h"
+#include "strata/proto/protocol_internal.h"
+#include "strata/proto/status_convert.h"
+
+namespace strata::client_internal {
+
+class ControlChannel {
+ public:
+  explicit ControlChannel(const ClientOptions& options);
+  ~ControlChannel();
+  ControlChannel(const ControlChannel&) = delete;
+  ControlChannel& operator=(const ControlChannel&) = delete;
+
+  v1::Store::Stub& store() { return *store_; }
+  v1::Admin::Stub& admin() { return *admin_; }
+
+  // Runs `method` on `stub` with retries. *attempts (if not null) receives the number of
+  // attempts made.
+  template <typename Stub, typename Request, typename Response>
+  absl::Status Call(Stub& stub,
+                    grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+                    const Request& request, Response* response, absl::Time deadline, Retry retry,
+                    int* attempts = nullptr);
+
+  void ReleaseInBackground(uint64_t lease_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  uint64_t rpcs() const { return rpcs_.load(std::memory_order_relaxed); }
+  uint64_t retries() const { return retries_.load(std::memory_order_relaxed); }
+
+ private:
+  const RetryPolicy policy_;
+  std::unique_ptr<v1::Store::Stub> store_;
+  std::unique_ptr<v1::Admin::Stub> admin_;
+  std::atomic<uint64_t> rpcs_{0};
+  std::atomic<uint64_t> retries_{0};
+
+  absl::Mutex mu_;
+  int releases_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+template <typename Stub, typename Request, typename Response>
+absl::Status ControlChannel::Call(
+    Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+    const Request& request, Response* response, absl::Time deadline, Retry retry, int* attempts) {
+  absl::BitGen random;
+  for (int attempt = 1;; ++attempt) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(deadline));
+    response->Clear();
+    rpcs_.fetch_add(1, std::memory_order_relaxed);
+    absl::Status status = proto::FromGrpcStatus((stub.*method)(&context, request, response));
+    if (attempts != nullptr) *attempts = attempt;
+    if (status.ok()) return status;
+    const absl::Duration backoff = policy_.Backoff(attempt, absl::Uniform(random, 0.0, 1.0));
+    if (!policy_.ShouldRetry(retry, status, attempt, backoff, absl::Now(), deadline)) {
+      return status;
+    }
+    retries_.fetch_add(1, std::memory_order_relaxed);
+    absl::SleepFor(backoff);
+  }
+}
+
+}  // namespace strata::client_internal

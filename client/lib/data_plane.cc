@@ -1,0 +1,289 @@
+#include "client/lib/data_plane.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+namespace strata::client_internal {
+namespace {
+
+namespace transport = store::transport;
+namespace wire = store::transport::wire;
+
+constexpr uint16_t Id(wire::MessageType type) { return static_cast<uint16_t>(type); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DataPlane>> DataPlane::Create(DataPlaneOptions options) {
+  std::unique_ptr<DataPlane> plane(new DataPlane(std::move(options)));
+  if (absl::Status s = plane->Init(); !s.ok()) return s;
+  return plane;
+}
+
+absl::Status DataPlane::Init() {
+  transport::MessengerOptions options;
+  options.name = "strata-client";
+  options.transports = options_.transports;
+  options.on_peer_failed = [this](PeerId peer, absl::Status status) { OnPeerFailed(peer, status); };
+  auto messenger = transport::Messenger::Create(std::move(options));
+  if (!messenger.ok()) return messenger.status();
+  messenger_ = std::move(messenger).value();
+  absl::Status s = messenger_->RegisterHandler(
+      Id(wire::MessageType::kFetchData),
+      [this](PeerId, absl::Span<const uint8_t> header, transport::IncomingData data) {
+        OnFetchData(header, std::move(data));
+      });
+  for (wire::MessageType type : {wire::MessageType::kFetchDone, wire::MessageType::kPutDone}) {
+    if (!s.ok()) break;
+    s = messenger_->RegisterHandler(Id(type), [this, type](PeerId, absl::Span<const uint8_t> header,
+                                                           transport::IncomingData data) {
+      OnDone(type, header, std::move(data));
+    });
+  }
+  return s;
+}
+
+DataPlane::~DataPlane() { messenger_.reset(); }
+
+absl::StatusOr<DataPlane::PeerId> DataPlane::Connect(const std::string& address,
+                                                     absl::Time deadline) {
+  absl::MutexLock connect_lock(&connect_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = peers_.find(address); it != peers_.end()) return it->second;
+  }
+  const absl::Duration left = deadline - absl::Now();
+  if (left <= absl::ZeroDuration()) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("deadline passed before connecting to the data plane at ", address));
+  }
+  auto peer = messenger_->Connect(address, std::min(left, options_.connect_timeout));
+  if (!peer.ok()) {
+    return absl::Status(peer.status().code(),
+                        absl::StrCat("data plane at ", address, ": ", peer.status().message()));
+  }
+  absl::MutexLock lock(&mu_);
+  peers_[address] = *peer;
+  peer_addresses_[*peer] = address;
+  return *peer;
+}
+
+uint64_t DataPlane::AddRequest(std::shared_ptr<Request> request) {
+  absl::MutexLock lock(&mu_);
+  const uint64_t id = next_request_id_++;
+  requests_.emplace(id, std::move(request));
+  return id;
+}
+
+std::shared_ptr<DataPlane::Request> DataPlane::FindRequest(uint64_t id) {
+  absl::MutexLock lock(&mu_);
+  auto it = requests_.find(id);
+  return it == requests_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<DataPlane::Request> DataPlane::TakeRequest(uint64_t id) {
+  absl::MutexLock lock(&mu_);
+  auto it = requests_.find(id);
+  if (it == requests_.end()) return nullptr;
+  std::shared_ptr<Request> request = std::move(it->second);
+  requests_.erase(it);
+  return request;
+}
+
+void DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
+                           std::vector<wire::ByteRange> ranges,
+                           std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
+                           const std::shared_ptr<TransferGroup>& group,
+                           std::shared_ptr<const MemoryRegion> region) {
+  DCHECK_EQ(ranges.size(), dests.size());
+  auto request = std::make_shared<Request>();
+  request->kind = Kind::kFetch;
+  request->peer = peer;
+  request->group = group;
+  request->first_item = first_item;
+  request->dests = std::move(dests);
+  request->region = std::move(region);
+  group->NotePeer(static_cast<uint64_t>(peer));
+  group->RequestStarted();
+  const uint64_t id = AddRequest(std::move(request));
+
+  wire::FetchHeader header;
+  header.request_id = id;
+  header.lease_id = lease_id;
+  header.key = wire::BlobKeyBits{blob.hash.hi, blob.hash.lo};
+  header.range_count = static_cast<uint32_t>(ranges.size());
+  const auto header_bytes = wire::EncodeFetchHeader(header);
+  // The ranges ride as an eager payload, borrowed by the messenger until `done`.
+  auto payload = std::make_shared<std::vector<uint8_t>>(wire::EncodeFetchRanges(ranges));
+  messenger_->Send(peer, Id(wire::MessageType::kFetch), header_bytes, *payload,
+                   transport::SendOptions{transport::DataProtocol::kEager, nullptr},
+                   [this, id, payload](absl::Status status) {
+                     if (status.ok()) return;
+                     // Never reached the node: no FETCH_DONE will come.
+                     if (std::shared_ptr<Request> r = TakeRequest(id)) {
+                       r->group->RequestEnded(
+                           absl::Status(status.code(), absl::StrCat("FETCH: ", status.message())));
+                     }
+                   });
+}
+
+void DataPlane::StartPut(PeerId peer, uint64_t put_id, uint64_t offset,
+                         absl::Span<const uint8_t> bytes, uint32_t item,
+                         const std::shared_ptr<TransferGroup>& group,
+                         std::shared_ptr<const MemoryRegion> region) {
+  if (!group->TryBeginTransfer()) return;  // the group already failed: send nothing more
+  auto request = std::make_shared<Request>();
+  request->kind = Kind::kPut;
+  request->peer = peer;
+  request->group = group;
+  request->first_item = item;
+  request->put_bytes = bytes.size();
+  request->region = region;
+  group->NotePeer(static_cast<uint64_t>(peer));
+  group->RequestStarted();
+  const uint64_t id = AddRequest(std::move(request));
+
+  const auto header = wire::EncodePutDataHeader(wire::PutDataHeader{id, put_id, offset});
+  messenger_->Send(
+      peer, Id(wire::MessageType::kPutData), header, bytes,
+      transport::SendOptions{transport::DataProtocol::kRendezvous, region.get()},
+      [this, id, group, region](absl::Status status) {
+        // ABORTED: the node refused the payload and says why in PUT_DONE. Any other failure
+        // means no PUT_DONE will come.
+        if (!status.ok() && status.code() != absl::StatusCode::kAborted) {
+          if (std::shared_ptr<Request> r = TakeRequest(id)) {
+            r->group->RequestEnded(
+                absl::Status(status.code(), absl::StrCat("PUT_DATA: ", status.message())));
+          }
+        }
+        group->EndTransfer(status.code() == absl::StatusCode::kAborted ? absl::OkStatus() : status);
+      });
+}
+
+void DataPlane::OnFetchData(absl::Span<const uint8_t> header, transport::IncomingData data) {
+  auto decoded = wire::DecodeFetchDataHeader(header);
+  if (!decoded.ok()) {
+    LOG(WARNING) << "strata client: dropping a malformed FETCH_DATA: " << decoded.status();
+    return;  // `data` drops on destruction
+  }
+  std::shared_ptr<Request> request = FindRequest(decoded->request_id);
+  if (request == nullptr || request->kind != Kind::kFetch) return;
+  // A failed range: the node's FETCH_DONE carries the status and its message.
+  if (decoded->status != absl::StatusCode::kOk) return;
+  TransferGroup& group = *request->group;
+  if (decoded->index >= request->dests.size()) {
+    group.Fail(absl::InternalError(absl::StrCat("FETCH_DATA names range ", decoded->index,
+                                                " of a FETCH of ", request->dests.size())));
+    return;
+  }
+  const absl::Span<uint8_t> dest = request->dests[decoded->index];
+  if (data.size() != dest.size()) {
+    group.Fail(absl::InternalError(absl::StrCat("FETCH_DATA range ", decoded->index, ": ",
+                                                data.size(), " bytes, asked for ", dest.size())));
+    return;
+  }
+  if (!group.TryBeginTransfer()) return;
+  const uint32_t item = request->first_item + decoded->index;
+  data.Accept(
+      dest,
+      [group = request->group, region = request->region, item,
+       bytes = dest.size()](absl::Status status) {
+        if (status.ok()) group->ItemLanded(item, bytes);
+        group->EndTransfer(status);
+      },
+      request->region.get());
+}
+
+void DataPlane::OnDone(wire::MessageType type, absl::Span<const uint8_t> header,
+                       transport::IncomingData data) {
+  data.Drop();
+  auto decoded = wire::DecodeDone(type, header);
+  if (!decoded.ok()) {
+    LOG(WARNING) << "strata client: dropping a malformed DONE message: " << decoded.status();
+    return;
+  }
+  std::shared_ptr<Request> request = TakeRequest(decoded->request_id);
+  if (request == nullptr) return;
+  const bool fetch = type == wire::MessageType::kFetchDone;
+  if (request->kind != (fetch ? Kind::kFetch : Kind::kPut)) {
+    request->group->RequestEnded(
+        absl::InternalError("the node answered a request with the wrong DONE message"));
+    return;
+  }
+  if (!fetch && decoded->status.ok()) {
+    request->group->ItemLanded(request->first_item, request->put_bytes);
+  }
+  request->group->RequestEnded(decoded->status);
+}
+
+void DataPlane::OnPeerFailed(PeerId peer, const absl::Status& status) {
+  std::vector<std::shared_ptr<Request>> failed;
+  std::string address;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = peer_addresses_.find(peer); it != peer_addresses_.end()) {
+      address = it->second;
+      peers_.erase(address);
+      peer_addresses_.erase(it);
+    }
+    for (auto it = requests_.begin(); it != requests_.end();) {
+      if (it->second->peer == peer) {
+        failed.push_back(std::move(it->second));
+        requests_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  const absl::Status why = absl::UnavailableError(
+      absl::StrCat("data plane connection to ", address, " failed: ", status.message()));
+  for (const std::shared_ptr<Request>& request : failed) request->group->RequestEnded(why);
+}
+
+void DataPlane::Abandon(const std::shared_ptr<TransferGroup>& group) {
+  group->Cancel();
+  std::vector<std::shared_ptr<Request>> forgotten;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = requests_.begin(); it != requests_.end();) {
+      if (it->second->group == group) {
+        forgotten.push_back(std::move(it->second));
+        requests_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const std::shared_ptr<Request>& request : forgotten) {
+    request->group->RequestEnded(absl::CancelledError("abandoned"));
+  }
+  if (group->WaitIdle(absl::Now() + options_.abandon_grace)) return;
+  // Something still borrows the caller's memory: close the connections so the transport
+  // fails it, and wait for that (the messenger always runs every completion).
+  const std::vector<uint64_t> peer_ids = group->peers();
+  LOG(WARNING) << "strata client: transfers still in flight " << options_.abandon_grace
+               << " after giving up; disconnecting " << peer_ids.size() << " peer(s)";
+  for (uint64_t id : peer_ids) {
+    const PeerId peer = static_cast<PeerId>(id);
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = peer_addresses_.find(peer); it != peer_addresses_.end()) {
+        peers_.erase(it->second);
+        peer_addresses_.erase(it);
+      }
+    }
+    messenger_->Disconnect(peer);
+  }
+  group->WaitIdle(absl::InfiniteFuture());
+}
+
+absl::StatusOr<std::unique_ptr<DataPlane::MemoryRegion>> DataPlane::Register(void* data,
+                                                                             size_t size) {
+  return messenger_->RegisterMemory(data, size);
+}
+
+store::transport::MessengerStats DataPlane::stats() const { return messenger_->stats(); }
+
+}  // namespace strata::client_internal

@@ -1,0 +1,138 @@
+// DataPlane: the client's side of the node's UCX data plane (docs/api.md, "Data plane";
+// wire format in strata/store/transport/wire.h).
+//
+// It owns one transport::Messenger (a UCX worker and its progress thread), one connection
+// per node address (made by Connect, dropped when the transport reports the peer failed,
+// made again by the next Connect), and the table of requests in flight, keyed by
+// request_id:
+//
+//   StartFetch  sends FETCH(lease, blob, ranges); each FETCH_DATA(index) is received straight
+//               into dests[index] (IncomingData::Accept: a rendezvous pull into the caller's
+//               memory) and reported to the group as item first_item + index; FETCH_DONE
+//               ends the request with the node's status.
+//   StartPut    sends PUT_DATA(put_id, offset) with the caller's bytes as a rendezvous
+//               payload (zero-copy from the caller's buffer); PUT_DONE ends it, and its OK
+//               reports the piece as `item`.
+//
+// Results go to the call's TransferGroup (transfer_group.h). Data for a request that is not
+// (or no longer) in the table, or whose group was cancelled or failed, is dropped. A
+// FETCH_DATA whose size differs from what was asked fails the group (INTERNAL). A peer
+// failure ends every request on that peer with UNAVAILABLE.
+//
+// Abandon(group) is how a call that gives up (error, deadline, bad checksum) gets its memory
+// back: the group is cancelled, its requests are forgotten, and Abandon returns only once
+// no Accept or Send of the group is in flight (after a grace period it disconnects the
+// group's peers, which makes UCX fail them).
+//
+// Errors: Create as Messenger::Create (INVALID_ARGUMENT unknown transport; UNAVAILABLE no
+// usable transport); Connect INVALID_ARGUMENT bad address, UNAVAILABLE refused or
+// unreachable, DEADLINE_EXCEEDED the deadline passed; Register as Messenger::RegisterMemory.
+//
+// Thread-safe: every method from any thread (not from the messenger's progress thread).
+// Destruction shuts the messenger down; every outstanding completion runs first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "client/lib/transfer_group.h"
+#include "strata/radix/blob_key.h"
+#include "strata/store/transport/memory_region.h"
+#include "strata/store/transport/messenger.h"
+#include "strata/store/transport/wire.h"
+
+namespace strata::client_internal {
+
+struct DataPlaneOptions {
+  std::string transports;  // UCX_TLS syntax; empty: UCX_TLS / UCX's default
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // How long Abandon waits for in-flight transfers before disconnecting their peers.
+  absl::Duration abandon_grace = absl::Seconds(2);
+};
+
+class DataPlane {
+ public:
+  using PeerId = store::transport::PeerId;
+  using MemoryRegion = store::transport::MemoryRegion;
+
+  static absl::StatusOr<std::unique_ptr<DataPlane>> Create(DataPlaneOptions options);
+  ~DataPlane();
+  DataPlane(const DataPlane&) = delete;
+  DataPlane& operator=(const DataPlane&) = delete;
+
+  // The connection to the data plane at "host:port", made if there is none.
+  absl::StatusOr<PeerId> Connect(const std::string& address, absl::Time deadline)
+      ABSL_LOCKS_EXCLUDED(connect_mu_, mu_);
+
+  // REQUIRES: dests.size() == ranges.size() and dests[i].size() == ranges[i].length; the
+  // memory stays valid until the group finished or was abandoned. `region`, if not null,
+  // covers every dest.
+  void StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
+                  std::vector<store::transport::wire::ByteRange> ranges,
+                  std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
+                  const std::shared_ptr<TransferGroup>& group,
+                  std::shared_ptr<const MemoryRegion> region) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // REQUIRES: `bytes` stays valid until the group finished or was abandoned.
+  void StartPut(PeerId peer, uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes,
+                uint32_t item, const std::shared_ptr<TransferGroup>& group,
+                std::shared_ptr<const MemoryRegion> region) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // See above. Returns when no transfer of the group borrows memory any more.
+  void Abandon(const std::shared_ptr<TransferGroup>& group) ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::StatusOr<std::unique_ptr<MemoryRegion>> Register(void* data, size_t size);
+
+  store::transport::MessengerStats stats() const;
+
+ private:
+  enum class Kind { kFetch, kPut };
+  struct Request {
+    Kind kind;
+    PeerId peer;
+    std::shared_ptr<TransferGroup> group;
+    uint32_t first_item = 0;
+    std::vector<absl::Span<uint8_t>> dests;  // kFetch
+    uint64_t put_bytes = 0;                  // kPut
+    std::shared_ptr<const MemoryRegion> region;
+  };
+
+  explicit DataPlane(DataPlaneOptions options) : options_(std::move(options)) {}
+  absl::Status Init();
+
+  uint64_t AddRequest(std::shared_ptr<Request> request) ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<Request> FindRequest(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Removes the request; null if it was gone already (each request ends exactly once).
+  std::shared_ptr<Request> TakeRequest(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Progress-thread handlers.
+  void OnFetchData(absl::Span<const uint8_t> header, store::transport::IncomingData data);
+  void OnDone(store::transport::wire::MessageType type, absl::Span<const uint8_t> header,
+              store::transport::IncomingData data);
+  void OnPeerFailed(PeerId peer, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const DataPlaneOptions options_;
+
+  absl::Mutex connect_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex mu_;
+  uint64_t next_request_id_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Request>> requests_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, PeerId> peers_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<PeerId, std::string> peer_addresses_ ABSL_GUARDED_BY(mu_);
+
+  // Last member: destroyed first, while the tables its handlers touch still exist.
+  std::unique_ptr<store::transport::Messenger> messenger_;
+};
+
+}  // namespace strata::client_internal

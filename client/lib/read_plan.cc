@@ -1,0 +1,171 @@
+#include "client/lib/read_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace strata::client_internal {
+namespace {
+
+std::string Field(std::string_view base, size_t index, std::string_view name) {
+  return absl::StrCat(std::string(base), "[", index, "]", name.empty() ? "" : ".",
+                      std::string(name));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PlannedRange>> PlanRanges(
+    const radix::KvLayout& layout, absl::Span<const ReadRange> ranges,
+    absl::Span<const MemoryDescriptor> destinations) {
+  if (ranges.empty()) return absl::InvalidArgumentError("ranges: empty");
+  if (ranges.size() != destinations.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("ranges: ", ranges.size(), " ranges but ",
+                                                   destinations.size(), " destinations"));
+  }
+  const uint64_t chunk_bytes = layout.BytesPerLayerPage();
+  std::vector<PlannedRange> plan;
+  plan.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ReadRange& range = ranges[i];
+    if (range.num_pages == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(Field("ranges", i, "num_pages"), ": 0"));
+    }
+    if (uint64_t{range.first_page} + range.num_pages > UINT32_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field("ranges", i, ""), ": pages past 2^32 - 1"));
+    }
+    if (absl::Status s = CheckMemoryDescriptor(destinations[i], PagesBytes(layout, range.num_pages),
+                                               Field("destinations", i, ""));
+        !s.ok()) {
+      return s;
+    }
+    PlannedRange planned{range.blob, range.first_page, range.num_pages, 0, layout.num_layers, {}};
+    auto* base = static_cast<std::byte*>(destinations[i].ptr);
+    const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
+    planned.layer_dest.reserve(layout.num_layers);
+    for (uint32_t l = 0; l < layout.num_layers; ++l)
+      planned.layer_dest.push_back(base + l * layer_bytes);
+    plan.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layout,
+                                                     absl::Span<const Segment> segments,
+                                                     uint32_t pages,
+                                                     const MemoryDescriptor& destination) {
+  std::vector<PlannedRange> plan;
+  if (pages == 0) return plan;
+  if (absl::Status s = CheckMemoryDescriptor(destination, PagesBytes(layout, pages), "destination");
+      !s.ok()) {
+    return s;
+  }
+  const uint64_t chunk_bytes = layout.BytesPerLayerPage();
+  auto* base = static_cast<std::byte*>(destination.ptr);
+  uint32_t next = 0;  // first sequence page not yet covered
+  for (size_t i = 0; i < segments.size() && next < pages; ++i) {
+    const Segment& seg = segments[i];
+    if (seg.page_count == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(Field("segments", i, "page_count"), ": 0"));
+    }
+    if (seg.seq_page_begin != next) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Field("segments", i, "seq_page_begin"), ": ", seg.seq_page_begin, ", expected ", next,
+          " (segments must cover the prefix from page 0 in order)"));
+    }
+    if (seg.blob_pages != 0 && uint64_t{seg.blob_page_offset} + seg.page_count > seg.blob_pages) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field("segments", i, ""), ": pages [", seg.blob_page_offset, ", +",
+                       seg.page_count, ") past the blob's ", seg.blob_pages, " pages"));
+    }
+    const uint32_t take = std::min(seg.page_count, pages - next);
+    PlannedRange planned{seg.blob, seg.blob_page_offset, take, 0, layout.num_layers, {}};
+    planned.layer_dest.reserve(layout.num_layers);
+    for (uint32_t l = 0; l < layout.num_layers; ++l) {
+      planned.layer_dest.push_back(base + (uint64_t{l} * pages + next) * chunk_bytes);
+    }
+    plan.push_back(std::move(planned));
+    next += take;
+  }
+  if (next < pages) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "segments: cover ", next, " pages from page 0, fewer than the ", pages, " asked for"));
+  }
+  return plan;
+}
+
+std::vector<PlannedRange> CutLargeRanges(std::vector<PlannedRange> ranges, uint64_t max_chunks,
+                                         uint64_t chunk_bytes) {
+  std::vector<PlannedRange> out;
+  out.reserve(ranges.size());
+  for (PlannedRange& range : ranges) {
+    if (range.chunks() <= max_chunks) {
+      out.push_back(std::move(range));
+      continue;
+    }
+    const uint32_t layers = range.layer_end - range.layer_begin;
+    const uint32_t step = static_cast<uint32_t>(std::max<uint64_t>(1, max_chunks / layers));
+    for (uint32_t done = 0; done < range.num_pages; done += step) {
+      const uint32_t take = std::min(step, range.num_pages - done);
+      PlannedRange piece{range.blob,        range.first_page + done, take,
+                         range.layer_begin, range.layer_end,         {}};
+      piece.layer_dest.reserve(layers);
+      for (std::byte* dest : range.layer_dest)
+        piece.layer_dest.push_back(dest + done * chunk_bytes);
+      out.push_back(std::move(piece));
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, size_t>> SplitIntoReads(absl::Span<const PlannedRange> ranges,
+                                                      size_t max_ranges, uint64_t max_chunks) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  size_t begin = 0;
+  uint64_t chunks = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const uint64_t c = ranges[i].chunks();
+    if (i > begin && (i - begin >= max_ranges || chunks + c > max_chunks)) {
+      runs.emplace_back(begin, i);
+      begin = i;
+      chunks = 0;
+    }
+    chunks += c;
+  }
+  if (begin < ranges.size()) runs.emplace_back(begin, ranges.size());
+  return runs;
+}
+
+absl::Status CheckGrant(const PlannedRange& range, const GrantView& grant, uint64_t chunk_bytes,
+                        std::string_view field) {
+  const std::string name(field);
+  if (grant.blob != range.blob) {
+    return absl::InternalError(
+        absl::StrCat(name, ".blob: ", grant.blob.ToHex(), ", asked for ", range.blob.ToHex()));
+  }
+  if (grant.chunk_bytes != chunk_bytes) {
+    return absl::InternalError(absl::StrCat(name, ".chunk_bytes: ", grant.chunk_bytes,
+                                            ", the namespace's layout has ", chunk_bytes));
+  }
+  const uint32_t layers = range.layer_end - range.layer_begin;
+  if (grant.layer_ranges.size() != layers) {
+    return absl::InternalError(absl::StrCat(name, ".layer_ranges: ", grant.layer_ranges.size(),
+                                            " ranges for ", layers, " layers"));
+  }
+  const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
+  for (size_t i = 0; i < grant.layer_ranges.size(); ++i) {
+    if (grant.layer_ranges[i].length != layer_bytes) {
+      return absl::InternalError(absl::StrCat(name, ".layer_ranges[", i,
+                                              "].length: ", grant.layer_ranges[i].length,
+                                              ", expected ", layer_bytes));
+    }
+  }
+  if (grant.checksums.size() != range.chunks()) {
+    return absl::InternalError(absl::StrCat(name, ".chunk_checksums: ", grant.checksums.size(),
+                                            " for ", range.chunks(), " chunks"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata::client_internal

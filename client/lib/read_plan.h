@@ -1,0 +1,89 @@
+// ReadPlan: how a Read turns into Read RPC ranges and where every byte lands.
+//
+// A PlannedRange is one strata.v1 ReadRange (pages [first_page, +num_pages) of layers
+// [layer_begin, layer_end) of one blob) plus, per layer, the caller's address where that
+// layer's num_pages * L bytes go (L = BytesPerLayerPage). Two shapes of destination:
+//
+//   PlanRanges  range i into destinations[i], laid out as radix::BlobLayout of
+//               ranges[i].num_pages pages: layer l at l * num_pages * L.
+//   PlanPrefix  sequence pages [0, pages) of a match into one destination laid out as
+//               radix::BlobLayout of `pages` pages: the segment starting at sequence page
+//               s puts layer l at (l * pages + s) * L.
+//
+// A range covering more than kMaxChunksPerRead chunks is cut into page pieces so each fits
+// one Read RPC; SplitIntoReads then groups consecutive ranges into RPCs within
+// kMaxReadRanges and kMaxChunksPerRead.
+//
+// CheckGrant compares the node's ReadGrant with what was asked: the same blob, chunk size,
+// one layer range per layer of num_pages * L bytes, one checksum per chunk. A grant that
+// does not match is INTERNAL (a node bug): nothing is fetched.
+//
+// Errors (INVALID_ARGUMENT naming the argument, e.g. "ranges[2].num_pages"):
+//   PlanRanges  sizes of ranges and destinations differ; no ranges; num_pages 0; a
+//               destination CheckMemoryDescriptor refuses (UNIMPLEMENTED for device memory)
+//   PlanPrefix  segments not covering [0, pages) from page 0 in order, a segment with
+//               page_count 0 or past its blob's end; a bad destination
+//
+// Pure functions on plain values; thread-safe. PlannedRange borrows the destinations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+#include "strata/radix/blob_key.h"
+#include "strata/radix/kv_layout.h"
+#include "strata/types.h"
+
+namespace strata::client_internal {
+
+struct PlannedRange {
+  radix::BlobKey blob;
+  uint32_t first_page = 0;
+  uint32_t num_pages = 0;
+  uint32_t layer_begin = 0;
+  uint32_t layer_end = 0;
+  // layer_dest[l - layer_begin]: where layer l's num_pages * L bytes land.
+  std::vector<std::byte*> layer_dest;
+
+  uint64_t chunks() const { return uint64_t{layer_end - layer_begin} * num_pages; }
+};
+
+absl::StatusOr<std::vector<PlannedRange>> PlanRanges(
+    const radix::KvLayout& layout, absl::Span<const ReadRange> ranges,
+    absl::Span<const MemoryDescriptor> destinations);
+
+absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layout,
+                                                     absl::Span<const Segment> segments,
+                                                     uint32_t pages,
+                                                     const MemoryDescriptor& destination);
+
+// Cuts every range of more than `max_chunks` chunks into page pieces of at most that many
+// chunks (destinations follow). REQUIRES: max_chunks >= the layers of every range.
+std::vector<PlannedRange> CutLargeRanges(std::vector<PlannedRange> ranges, uint64_t max_chunks,
+                                         uint64_t chunk_bytes);
+
+// [begin, end) index runs of `ranges`, each within `max_ranges` ranges and `max_chunks`
+// chunks. REQUIRES: every range has at most max_chunks chunks.
+std::vector<std::pair<size_t, size_t>> SplitIntoReads(absl::Span<const PlannedRange> ranges,
+                                                      size_t max_ranges, uint64_t max_chunks);
+
+// A ReadGrant as the node answered it, in plain types.
+struct GrantView {
+  radix::BlobKey blob;
+  uint64_t chunk_bytes = 0;
+  std::vector<radix::ByteRange> layer_ranges;
+  absl::Span<const uint64_t> checksums;
+};
+
+// OK when `grant` is what `range` asked for (see above), else INTERNAL naming `field`.
+absl::Status CheckGrant(const PlannedRange& range, const GrantView& grant, uint64_t chunk_bytes,
+                        std::string_view field);
+
+}  // namespace strata::client_internal

@@ -1,0 +1,74 @@
+#include "strata/types.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#include "strata/base/status_test_macros.h"
+
+namespace strata {
+namespace {
+
+TEST(MemoryDescriptorTest, HostMemoryOfTheRightSizeIsAccepted) {
+  std::vector<std::byte> buffer(64);
+  EXPECT_OK(CheckMemoryDescriptor(MemoryDescriptor::Host(buffer.data(), 64), 64, "d"));
+  MemoryDescriptor pinned = MemoryDescriptor::Host(buffer.data(), 64);
+  pinned.kind = MemoryKind::kPinnedHost;
+  EXPECT_OK(CheckMemoryDescriptor(pinned, 64, "d"));
+  const std::vector<std::byte> source(8);
+  EXPECT_OK(CheckMemoryDescriptor(MemoryDescriptor::Host(source.data(), 8), 8, "source"));
+}
+
+TEST(MemoryDescriptorTest, RefusalsNameTheArgument) {
+  std::vector<std::byte> buffer(64);
+  const absl::Status wrong_size =
+      CheckMemoryDescriptor(MemoryDescriptor::Host(buffer.data(), 63), 64, "destinations[2]");
+  EXPECT_CODE(wrong_size, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(wrong_size.message(), "destinations[2]: 63 bytes, expected 64");
+
+  EXPECT_CODE(
+      CheckMemoryDescriptor(MemoryDescriptor::Host(static_cast<void*>(nullptr), 64), 64, "d"),
+      absl::StatusCode::kInvalidArgument);
+  MemoryDescriptor negative = MemoryDescriptor::Host(buffer.data(), 64);
+  negative.device = -1;
+  EXPECT_CODE(CheckMemoryDescriptor(negative, 64, "d"), absl::StatusCode::kInvalidArgument);
+  MemoryDescriptor odd = MemoryDescriptor::Host(buffer.data(), 64);
+  odd.kind = static_cast<MemoryKind>(42);
+  EXPECT_CODE(CheckMemoryDescriptor(odd, 64, "d"), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MemoryDescriptorTest, DeviceMemoryIsUnimplementedForNow) {
+  std::vector<std::byte> buffer(64);
+  const absl::Status status =
+      CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(buffer.data(), 64, 1), 64, "dst");
+  EXPECT_CODE(status, absl::StatusCode::kUnimplemented);
+  EXPECT_NE(status.message().find("device 1"), absl::string_view::npos) << status;
+}
+
+TEST(TypesTest, TierNamesAndWireNumbers) {
+  EXPECT_EQ(TierName(Tier::kHbm), "hbm");
+  EXPECT_EQ(TierName(Tier::kDram), "dram");
+  EXPECT_EQ(TierName(Tier::kSsd), "ssd");
+  EXPECT_EQ(TierName(Tier::kText), "text");
+  EXPECT_EQ(TierName(static_cast<Tier>(9)), "unknown");
+  EXPECT_EQ(static_cast<int>(Tier::kDram), 2);  // strata.v1.Tier numbers
+}
+
+TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {
+  const KvLayout layout{.num_layers = 3,
+                        .num_kv_heads = 2,
+                        .head_dim = 4,
+                        .dtype = DType::kFloat16,
+                        .page_tokens = 8,
+                        .format = KvFormat::kKeyValue,
+                        .tp_rank = 0,
+                        .tp_world = 1};
+  ASSERT_OK(layout.Validate());
+  // One layer-page: 2 (K, V) x 8 tokens x 2 heads x 4 dims x 2 bytes = 256; 3 layers.
+  EXPECT_EQ(PagesBytes(layout, 5), 5u * 3 * 256);
+  const Segment segment{BlobKey{PrefixHash{1, 2}}, 3, 4, 10, 9, Tier::kDram};
+  EXPECT_EQ(ReadRange::FromSegment(segment), (ReadRange{BlobKey{PrefixHash{1, 2}}, 3, 4}));
+}
+
+}  // namespace
+}  // namespace strata
