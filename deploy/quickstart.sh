@@ -12,7 +12,7 @@ ROOT=$(pwd)
 BUILD=${STRATA_BUILD_ROOT:-$ROOT/build}/release
 
 "$ROOT/deploy/setup.sh"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target radix_bench tiering_bench
 
 echo

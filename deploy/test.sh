@@ -55,7 +55,7 @@ for config in "${CONFIGS[@]}"; do
   echo "=== [$config] configure + build in $dir"
   start=$(date +%s)
   # shellcheck disable=SC2086
-  cmake -S "$ROOT" -B "$dir" -G Ninja ${FLAGS[$config]} >"$dir.configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DSTRATA_MODULES=all ${FLAGS[$config]} >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
   cmake --build "$dir" -j "$JOBS"
   echo "=== [$config] ctest"
