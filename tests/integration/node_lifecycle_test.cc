@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -78,7 +82,8 @@ TEST(NodeLifecycleTest, PrintsListenLinesAndStopsCleanlyOnSigterm) {
   EXPECT_EQ(lines[0], "strata-node: grpc listening on " + node->grpc_address());
   EXPECT_TRUE(absl::StartsWith(node->grpc_address(), "127.0.0.1:"));
   EXPECT_NE(node->grpc_address(), "127.0.0.1:0");  // the bound port, not the asked one
-  EXPECT_TRUE(absl::StartsWith(lines[1], "strata-node: dataplane address 127.0.0.1:7401"));
+  EXPECT_TRUE(absl::StartsWith(lines[1], "strata-node: dataplane ")) << lines[1];
+  EXPECT_TRUE(absl::StrContains(lines[1], " " + node->data_plane_address())) << lines[1];
   EXPECT_EQ(ReadyField(node->StdoutText(), "pid"), std::to_string(node->pid()));
   EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), node->data_dir());
   EXPECT_EQ(ReadyField(node->StdoutText(), "dram_bytes"), std::to_string(64 << 20));
@@ -144,8 +149,9 @@ TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
-  const ExitResult second = NodeProcess::RunToExit(
-      {"--grpc_listen=127.0.0.1:0", "--dram_bytes=64MiB", "--data_dir=" + first->data_dir()});
+  const ExitResult second =
+      NodeProcess::RunToExit({"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
+                              "--dram_bytes=64MiB", "--data_dir=" + first->data_dir()});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(second.stderr_text,
                                 "strata-node: cannot start: FAILED_PRECONDITION: data dir " +
@@ -158,8 +164,9 @@ TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareAPort) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
-  const ExitResult second = NodeProcess::RunToExit(
-      {"--grpc_listen=" + first->grpc_address(), "--dram_bytes=64MiB", "--data_dir=other"});
+  const ExitResult second = NodeProcess::RunToExit({"--grpc_listen=" + first->grpc_address(),
+                                                    "--dataplane_listen=127.0.0.1:0",
+                                                    "--dram_bytes=64MiB", "--data_dir=other"});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(second.stderr_text, "cannot start: UNAVAILABLE: cannot listen"))
       << second.stderr_text;
@@ -176,7 +183,7 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
                            "data_dir = "
                         << dir
                         << "/from-config\n"
-                           "dataplane_listen = 127.0.0.1:9999\n";
+                           "dataplane_listen = 127.0.0.1:0\n";
   {
     // Config file alone; STRATA_DATA loses to the file's data_dir.
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node,
@@ -192,7 +199,8 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
     v1::HealthResponse health;
     ASSERT_OK(
         Call(node->StoreStub()->Health(ContextWithDeadline().get(), v1::HealthRequest(), &health)));
-    EXPECT_EQ(health.data_plane().ucx_address(), "127.0.0.1:9999");
+    EXPECT_EQ(health.data_plane().ucx_address(), node->data_plane_address());
+    EXPECT_NE(health.data_plane().ucx_address(), "127.0.0.1:7401");  // the file's, not default
   }
   {
     // Flags beat the file.
@@ -253,17 +261,31 @@ TEST(NodeLifecycleTest, HelpAndVersion) {
   EXPECT_EQ(version.stdout_text, std::string("strata-node ") + STRATA_VERSION + "\n");
 }
 
-// With no arguments at all: loopback 7400, ./var in the working directory, DRAM sized from
-// free memory. Port 7400 may be taken on a shared machine; then this is skipped.
+// Whether a TCP listener could bind 127.0.0.1:port right now.
+bool PortIsFree(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return free;
+}
+
+// With no arguments at all: loopback 7400 (and 7401 for the data plane), ./var in the
+// working directory, DRAM sized from free memory. The ports may be taken on a shared
+// machine; then this is skipped.
 TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
+  if (!PortIsFree(7400) || !PortIsFree(7401)) {
+    GTEST_SKIP() << "127.0.0.1:7400 or :7401 is in use on this machine";
+  }
   const std::string cwd = MakeTestDir("strata-node-noargs");
   absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(
       {.default_listen_and_dram = false, .default_data_dir = false, .env = {}, .cwd = cwd});
-  if (!node.ok() && absl::StrContains(node.status().message(), "cannot listen")) {
-    std::filesystem::remove_all(cwd);
-    GTEST_SKIP() << "127.0.0.1:7400 is in use on this machine: " << node.status();
-  }
   ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ((*node)->data_plane_address(), "127.0.0.1:7401");
   EXPECT_EQ((*node)->grpc_address(), "127.0.0.1:7400");
   EXPECT_EQ(ReadyField((*node)->StdoutText(), "data_dir"), cwd + "/var");
   const uint64_t dram = std::stoull(ReadyField((*node)->StdoutText(), "dram_bytes"));

@@ -30,6 +30,18 @@ namespace strata::integration {
 namespace {
 
 constexpr absl::string_view kListenPrefix = "strata-node: grpc listening on ";
+constexpr absl::string_view kReadyPrefix = "strata-node: ready ";
+constexpr absl::string_view kDataPlanePrefixes[] = {"strata-node: dataplane listening on ",
+                                                    "strata-node: dataplane address "};
+
+// Whether `args` sets option `key` (--key, --key=value or --key value).
+bool HasFlag(const std::vector<std::string>& args, absl::string_view key) {
+  const std::string flag = absl::StrCat("--", key);
+  for (const std::string& arg : args) {
+    if (arg == flag || absl::StartsWith(arg, flag + "=")) return true;
+  }
+  return false;
+}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -127,25 +139,37 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   const std::string temp = MakeTempDir();
   if (temp.empty()) return absl::UnavailableError("mkdtemp failed");
   std::vector<std::string> args;
+  const auto add_default = [&](absl::string_view key, absl::string_view value) {
+    if (!HasFlag(options.args, key)) args.push_back(absl::StrCat("--", key, "=", value));
+  };
   if (options.default_listen_and_dram) {
-    args.push_back("--grpc_listen=127.0.0.1:0");
-    args.push_back("--dram_bytes=64MiB");
+    add_default("grpc_listen", "127.0.0.1:0");
+    add_default("dataplane_listen", "127.0.0.1:0");
+    add_default("dram_bytes", "64MiB");
   }
-  if (options.default_data_dir) args.push_back(absl::StrCat("--data_dir=", temp, "/data"));
+  if (options.default_data_dir) add_default("data_dir", absl::StrCat(temp, "/data"));
   args.insert(args.end(), options.args.begin(), options.args.end());
   const pid_t pid = Spawn(args, options.env, options.cwd.empty() ? temp : options.cwd,
                           temp + "/stdout.txt", temp + "/stderr.txt");
   if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
   std::unique_ptr<NodeProcess> node(new NodeProcess(pid, temp));
 
+  // The "ready" line follows every listen line.
   const absl::Time deadline = absl::Now() + options.start_timeout;
-  while (node->grpc_address_.empty()) {
-    for (absl::string_view line : absl::StrSplit(node->StdoutText(), '\n')) {
+  for (bool ready = false; !ready;) {
+    const std::string text = node->StdoutText();
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (absl::StartsWith(line, kReadyPrefix)) ready = true;
       if (absl::StartsWith(line, kListenPrefix)) {
         node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
       }
+      for (absl::string_view prefix : kDataPlanePrefixes) {
+        if (!absl::StartsWith(line, prefix)) continue;
+        const absl::string_view rest = line.substr(prefix.size());
+        node->data_plane_address_ = std::string(rest.substr(0, rest.find(' ')));
+      }
     }
-    if (!node->grpc_address_.empty()) break;
+    if (ready) break;
     if (std::optional<int> code = PollExit(pid, absl::ZeroDuration()); code.has_value()) {
       node->exit_code_ = code;
       return absl::FailedPreconditionError(absl::StrCat("strata-node exited with ", *code,
@@ -154,9 +178,13 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
     }
     if (absl::Now() >= deadline) {
       return absl::DeadlineExceededError(
-          absl::StrCat("no listen line from strata-node; stderr:\n", Tail(node->StderrText())));
+          absl::StrCat("no ready line from strata-node; stderr:\n", Tail(node->StderrText())));
     }
     absl::SleepFor(absl::Milliseconds(20));
+  }
+  if (node->grpc_address_.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no grpc listen line before ready:\n", node->StdoutText()));
   }
   absl::Status healthy = node->WaitHealthy(std::max(deadline - absl::Now(), absl::Seconds(5)));
   if (!healthy.ok()) return healthy;

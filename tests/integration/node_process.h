@@ -1,12 +1,13 @@
 // NodeProcess: a real `strata-node` process for integration tests.
 //
 // Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
-// by default with `--grpc_listen=127.0.0.1:0 --dram_bytes=64MiB --data_dir=<temp>/data`,
+// by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
+// --dram_bytes=64MiB --data_dir=<temp>/data`,
 // stdout and stderr going to files in a fresh temporary directory. It waits for the
-// "strata-node: grpc listening on HOST:PORT" line (the port the kernel chose), then for a
-// Health call to succeed. The destructor SIGKILLs a node still running, reaps it and
-// removes the temporary directory. The child also gets SIGKILL if the test process dies
-// (PR_SET_PDEATHSIG), so a crashed test leaves no node behind.
+// "strata-node: ready" line, which follows the listen lines ("strata-node: grpc listening
+// on HOST:PORT": the port the kernel chose), then for a Health call to succeed. The destructor
+// SIGKILLs a node still running, reaps it and removes the temporary directory. The child also gets
+// SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node behind.
 //
 // RunToExit() runs strata-node to completion (for --help, bad flags, a node that must fail
 // to start) and returns its exit code and output.
@@ -36,10 +37,10 @@
 namespace strata::integration {
 
 struct NodeProcessOptions {
-  // Appended after the defaults (a flag given here must not repeat a default one: turn the
-  // default off below instead).
+  // Appended after the defaults. A default flag whose key appears here is left out, so
+  // these win.
   std::vector<std::string> args;
-  // Pass --grpc_listen=127.0.0.1:0 and --dram_bytes=64MiB.
+  // Pass --grpc_listen=127.0.0.1:0, --dataplane_listen=127.0.0.1:0 and --dram_bytes=64MiB.
   bool default_listen_and_dram = true;
   // Pass --data_dir=<temp>/data.
   bool default_data_dir = true;
@@ -75,6 +76,10 @@ class NodeProcess {
   pid_t pid() const { return pid_; }
   // "127.0.0.1:PORT" from the listen line.
   const std::string& grpc_address() const { return grpc_address_; }
+  // The data-plane address the node printed ("strata-node: dataplane listening on X", or
+  // "strata-node: dataplane address X ..." while the node has no data plane): what it
+  // reports to clients.
+  const std::string& data_plane_address() const { return data_plane_address_; }
   // The temporary directory (stdout.txt, stderr.txt, data/).
   const std::string& temp_dir() const { return temp_dir_; }
   std::string data_dir() const { return temp_dir_ + "/data"; }
@@ -103,6 +108,7 @@ class NodeProcess {
   pid_t pid_;
   std::string temp_dir_;
   std::string grpc_address_;
+  std::string data_plane_address_;
   std::optional<int> exit_code_;
 };
 

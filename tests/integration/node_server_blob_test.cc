@@ -1,8 +1,8 @@
 // The calls that need committed blobs, end to end over a real gRPC channel: Match, Read,
 // RenewLease, Release, Stat, List pagination, Pin/Unpin/Delete, Evict, DATA_LOSS, layout
-// mismatch. Until store/dataplane lands no process can receive put bytes, so this test runs
-// the node's NodeServer in-process and writes each put's bytes through the engine exactly
-// as the data plane will (PutTarget, PutReceived); every other step goes over gRPC.
+// mismatch. It runs the node's NodeServer in-process and writes each put's bytes through
+// the engine exactly as the data plane does (PutTarget, PutReceived), so it needs no UCX
+// client; every other step goes over gRPC.
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -41,6 +41,7 @@ class NodeServerBlobTest : public ::testing::Test {
     dir_ = MakeTestDir("strata-node-blob-test");
     store::node::NodeConfig config;
     config.grpc_listen = "127.0.0.1:0";
+    config.dataplane_listen = "127.0.0.1:0";
     config.dram_bytes = uint64_t{64} << 20;
     config.data_dir = dir_;
     absl::StatusOr<std::unique_ptr<store::node::NodeServer>> server =
@@ -172,7 +173,7 @@ TEST_F(NodeServerBlobTest, PutMatchReadRenewRelease) {
   EXPECT_NE(read.lease_id(), 0u);
   EXPECT_GT(read.expires_in_ms(), 25000u);  // default lease TTL 30 s
   EXPECT_LE(read.expires_in_ms(), 30000u);
-  EXPECT_EQ(read.data_plane().ucx_address(), "127.0.0.1:7401");
+  EXPECT_EQ(read.data_plane().ucx_address(), server_->data_plane_address());
   ASSERT_EQ(read.grants_size(), 1);
   const v1::ReadGrant& grant = read.grants(0);
   const uint64_t chunk = ns.layout().BytesPerLayerPage();
