@@ -1,0 +1,230 @@
+// DataPlaneServer: the storage node's data plane — UCX active messages between clients and
+// the NodeEngine's DRAM arena. A thin adapter: it decodes the wire headers
+// (strata/store/transport/wire.h), calls the engine, and moves bytes; every policy (leases,
+// puts, what may be read) is the engine's. Design: docs/design/node-and-client.md, "Data
+// plane"; message layouts: wire.h.
+//
+// What it does
+//   Start creates a transport::Messenger (transports: options.transports, else UCX_TLS),
+//   registers the engine's whole DRAM arena once (RegisterMemory(base, mapped_bytes)) and
+//   listens on options.listen_address (port 0: the kernel picks one; address() tells).
+//
+//   FETCH (client -> node): for each byte range, in order, engine.ReadSource(lease, blob,
+//   offset, length) gives a HeldSpan (the bytes stay allocated until the send completes)
+//   and FETCH_DATA{request_id, index, OK} carries them as a rendezvous payload straight
+//   from the registered arena. At most options.max_sends_per_peer FETCH_DATA sends are in
+//   flight per peer; a peer's FETCH requests are served in arrival order. FETCH_DONE
+//   {request_id, status} is always the request's last message: OK after the last range's
+//   send completed; on the first error no further range is started and FETCH_DONE carries
+//   the error as soon as the sends already in flight for the request have completed.
+//   PUT_DATA (client -> node): engine.PutTarget(put_id) gives the put's destination; the
+//   payload is received straight into [offset, offset + size) of it (zero-copy
+//   rendezvous), then engine.PutReceived(put_id, offset, size), the HeldSpan is released
+//   (so a CommitPut after PUT_DONE is not refused for it), and PUT_DONE{request_id, status}
+//   is sent. On an error the payload is dropped and PUT_DONE carries the status.
+//   CommitPut, AbortPut, Read and Release stay on the control plane (gRPC).
+//
+// Statuses in FETCH_DONE
+//   OK; INVALID_ARGUMENT a header or range list that does not decode (wrong magic,
+//   version, type, size, more than kMaxFetchRanges ranges, an empty or overflowing range);
+//   NOT_FOUND lease unknown or expired; PERMISSION_DENIED the blob is not under the lease;
+//   OUT_OF_RANGE a range past the blob's end (each from NodeEngine::ReadSource, message
+//   prefixed "range <i>: "); RESOURCE_EXHAUSTED more than options.max_fetches_per_peer
+//   FETCH requests of one peer unfinished; ABORTED the client dropped a FETCH_DATA
+//   payload; UNAVAILABLE the send failed (connection broken); CANCELLED the server stopped.
+// Statuses in PUT_DONE
+//   OK; INVALID_ARGUMENT a header that does not decode; NOT_FOUND put unknown or expired;
+//   FAILED_PRECONDITION the put's commit is in progress; OUT_OF_RANGE [offset, offset +
+//   size) not inside the blob; UNAVAILABLE the payload did not arrive (sender died or the
+//   connection broke mid-transfer); CANCELLED the server stopped.
+// A malformed header's request_id is read from bytes 8..15 when the header has them (every
+// client->node header keeps it there), else 0.
+//
+// Threading
+//   Every handler, completion and engine call runs on the messenger's one progress thread,
+//   so requests are processed one at a time without locks of the data plane's own. This
+//   relies on the engine calls made here (ReadSource, PutTarget, PutReceived, HeldSpan
+//   release) being quick: each takes the engine lock briefly and never touches bulk bytes.
+//   A control-plane call holding the engine lock for long (BeginPut with a long parent
+//   chain, Delete, Pin walk prefix tokens under it) delays the data plane by as much.
+//   Public methods are thread-safe. Stop (and the destructor) must not be called from the
+//   progress thread (no data-plane callback calls them).
+//
+// Failures and lifetime
+//   A peer that dies mid-transfer fails its outstanding sends and receives (UNAVAILABLE, the
+//   messenger's PEER error mode); their HeldSpans are released as they complete, its queued
+//   FETCH requests are dropped, and its lease expires by itself. Stop destroys the messenger:
+//   outstanding transfers complete CANCELLED and every HeldSpan is released before Stop
+//   returns. REQUIRES: the engine outlives the DataPlaneServer (or its Stop).
+//
+// Errors of Start: INVALID_ARGUMENT a bad listen address, a zero per-peer limit, or an
+// unknown transport name; UNAVAILABLE the address is in use, not local, or no transport is
+// usable; RESOURCE_EXHAUSTED the arena could not be registered.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "strata/radix/blob_key.h"
+#include "strata/store/core/node_engine.h"
+#include "strata/store/transport/memory_region.h"
+#include "strata/store/transport/messenger.h"
+#include "strata/store/transport/wire.h"
+
+namespace strata::store::dataplane {
+
+struct DataPlaneOptions {
+  // "host:port" to listen on; port 0 picks an ephemeral port.
+  std::string listen_address = "127.0.0.1:7401";
+  // UCX_TLS syntax (e.g. "tcp", "tcp,shm,cma"); empty: the UCX_TLS environment variable,
+  // else UCX's default. The connection itself always needs "tcp" (see messenger.h).
+  std::string transports;
+  // FETCH_DATA sends in flight per peer (each holds one range's bytes). REQUIRES: > 0.
+  uint32_t max_sends_per_peer = 8;
+  // FETCH requests of one peer accepted and not yet finished; more are refused with
+  // RESOURCE_EXHAUSTED (each holds its range list: at most 64 KiB). REQUIRES: > 0.
+  uint32_t max_fetches_per_peer = 256;
+  // Progress-thread polling after the last event (messenger.h); zero sleeps at once.
+  absl::Duration busy_poll = absl::ZeroDuration();
+  std::string name = "strata-dataplane";
+};
+
+// Counters since Start (monotonic except the two gauges; a snapshot, not a consistent cut).
+struct DataPlaneStats {
+  uint64_t fetch_requests = 0;  // FETCH messages received
+  uint64_t fetch_failures = 0;  // of those, ended with a non-OK status
+  uint64_t ranges_sent = 0;     // FETCH_DATA sends completed OK
+  uint64_t bytes_out = 0;       // their payload bytes
+  uint64_t put_requests = 0;    // PUT_DATA messages received
+  uint64_t put_failures = 0;    // of those, ended with a non-OK status
+  uint64_t bytes_in = 0;        // PUT_DATA payload bytes landed and recorded
+  uint64_t malformed = 0;       // headers or range lists that did not decode
+  uint64_t replies_failed = 0;  // FETCH_DONE / PUT_DONE sends that failed
+  uint64_t peers_connected = 0;
+  uint64_t peers_failed = 0;
+  uint64_t requests_in_flight = 0;  // gauge: FETCH / PUT_DATA received, DONE not yet sent
+  uint64_t sends_in_flight = 0;     // gauge: FETCH_DATA sends not yet completed
+};
+
+class DataPlaneServer {
+ public:
+  // Starts serving `engine` (borrowed; must outlive this object).
+  static absl::StatusOr<std::unique_ptr<DataPlaneServer>> Start(core::NodeEngine* engine,
+                                                                DataPlaneOptions options);
+  // Stop().
+  ~DataPlaneServer();
+  DataPlaneServer(const DataPlaneServer&) = delete;
+  DataPlaneServer& operator=(const DataPlaneServer&) = delete;
+
+  // "host:port" the data plane listens on (the bound port for port 0), as clients dial it.
+  const std::string& address() const { return address_; }
+  uint16_t port() const { return port_; }
+  DataPlaneStats stats() const;
+  // What the messenger counted (messages and bytes on the wire, peers), for diagnostics.
+  transport::MessengerStats messenger_stats() const;
+
+  // Waits until no request is in flight (every received FETCH / PUT_DATA has had its
+  // FETCH_DONE / PUT_DONE sent and completed) or `timeout` passes: DEADLINE_EXCEEDED then.
+  // New requests may arrive at any time; this is a point-in-time answer.
+  absl::Status WaitIdle(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(idle_mu_);
+
+  // Stops listening and serving: the messenger is destroyed, outstanding transfers end
+  // (CANCELLED), every HeldSpan is released. Idempotent. REQUIRES: not on the progress
+  // thread.
+  void Stop() ABSL_LOCKS_EXCLUDED(stop_mu_);
+
+ private:
+  // One FETCH being served. Progress thread only.
+  struct FetchRequest {
+    uint64_t request_id = 0;
+    uint64_t lease_id = 0;
+    radix::BlobKey blob;
+    std::vector<transport::wire::ByteRange> ranges;
+    uint32_t next = 0;       // the next range to start
+    uint32_t in_flight = 0;  // its FETCH_DATA sends not yet completed
+    absl::Status status;     // the first error; no range starts once set
+    bool Finished() const { return in_flight == 0 && (!status.ok() || next == ranges.size()); }
+  };
+  // The unfinished FETCH requests of one peer. Exists only while it has some (or sends in
+  // flight). Progress thread only.
+  struct PeerFetches {
+    transport::PeerId peer = transport::PeerId::kNone;
+    std::deque<std::unique_ptr<FetchRequest>> requests;  // arrival order
+    uint32_t sends_in_flight = 0;
+    bool failed = false;   // the peer died: send nothing more, answer nothing
+    bool pumping = false;  // Pump is on the stack (a send completed inside it)
+    bool pump_again = false;
+  };
+  struct Counters {
+    std::atomic<uint64_t> fetch_requests{0}, fetch_failures{0}, ranges_sent{0}, bytes_out{0};
+    std::atomic<uint64_t> put_requests{0}, put_failures{0}, bytes_in{0}, malformed{0};
+    std::atomic<uint64_t> replies_failed{0}, peers_connected{0}, peers_failed{0};
+    std::atomic<uint64_t> sends_in_flight{0};
+  };
+
+  explicit DataPlaneServer(core::NodeEngine* engine, DataPlaneOptions options);
+
+  // ---- peers and replies (data_plane_server.cc)
+  void OnPeerFailed(transport::PeerId peer, const absl::Status& status);
+  // Sends FETCH_DONE / PUT_DONE and ends the request (EndRequest when the send completes).
+  void SendDone(transport::PeerId peer, transport::wire::MessageType type, uint64_t request_id,
+                absl::Status status);
+  void BeginRequest() ABSL_LOCKS_EXCLUDED(idle_mu_);
+  void EndRequest() ABSL_LOCKS_EXCLUDED(idle_mu_);
+  // The request_id of a client->node header that did not decode: bytes 8..15 when it has
+  // them (FETCH and PUT_DATA keep it there), else 0.
+  static uint64_t RequestIdOf(absl::Span<const uint8_t> header);
+
+  // ---- FETCH (data_plane_fetch.cc)
+  void OnFetch(transport::PeerId from, absl::Span<const uint8_t> header,
+               transport::IncomingData data);
+  // Queues a decoded FETCH whose range list is `payload`, or answers its error.
+  void StartFetch(transport::PeerId from, const transport::wire::FetchHeader& header,
+                  absl::Span<const uint8_t> payload);
+  // Starts range sends up to the per-peer limit and finishes finished requests; erases
+  // the peer's entry when it has nothing left. Re-entrant: a call made while another is on
+  // the stack (a send that completed at once) makes the outer one loop again.
+  void Pump(std::shared_ptr<PeerFetches> fetches);
+  void StartRangeSend(const std::shared_ptr<PeerFetches>& fetches, FetchRequest& request);
+  void OnRangeSent(const std::shared_ptr<PeerFetches>& fetches, FetchRequest& request,
+                   uint64_t bytes, absl::Status status);
+
+  // ---- PUT_DATA (data_plane_put.cc)
+  void OnPutData(transport::PeerId from, absl::Span<const uint8_t> header,
+                 transport::IncomingData data);
+
+  core::NodeEngine* const engine_;
+  const DataPlaneOptions options_;
+  std::string address_;
+  uint16_t port_ = 0;
+  Counters counters_;
+  // Set by Stop before the messenger goes: nothing new starts.
+  std::atomic<bool> stopping_{false};
+
+  mutable absl::Mutex idle_mu_;
+  uint64_t requests_in_flight_ ABSL_GUARDED_BY(idle_mu_) = 0;
+
+  // Progress thread only (Start fills nothing in).
+  absl::flat_hash_map<transport::PeerId, std::shared_ptr<PeerFetches>> fetches_;
+
+  mutable absl::Mutex stop_mu_;
+  // The arena's registration; kept past the messenger (a region may outlive it).
+  std::unique_ptr<transport::MemoryRegion> arena_region_;
+  // Declared last: destroyed first. Reset by Stop (under stop_mu_; read without it only on
+  // the progress thread, which exists only while it is set).
+  std::unique_ptr<transport::Messenger> messenger_;
+};
+
+}  // namespace strata::store::dataplane
