@@ -2,7 +2,7 @@
 //
 // stdout carries a few machine-parsable lines, each starting "strata-node: ":
 //   strata-node: grpc listening on <host>:<port>
-//   strata-node: dataplane address <host>:<port> (reported to clients; not served yet)
+//   strata-node: dataplane listening on <host>:<port>
 //   strata-node: ready pid=<pid> data_dir=<absolute path> dram_bytes=<n>
 //   strata-node: draining (<signal name>)
 //   strata-node: stopped
@@ -99,8 +99,7 @@ int Run(int argc, char** argv) {
     return 1;
   }
   PrintLine("grpc listening on " + (*server)->grpc_address());
-  PrintLine("dataplane address " + (*server)->data_plane_address() +
-            " (reported to clients; not served yet)");
+  PrintLine("dataplane listening on " + (*server)->data_plane_address());
   PrintLine("ready pid=" + std::to_string(getpid()) + " data_dir=" + (*server)->data_dir() +
             " dram_bytes=" + std::to_string((*server)->dram_bytes()));
 

@@ -13,6 +13,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/grpc_limits.h"
+#include "strata/store/dataplane/data_plane_server.h"
 #include "strata/store/node/dram_sizing.h"
 #include "strata/store/rpc/admin_service.h"
 #include "strata/store/rpc/store_service.h"
@@ -79,11 +80,12 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   std::unique_ptr<NodeServer> server(
       new NodeServer(std::move(lock), std::move(engine), dram_bytes));
 
-  // 3. The data plane. store/dataplane is not built yet: when it is, start it here on
-  //    config.dataplane_listen over *server->engine_ (it registers engine.dram()), keep it
-  //    in a member declared between engine_ and the services, and report its bound
-  //    address instead of the configured one.
-  server->data_plane_address_ = config.dataplane_listen;
+  // 3. The data plane: UCX on dataplane_listen (transports from UCX_TLS), the arena
+  //    registered; clients are told the bound address.
+  STRATA_ASSIGN_OR_RETURN(server->data_plane_,
+                          dataplane::DataPlaneServer::Start(
+                              server->engine_.get(), {.listen_address = config.dataplane_listen}));
+  server->data_plane_address_ = server->data_plane_->address();
 
   // 4. gRPC.
   server->store_service_ = std::make_unique<rpc::StoreService>(
@@ -112,7 +114,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
     LOG(WARNING) << "gRPC listens on " << server->grpc_address_
                  << ", not a loopback address: strata.v1 has no authentication yet";
   }
-  LOG(INFO) << "node started: grpc " << server->grpc_address_ << ", data plane (reported) "
+  LOG(INFO) << "node started: grpc " << server->grpc_address_ << ", data plane "
             << server->data_plane_address_ << ", DRAM tier " << dram_bytes << " bytes ("
             << tiering::HugePageModeName(server->engine_->dram().huge_page_mode()) << "), data dir "
             << server->data_dir() << "; http_listen " << config.http_listen
@@ -124,8 +126,12 @@ NodeServer::~NodeServer() { Shutdown(absl::ZeroDuration()); }
 
 absl::Status NodeServer::Drain(absl::Duration timeout) {
   LOG(INFO) << "draining: puts refused; waiting up to " << timeout
-            << " for pending puts and held leases";
+            << " for pending puts, held leases and transfers";
+  const absl::Time deadline = absl::Now() + timeout;
   absl::Status drained = engine_->Drain(timeout);
+  // The engine is quiet once no HeldSpan is alive; the data plane's last replies (a
+  // FETCH_DONE after its last range) may still be on their way.
+  if (drained.ok()) drained = data_plane_->WaitIdle(deadline - absl::Now());
   if (drained.ok()) {
     LOG(INFO) << "drained";
   } else {
@@ -151,7 +157,9 @@ void NodeServer::Shutdown(absl::Duration grace) {
     grpc_server_->Wait();
     LOG(INFO) << "gRPC server stopped";
   }
-  // Data plane: stop it here, after gRPC and before the engine goes.
+  // After gRPC (no Read can grant a lease any more), before the engine goes: transfers
+  // still in flight end CANCELLED and release their HeldSpans.
+  if (data_plane_ != nullptr) data_plane_->Stop();
 }
 
 }  // namespace strata::store::node

@@ -2,23 +2,25 @@
 //
 //   1. the data-dir lock (data_dir_lock.h): one node per data directory;
 //   2. the NodeEngine (store/core) with its DRAM tier;
-//   3. the data plane (store/dataplane; not built yet: the slot is marked in
-//      node_server.cc, and its address is reported from config.dataplane_listen);
+//   3. the data plane (store/dataplane: UCX on config.dataplane_listen, the engine's
+//      arena registered; its bound address is what clients are told);
 //   4. the gRPC server with the Store and Admin services (store/rpc).
 //
 // and stops them in reverse order: gRPC first (no new calls reach the engine), then the
 // data plane (no HeldSpan survives it), then the engine, then the lock.
 //
-// Life cycle: Start -> serving -> Drain (puts refused, wait for pending puts and held
-// leases) -> Shutdown (gRPC stops; in-flight calls get a grace period, then are
-// cancelled) -> destruction. The destructor shuts down what is still running.
+// Life cycle: Start -> serving -> Drain (puts refused, wait for pending puts, held
+// leases and data-plane transfers) -> Shutdown (gRPC stops; in-flight calls get a grace
+// period, then are cancelled; then the data plane stops) -> destruction. The destructor
+// shuts down what is still running.
 //
 // Errors: Start returns INVALID_ARGUMENT for a bad config (NodeConfig::Validate, an
 // unparsable listen address); FAILED_PRECONDITION when the data dir is in use by another
-// node; UNAVAILABLE when gRPC cannot listen on grpc_listen (address in use, or not
-// local); the engine's and the DRAM arena's errors (e.g. RESOURCE_EXHAUSTED when the
-// memory cannot be mapped). Drain returns DEADLINE_EXCEEDED when puts or leases are still
-// in flight after `timeout` (the node stays draining).
+// node; UNAVAILABLE when gRPC cannot listen on grpc_listen or the data plane on
+// dataplane_listen (address in use, or not local); the engine's and the DRAM arena's
+// errors (e.g. RESOURCE_EXHAUSTED when the memory cannot be mapped). Drain returns
+// DEADLINE_EXCEEDED when puts, leases or data-plane transfers are still in flight after
+// `timeout` (the node stays draining).
 // Thread safety: Drain, Shutdown and the accessors may be called from any thread; Drain
 // and Shutdown are idempotent. REQUIRES: the NodeServer is not destroyed while another
 // thread calls into it.
@@ -42,6 +44,10 @@ namespace grpc {
 class Server;
 }  // namespace grpc
 
+namespace strata::store::dataplane {
+class DataPlaneServer;
+}  // namespace strata::store::dataplane
+
 namespace strata::store::rpc {
 class AdminService;
 class StoreService;
@@ -62,7 +68,8 @@ class NodeServer {
   // "host:port" the gRPC server is bound to (the port the kernel chose for port 0).
   const std::string& grpc_address() const { return grpc_address_; }
   int grpc_port() const { return grpc_port_; }
-  // "host:port" of the data plane, as reported to clients.
+  // "host:port" the data plane is bound to (the port the kernel chose for port 0), as
+  // reported to clients.
   const std::string& data_plane_address() const { return data_plane_address_; }
   // The data directory (absolute) and the DRAM tier size in effect.
   const std::string& data_dir() const { return lock_.dir(); }
@@ -71,14 +78,16 @@ class NodeServer {
   // The engine, e.g. for the data plane, or for tests acting as one.
   core::NodeEngine& engine() { return *engine_; }
 
-  // Stops accepting puts and waits up to `timeout` for pending puts and held leases
-  // (core::NodeEngine::Drain). Reads, Health and Admin keep being served.
+  // Stops accepting puts and waits up to `timeout` for pending puts, held leases and
+  // transfers (core::NodeEngine::Drain), then for the data plane's last replies
+  // (DataPlaneServer::WaitIdle). Reads, Health and Admin keep being served.
   absl::Status Drain(absl::Duration timeout);
 
   // Stops the gRPC server: waits up to `grace` for the handlers running now (and any that
   // start meanwhile) to return, then shuts gRPC down at once, cancelling calls still in
-  // flight and closing idle client connections. Returns when every handler has returned.
-  // Idempotent.
+  // flight and closing idle client connections; then stops the data plane (transfers
+  // still in flight end CANCELLED, their HeldSpans released). Returns when every handler
+  // has returned. Idempotent.
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -88,8 +97,8 @@ class NodeServer {
   // Destroyed after everything below, which borrows it.
   std::unique_ptr<core::NodeEngine> engine_;
   const uint64_t dram_bytes_;
-  // Data plane: the store/dataplane object goes here, between the engine and the services
-  // (destroyed before the engine, after gRPC).
+  // Between the engine and the services: destroyed before the engine, after gRPC.
+  std::unique_ptr<dataplane::DataPlaneServer> data_plane_;
   std::string data_plane_address_;
   std::unique_ptr<rpc::StoreService> store_service_;
   std::unique_ptr<rpc::AdminService> admin_service_;
