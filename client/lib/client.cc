@@ -126,6 +126,10 @@ absl::StatusOr<HealthInfo> Client::Health(const CallOptions& call) {
   return core_->Health(core_->Deadline(call));
 }
 
+absl::StatusOr<std::string> Client::DescribeDataPlane(const CallOptions& call) {
+  return core_->DescribeDataPlane(core_->Deadline(call));
+}
+
 absl::Status Client::RegisterMemory(const MemoryDescriptor& memory) {
   return core_->RegisterMemory(memory);
 }

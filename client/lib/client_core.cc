@@ -167,6 +167,13 @@ absl::StatusOr<HealthInfo> ClientCore::Health(absl::Time deadline) {
   return HealthInfoFromProto(response);
 }
 
+absl::StatusOr<std::string> ClientCore::DescribeDataPlane(absl::Time deadline) {
+  STRATA_ASSIGN_OR_RETURN(HealthInfo health, Health(deadline));
+  STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, plane->Connect(health.data_plane, deadline));
+  return plane->Describe(peer);
+}
+
 absl::Status ClientCore::RegisterMemory(const MemoryDescriptor& memory) {
   STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(memory, memory.bytes, "memory"));
   if (memory.bytes == 0) return absl::InvalidArgumentError("memory: 0 bytes");

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -55,6 +56,7 @@ class ClientCore {
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, absl::Time deadline);
   absl::Status Drain(absl::Duration timeout, absl::Time deadline);
   absl::StatusOr<HealthInfo> Health(absl::Time deadline);
+  absl::StatusOr<std::string> DescribeDataPlane(absl::Time deadline);
   absl::Status RegisterMemory(const MemoryDescriptor& memory) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status UnregisterMemory(const void* ptr) ABSL_LOCKS_EXCLUDED(mu_);
   ClientStats stats() const;

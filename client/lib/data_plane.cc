@@ -89,15 +89,36 @@ std::shared_ptr<DataPlane::Request> DataPlane::TakeRequest(uint64_t id) {
   if (it == requests_.end()) return nullptr;
   std::shared_ptr<Request> request = std::move(it->second);
   requests_.erase(it);
+  ForgetLocked(*request);
   return request;
 }
 
-void DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
-                           std::vector<wire::ByteRange> ranges,
-                           std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
-                           const std::shared_ptr<TransferGroup>& group,
-                           std::shared_ptr<const MemoryRegion> region) {
+void DataPlane::ForgetLocked(const Request& request) {
+  if (request.kind != Kind::kFetch) return;
+  auto it = fetches_in_flight_.find(request.peer);
+  if (it == fetches_in_flight_.end()) return;  // the peer failed: its count went with it
+  if (--it->second == 0) fetches_in_flight_.erase(it);
+}
+
+absl::Status DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
+                                   std::vector<wire::ByteRange> ranges,
+                                   std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
+                                   const std::shared_ptr<TransferGroup>& group,
+                                   std::shared_ptr<const MemoryRegion> region,
+                                   absl::Time deadline) {
   DCHECK_EQ(ranges.size(), dests.size());
+  {
+    absl::MutexLock lock(&mu_);
+    auto slot_free = [this, peer]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      auto it = fetches_in_flight_.find(peer);
+      return it == fetches_in_flight_.end() || it->second < options_.max_fetches_per_peer;
+    };
+    if (!mu_.AwaitWithDeadline(absl::Condition(&slot_free), deadline)) {
+      return absl::DeadlineExceededError(
+          "deadline passed while waiting to send FETCH (the connection has its limit in flight)");
+    }
+    ++fetches_in_flight_[peer];
+  }
   auto request = std::make_shared<Request>();
   request->kind = Kind::kFetch;
   request->peer = peer;
@@ -107,7 +128,7 @@ void DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey&
   request->region = std::move(region);
   group->NotePeer(static_cast<uint64_t>(peer));
   group->RequestStarted();
-  const uint64_t id = AddRequest(std::move(request));
+  const uint64_t id = AddRequest(std::move(request));  // holds the slot taken above
 
   wire::FetchHeader header;
   header.request_id = id;
@@ -127,6 +148,7 @@ void DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey&
                            absl::Status(status.code(), absl::StrCat("FETCH: ", status.message())));
                      }
                    });
+  return absl::OkStatus();
 }
 
 void DataPlane::StartPut(PeerId peer, uint64_t put_id, uint64_t offset,
@@ -228,6 +250,7 @@ void DataPlane::OnPeerFailed(PeerId peer, const absl::Status& status) {
       peers_.erase(address);
       peer_addresses_.erase(it);
     }
+    fetches_in_flight_.erase(peer);
     for (auto it = requests_.begin(); it != requests_.end();) {
       if (it->second->peer == peer) {
         failed.push_back(std::move(it->second));
@@ -249,6 +272,7 @@ void DataPlane::Abandon(const std::shared_ptr<TransferGroup>& group) {
     absl::MutexLock lock(&mu_);
     for (auto it = requests_.begin(); it != requests_.end();) {
       if (it->second->group == group) {
+        ForgetLocked(*it->second);
         forgotten.push_back(std::move(it->second));
         requests_.erase(it++);
       } else {
@@ -282,6 +306,10 @@ void DataPlane::Abandon(const std::shared_ptr<TransferGroup>& group) {
 absl::StatusOr<std::unique_ptr<DataPlane::MemoryRegion>> DataPlane::Register(void* data,
                                                                              size_t size) {
   return messenger_->RegisterMemory(data, size);
+}
+
+absl::StatusOr<std::string> DataPlane::Describe(PeerId peer) {
+  return messenger_->DescribePeer(peer);
 }
 
 store::transport::MessengerStats DataPlane::stats() const { return messenger_->stats(); }

@@ -9,7 +9,10 @@
 //   StartFetch  sends FETCH(lease, blob, ranges); each FETCH_DATA(index) is received straight
 //               into dests[index] (IncomingData::Accept: a rendezvous pull into the caller's
 //               memory) and reported to the group as item first_item + index; FETCH_DONE
-//               ends the request with the node's status.
+//               ends the request with the node's status. At most
+//               options.max_fetches_per_peer FETCHes are in flight per connection: StartFetch
+//               waits for a slot (the node serves a connection's FETCHes in arrival order,
+//               so the order of StartFetch calls is the order data arrives in).
 //   StartPut    sends PUT_DATA(put_id, offset) with the caller's bytes as a rendezvous
 //               payload (zero-copy from the caller's buffer); PUT_DONE ends it, and its OK
 //               reports the piece as `item`.
@@ -59,6 +62,9 @@ struct DataPlaneOptions {
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long Abandon waits for in-flight transfers before disconnecting their peers.
   absl::Duration abandon_grace = absl::Seconds(2);
+  // FETCH requests in flight per node connection, across all calls; StartFetch waits for a
+  // slot. The node refuses more than its own limit (256 by default) with RESOURCE_EXHAUSTED.
+  uint32_t max_fetches_per_peer = 128;
 };
 
 class DataPlane {
@@ -77,12 +83,14 @@ class DataPlane {
 
   // REQUIRES: dests.size() == ranges.size() and dests[i].size() == ranges[i].length; the
   // memory stays valid until the group finished or was abandoned. `region`, if not null,
-  // covers every dest.
-  void StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
-                  std::vector<store::transport::wire::ByteRange> ranges,
-                  std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
-                  const std::shared_ptr<TransferGroup>& group,
-                  std::shared_ptr<const MemoryRegion> region) ABSL_LOCKS_EXCLUDED(mu_);
+  // covers every dest. DEADLINE_EXCEEDED when no FETCH slot freed up by `deadline` (nothing
+  // was sent).
+  absl::Status StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
+                          std::vector<store::transport::wire::ByteRange> ranges,
+                          std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
+                          const std::shared_ptr<TransferGroup>& group,
+                          std::shared_ptr<const MemoryRegion> region, absl::Time deadline)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // REQUIRES: `bytes` stays valid until the group finished or was abandoned.
   void StartPut(PeerId peer, uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes,
@@ -93,6 +101,8 @@ class DataPlane {
   void Abandon(const std::shared_ptr<TransferGroup>& group) ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::StatusOr<std::unique_ptr<MemoryRegion>> Register(void* data, size_t size);
+  // Messenger::DescribePeer.
+  absl::StatusOr<std::string> Describe(PeerId peer);
 
   store::transport::MessengerStats stats() const;
 
@@ -115,6 +125,8 @@ class DataPlane {
   std::shared_ptr<Request> FindRequest(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes the request; null if it was gone already (each request ends exactly once).
   std::shared_ptr<Request> TakeRequest(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Bookkeeping of a request leaving the table (its FETCH slot).
+  void ForgetLocked(const Request& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Progress-thread handlers.
   void OnFetchData(absl::Span<const uint8_t> header, store::transport::IncomingData data);
@@ -130,6 +142,7 @@ class DataPlane {
   absl::flat_hash_map<uint64_t, std::shared_ptr<Request>> requests_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PeerId> peers_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<PeerId, std::string> peer_addresses_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<PeerId, uint32_t> fetches_in_flight_ ABSL_GUARDED_BY(mu_);
 
   // Last member: destroyed first, while the tables its handlers touch still exist.
   std::unique_ptr<store::transport::Messenger> messenger_;

@@ -130,25 +130,62 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
   STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer,
                           plane->Connect(response.data_plane().ucx_address(), deadline));
-  auto group = std::make_shared<TransferGroup>();
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const PlannedRange& range = ranges[i];
-    const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
-    std::vector<wire::ByteRange> byte_ranges;
-    std::vector<absl::Span<uint8_t>> dests;
-    byte_ranges.reserve(range.layer_dest.size());
-    dests.reserve(range.layer_dest.size());
-    for (size_t j = 0; j < range.layer_dest.size(); ++j) {
-      byte_ranges.push_back(
-          wire::ByteRange{grants[i].layer_ranges[j].offset, grants[i].layer_ranges[j].length});
-      dests.emplace_back(reinterpret_cast<uint8_t*>(range.layer_dest[j]), layer_bytes);
+  // FETCH units: (range, layers [j0, j1)). A plain read asks for each range's layers in one
+  // FETCH. A layer-wise read of several ranges asks layer by layer across the ranges (the
+  // node serves a connection's FETCHes in order, so layer 0 of every range comes first).
+  struct Unit {
+    size_t range;
+    uint32_t begin;  // layer index within the range
+    uint32_t end;
+  };
+  std::vector<Unit> units;
+  if (on_layer == nullptr || ranges.size() == 1) {
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      units.push_back(Unit{i, 0, ranges[i].layer_end - ranges[i].layer_begin});
     }
-    const std::byte* lowest = range.layer_dest.front();
-    const std::byte* highest = range.layer_dest.back() + layer_bytes;
-    plane->StartFetch(peer, response.lease_id(), range.blob, std::move(byte_ranges),
-                      std::move(dests), first_item[i], group,
-                      RegionFor(lowest, static_cast<size_t>(highest - lowest)));
+  } else {
+    for (uint32_t l = 0; l < layout.num_layers; ++l) {
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        if (l < ranges[i].layer_begin || l >= ranges[i].layer_end) continue;
+        const uint32_t j = l - ranges[i].layer_begin;
+        units.push_back(Unit{i, j, j + 1});
+      }
+    }
   }
+  auto group = std::make_shared<TransferGroup>();
+  size_t next_unit = 0;
+  // Starts the units not started yet, in order, while FETCH slots are free. Waits for a slot
+  // only when none of this call's FETCHes is in flight (else one of them ending frees one,
+  // and the loop below comes back here).
+  auto start_units = [&]() -> absl::Status {
+    while (next_unit < units.size()) {
+      const Unit& unit = units[next_unit];
+      const PlannedRange& range = ranges[unit.range];
+      const GrantView& grant = grants[unit.range];
+      const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
+      std::vector<wire::ByteRange> byte_ranges;
+      std::vector<absl::Span<uint8_t>> dests;
+      byte_ranges.reserve(unit.end - unit.begin);
+      dests.reserve(unit.end - unit.begin);
+      for (uint32_t j = unit.begin; j < unit.end; ++j) {
+        byte_ranges.push_back(
+            wire::ByteRange{grant.layer_ranges[j].offset, grant.layer_ranges[j].length});
+        dests.emplace_back(reinterpret_cast<uint8_t*>(range.layer_dest[j]), layer_bytes);
+      }
+      const std::byte* lowest = range.layer_dest[unit.begin];
+      const std::byte* highest = range.layer_dest[unit.end - 1] + layer_bytes;
+      const bool may_wait = group->pending_requests() == 0;
+      absl::Status started =
+          plane->StartFetch(peer, response.lease_id(), range.blob, std::move(byte_ranges),
+                            std::move(dests), first_item[unit.range] + unit.begin, group,
+                            RegionFor(lowest, static_cast<size_t>(highest - lowest)),
+                            may_wait ? deadline : absl::InfinitePast());
+      if (!may_wait && started.code() == absl::StatusCode::kDeadlineExceeded) break;
+      if (!started.ok()) return started;
+      ++next_unit;
+    }
+    return absl::OkStatus();
+  };
 
   // Land, verify, call back — until every item is in, or something fails.
   uint32_t verified = 0;
@@ -157,7 +194,8 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   for (;;) {
     bool finished = false;
     landed.clear();
-    absl::Status status = group->WaitForProgress(deadline, &landed, &finished);
+    absl::Status status = start_units();
+    if (status.ok()) status = group->WaitForProgress(deadline, &landed, &finished);
     for (size_t k = 0; k < landed.size() && status.ok(); ++k) {
       const uint32_t item = landed[k];
       const size_t i = range_of(item);
@@ -183,7 +221,7 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
       plane->Abandon(group);
       return status;
     }
-    if (finished) break;
+    if (finished && next_unit == units.size()) break;
   }
   if (verified != total_items) {
     return absl::InternalError(absl::StrCat("the node ended the fetch after ", verified, " of ",

@@ -16,6 +16,7 @@ void TransferGroup::RequestEnded(const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   DCHECK_GT(pending_requests_, 0);
   --pending_requests_;
+  request_ended_ = true;
   if (!status.ok() && failure_.ok()) failure_ = status;
 }
 
@@ -45,6 +46,11 @@ void TransferGroup::Fail(const absl::Status& status) {
   if (failure_.ok()) failure_ = status;
 }
 
+int TransferGroup::pending_requests() const {
+  absl::MutexLock lock(&mu_);
+  return pending_requests_;
+}
+
 bool TransferGroup::accepting() const {
   absl::MutexLock lock(&mu_);
   return !cancelled_ && failure_.ok();
@@ -54,9 +60,10 @@ absl::Status TransferGroup::WaitForProgress(absl::Time deadline, std::vector<uin
                                             bool* finished) {
   absl::MutexLock lock(&mu_);
   auto progress = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return !landed_.empty() || !failure_.ok() || FinishedLocked();
+    return !landed_.empty() || request_ended_ || !failure_.ok() || FinishedLocked();
   };
   const bool woke = mu_.AwaitWithDeadline(absl::Condition(&progress), deadline);
+  request_ended_ = false;
   landed->insert(landed->end(), landed_.begin(), landed_.end());
   landed_.clear();
   *finished = FinishedLocked();

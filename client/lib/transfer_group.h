@@ -48,11 +48,14 @@ class TransferGroup {
   void Fail(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // False once cancelled or failed: the data plane drops further data.
   bool accepting() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Requests started and not yet ended.
+  int pending_requests() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- the caller's side
-  // Waits until an item landed, the group failed, it finished, or `deadline`. Appends the
-  // landed items to *landed and sets *finished. Returns the group's failure,
-  // DEADLINE_EXCEEDED when the deadline passed first (nothing landed, not finished), else OK.
+  // Waits until an item landed, a request ended, the group failed, it finished, or
+  // `deadline`. Appends the landed items to *landed and sets *finished. Returns the group's
+  // failure, DEADLINE_EXCEEDED when the deadline passed first (nothing landed, not finished), else
+  // OK.
   absl::Status WaitForProgress(absl::Time deadline, std::vector<uint32_t>* landed, bool* finished)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Refuses further data; transfers in flight run to their end.
@@ -74,6 +77,7 @@ class TransferGroup {
   mutable absl::Mutex mu_;
   int pending_requests_ ABSL_GUARDED_BY(mu_) = 0;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  bool request_ended_ ABSL_GUARDED_BY(mu_) = false;  // since the last WaitForProgress
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status failure_ ABSL_GUARDED_BY(mu_);
   std::vector<uint32_t> landed_ ABSL_GUARDED_BY(mu_);

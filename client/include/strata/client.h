@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
@@ -229,6 +230,12 @@ class Client {
   // DEADLINE_EXCEEDED when some are still in flight then (draining stays on).
   absl::Status Drain(absl::Duration timeout, const CallOptions& call = {});
   absl::StatusOr<HealthInfo> Health(const CallOptions& call = {});
+  // The transport's description of the data-plane connection to the node (connecting if
+  // needed): which UCX transport and device each lane uses, e.g. "tcp/lo" or, for a
+  // same-host node with shared memory allowed, "sysv/memory" and "cma/memory" on the data
+  // endpoint. For diagnostics; the text is UCX's. Errors of Health, and UNAVAILABLE when
+  // the data plane cannot be reached.
+  absl::StatusOr<std::string> DescribeDataPlane(const CallOptions& call = {});
 
   // ---------------------------------------------------------------- memory
 

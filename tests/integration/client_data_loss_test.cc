@@ -1,0 +1,123 @@
+// libstrata never hands on bytes that do not match their checksums. The node runs in-process
+// (NodeServer with its data plane) so the test can corrupt a committed blob's bytes in the
+// DRAM arena behind the node's back — something no wire-level test can do — and check that
+// every read form answers DATA_LOSS for exactly the chunks that changed.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#include "client_e2e_support.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "strata/base/status_test_macros.h"
+#include "strata/proto/grpc_limits.h"
+#include "strata/store/node/node_server.h"
+#include "wire_requests.h"
+
+namespace strata::integration {
+namespace {
+
+constexpr uint32_t kPageTokens = 16;
+constexpr uint32_t kPages = 8;
+
+class ClientDataLossTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTestDir("strata-client-data-loss");
+    store::node::NodeConfig config;
+    config.grpc_listen = "127.0.0.1:0";
+    config.dataplane_listen = "127.0.0.1:0";
+    config.dram_bytes = uint64_t{64} << 20;
+    config.data_dir = dir_;
+    ASSERT_OK_AND_ASSIGN(server_, store::node::NodeServer::Start(config));
+    ASSERT_OK_AND_ASSIGN(client_, Client::Connect(ClientOptionsFor(server_->grpc_address(), "")));
+  }
+  void TearDown() override {
+    client_.reset();
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // The blob's first byte in the node's DRAM arena (a Read grant tells; the lease is
+  // released at once).
+  std::byte* BlobBytesInArena(const Namespace& ns, const BlobKey& key) {
+    grpc::ChannelArguments args;
+    proto::ApplyMessageLimits(&args);
+    auto stub = v1::Store::NewStub(grpc::CreateCustomChannel(
+        server_->grpc_address(), grpc::InsecureChannelCredentials(), args));
+    v1::ReadRequest request;
+    *request.mutable_ns() = ToWire(ns);
+    v1::ReadRange* range = request.add_ranges();
+    *range->mutable_blob() = ToWire(key);
+    range->set_num_pages(1);
+    range->set_layer_end(1);
+    v1::ReadResponse response;
+    EXPECT_TRUE(stub->Read(ContextWithDeadline().get(), request, &response).ok());
+    v1::ReleaseRequest release;
+    release.set_lease_id(response.lease_id());
+    v1::ReleaseResponse released;
+    EXPECT_TRUE(stub->Release(ContextWithDeadline().get(), release, &released).ok());
+    return server_->engine().dram().base() + response.grants(0).arena_offset();
+  }
+
+  std::string dir_;
+  std::unique_ptr<store::node::NodeServer> server_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientDataLossTest, CorruptChunkIsDataLossAndCleanChunksStillRead) {
+  const Namespace ns = ClientTestNamespace("dataloss");
+  const std::vector<TokenId> tokens = RandomTokens(21, kPages * kPageTokens);
+  const std::vector<std::byte> kv = ModelBytes(tokens, 0, kPages);
+  ASSERT_OK_AND_ASSIGN(WriteResult written, client_->Write(ns, std::nullopt, tokens, Source(kv)));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, client_->Match(ns, tokens));
+  ASSERT_EQ(match.matched_pages, kPages);
+
+  // Flip one bit of layer 2, page 5.
+  const uint64_t chunk = ClientTestLayout().BytesPerLayerPage();
+  std::byte* arena_blob = BlobBytesInArena(ns, written.key);
+  std::byte* victim = arena_blob + (2 * kPages + 5) * chunk + 77;
+  *victim ^= std::byte{0x04};
+
+  const uint64_t page_bytes = ClientTestLayout().BytesPerPage();
+  std::vector<std::byte> all(kPages * page_bytes);
+  const absl::Status status = client_->Read(ns, match.segments, kPages, Host(all));
+  EXPECT_CODE(status, absl::StatusCode::kDataLoss);
+  EXPECT_NE(status.message().find("layer 2 page 5"), std::string::npos) << status;
+  EXPECT_GE(client_->stats().checksum_failures, 1u);
+
+  // Pages [0, 5) do not include the bad chunk: they read fine and exact.
+  std::vector<std::byte> five(5 * page_bytes);
+  ASSERT_OK(client_->Read(ns, match.segments, 5, Host(five)));
+  EXPECT_TRUE(five == ModelBytes(tokens, 0, 5));
+
+  // Layer by layer: layers 0 and 1 are delivered, then DATA_LOSS; layer 2 never is.
+  std::vector<uint32_t> delivered;
+  EXPECT_CODE(client_->ReadLayers(ns, match.segments, kPages, Host(all),
+                                  [&](uint32_t layer) {
+                                    delivered.push_back(layer);
+                                    return absl::OkStatus();
+                                  }),
+              absl::StatusCode::kDataLoss);
+  EXPECT_EQ(delivered, (std::vector<uint32_t>{0, 1}));
+
+  // A batch: the clean item reads, the corrupt one is DATA_LOSS.
+  std::vector<std::byte> r0(2 * page_bytes), r1(2 * page_bytes);
+  const std::vector<ReadItem> items = {{{written.key, 0, 2}, Host(r0)},
+                                       {{written.key, 5, 2}, Host(r1)}};
+  const std::vector<absl::Status> statuses = client_->ReadBatch(ns, items);
+  EXPECT_OK(statuses[0]);
+  EXPECT_CODE(statuses[1], absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(r0 == ModelBytes(tokens, 0, 2));
+
+  // Restored, everything reads again.
+  *victim ^= std::byte{0x04};
+  ASSERT_OK(client_->Read(ns, match.segments, kPages, Host(all)));
+  EXPECT_TRUE(all == kv);
+}
+
+}  // namespace
+}  // namespace strata::integration

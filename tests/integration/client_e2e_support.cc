@@ -1,0 +1,65 @@
+#include "client_e2e_support.h"
+
+#include <random>
+
+#include "glog/logging.h"
+
+namespace strata::integration {
+
+KvLayout ClientTestLayout() {
+  return KvLayout{.num_layers = 4,
+                  .num_kv_heads = 2,
+                  .head_dim = 32,
+                  .dtype = DType::kBFloat16,
+                  .page_tokens = 16,
+                  .format = KvFormat::kKeyValue,
+                  .tp_rank = 0,
+                  .tp_world = 1};
+}
+
+Namespace ClientTestNamespace(const std::string& tenant) {
+  return Namespace::Create(tenant, "org/reference-4l", ClientTestLayout()).value();
+}
+
+absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(const std::string& ucx_tls,
+                                                                    uint64_t dram_bytes) {
+  NodeProcessOptions options;
+  options.default_listen_and_dram = false;
+  options.args = {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
+                  "--dram_bytes=" + std::to_string(dram_bytes)};
+  if (!ucx_tls.empty()) options.env["UCX_TLS"] = ucx_tls;
+  return NodeProcess::Start(std::move(options));
+}
+
+ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls) {
+  ClientOptions options;
+  options.node = grpc_address;
+  options.ucx_transports = ucx_tls;
+  options.default_timeout = absl::Seconds(30);  // ASan on a shared 2-core machine
+  options.retry.initial_backoff = absl::Milliseconds(20);
+  options.retry.max_backoff = absl::Milliseconds(200);
+  return options;
+}
+
+std::vector<TokenId> RandomTokens(uint64_t seed, size_t count) {
+  std::mt19937_64 rng(seed);
+  std::vector<TokenId> tokens(count);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng() % 50000);
+  return tokens;
+}
+
+const worker::ReferenceModel& TestModel() {
+  static const worker::ReferenceModel* model =
+      worker::ReferenceModel::Create(ClientTestLayout(), 42).value().release();
+  return *model;
+}
+
+std::vector<std::byte> ModelBytes(const std::vector<TokenId>& tokens, uint32_t first_page,
+                                  uint32_t num_pages) {
+  absl::StatusOr<std::vector<std::byte>> bytes = TestModel().ComputeBlobBytes(
+      radix::WholePagePrefix(tokens, ClientTestLayout().page_tokens), first_page, num_pages);
+  CHECK(bytes.ok()) << bytes.status();
+  return *std::move(bytes);
+}
+
+}  // namespace strata::integration

@@ -1,0 +1,55 @@
+// Shared pieces of the libstrata end-to-end tests (client_*_test.cc): a node process with its
+// UCX data plane on an ephemeral port, a client of it, a KV layout big enough for real
+// transfers and small enough for a slow machine, deterministic tokens, and the reference
+// model's bytes to compare against.
+//
+// Functions; thread-safe except where noted.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "node_process.h"
+#include "strata/client.h"
+#include "strata/worker/reference_model.h"
+
+namespace strata::integration {
+
+// 4 layers x 2 KV heads x 32 dims, bfloat16, 16-token pages: a layer-page (chunk) is
+// 4 KiB, a page of all layers 16 KiB.
+KvLayout ClientTestLayout();
+Namespace ClientTestNamespace(const std::string& tenant);
+
+// A strata-node with its data plane on 127.0.0.1:0 and UCX_TLS = `ucx_tls` (empty: UCX's
+// default), `dram_bytes` of DRAM tier.
+absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
+    const std::string& ucx_tls, uint64_t dram_bytes = uint64_t{64} << 20);
+
+// Options of a client of `node` over `ucx_tls`, with short retries for tests.
+ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls);
+
+// `count` tokens drawn from a fixed-seed generator (ids < 50,000).
+std::vector<TokenId> RandomTokens(uint64_t seed, size_t count);
+
+// The reference model (seed 42) of ClientTestLayout().
+const worker::ReferenceModel& TestModel();
+
+// The model's KV of pages [first_page, first_page + num_pages) of `tokens`, as a blob of
+// num_pages pages (the layout Read delivers). Fails the test on error.
+std::vector<std::byte> ModelBytes(const std::vector<TokenId>& tokens, uint32_t first_page,
+                                  uint32_t num_pages);
+
+// Host descriptors of a byte vector.
+inline MemoryDescriptor Host(std::vector<std::byte>& bytes) {
+  return MemoryDescriptor::Host(bytes.data(), bytes.size());
+}
+inline MemoryDescriptor Source(const std::vector<std::byte>& bytes) {
+  return MemoryDescriptor::Host(static_cast<const void*>(bytes.data()), bytes.size());
+}
+
+}  // namespace strata::integration

@@ -1,0 +1,24 @@
+# libstrata end to end (client_*_test.cc): strata::client against real strata-node
+# processes with their UCX data plane, over TCP and shared memory. Included from this
+# folder's CMakeLists.txt, after strata_integration_harness exists.
+if(TARGET strata::client AND TARGET strata_integration_harness)
+  add_library(strata_client_e2e_support STATIC ${CMAKE_CURRENT_LIST_DIR}/client_e2e_support.cc)
+  target_include_directories(strata_client_e2e_support PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(strata_client_e2e_support
+    PUBLIC strata_integration_harness strata::client strata::reference_model absl::statusor
+    PRIVATE glog::glog)
+  strata_target_defaults(strata_client_e2e_support)
+
+  foreach(name client_roundtrip_test client_concurrency_test client_failure_test)
+    strata_add_test(NAME integration_${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.cc
+                    LIBS strata_client_e2e_support absl::strings absl::synchronization
+                         glog::glog
+                    LABELS integration)
+  endforeach()
+  # In-process node (to corrupt arena bytes behind its back).
+  strata_add_test(NAME integration_client_data_loss_test
+                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_data_loss_test.cc
+                  LIBS strata_client_e2e_support strata::node_server strata::store_core
+                       strata::tiering
+                  LABELS integration)
+endif()
