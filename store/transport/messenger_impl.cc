@@ -49,13 +49,11 @@ absl::Status MessengerImpl::InitializeUcx() {
   STRATA_ASSIGN_OR_RETURN(context_, ucx::UcpContext::Create({options_.transports, options_.name}));
   STRATA_ASSIGN_OR_RETURN(worker_, ucx::UcpWorker::Create(context_));
   max_header_size_ = worker_->max_am_header();
-  if (options_.same_host_shared_memory && context_->has_shared_memory()) {
+  if (options_.same_host_shared_memory && context_->has_shared_memory_and_cma()) {
     host_identity_ = LocalHostIdentity();
   }
-  return InstallHandler(
-      kHandshakeId, [this](PeerId from, absl::Span<const uint8_t> header, IncomingData) {
-        handshakes_.push_back({from, std::vector<uint8_t>(header.begin(), header.end())});
-      });
+  return InstallHandler(kHandshakeId, [this](PeerId from, absl::Span<const uint8_t> header,
+                                             IncomingData) { OnHandshakeMessage(from, header); });
 }
 
 void MessengerImpl::Stop() {

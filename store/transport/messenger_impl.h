@@ -22,21 +22,27 @@
 //   flush(control) completes
 //   HELLO(host id, client address)    --->  same host and both allow shared memory?
 //                                             yes: data ep = ConnectToWorker(client address)
-//                                     <---  WELCOME(direct?, server address); on_peer_connected
+//                                     <---  WELCOME(direct?, server address)
 //   direct: data ep = ConnectToWorker(server address)   (UCX pairs the two data eps)
 //           flush(data) completes
+//   READY (on the data ep if direct)  --->  on_peer_connected
 //   Connect returns
 //
-// Handshake header (AM id kHandshakeId, always on the control endpoint), little-endian:
+// The server announces the peer (and so may send to it) only on READY: by then the client's
+// data endpoint exists, so the server's messages arrive on an endpoint the client maps.
+// READY travels ahead of the client's own messages on the same endpoint.
+//
+// Handshake header (AM id kHandshakeId), little-endian:
 //   offset size field
 //   0      1    magic    0x48 ('H')
 //   1      1    version  1
-//   2      1    kind     1 = HELLO (client -> server), 2 = WELCOME (server -> client)
+//   2      1    kind     1 = HELLO (client -> server), 2 = WELCOME (server -> client),
+//                        3 = READY (client -> server)
 //   3      1    flags    bit 0: HELLO: the client may use shared memory;
 //                               WELCOME: a direct data endpoint follows; other bits 0
 //   4      2    host_len u16, length of the host identity (LocalHostIdentity())
 //   6      2    reserved 0
-//   8      h    host identity (HELLO; empty in WELCOME)
+//   8      h    host identity (HELLO; empty otherwise)
 //   8+h    n    the sender's UCX worker address (HELLO always; WELCOME when direct)
 //
 // Messages flow on the data endpoint when there is one, else on the control endpoint; both
@@ -120,6 +126,7 @@ class MessengerImpl {
     std::unique_ptr<ucx::Endpoint> control;  // through the listener
     std::unique_ptr<ucx::Endpoint> data;     // by worker address; null until the handshake
     ConnectCallback connect_done;            // client side, until Connect completes
+    bool welcomed = false;                   // HELLO handled (server) / WELCOME handled (client)
     bool announced = false;  // connected (Connect returned it / on_peer_connected ran)
     bool failed = false;     // UCX reported an error; closing soon
     bool closing = false;    // queued in closes_; unusable for new operations
@@ -192,6 +199,10 @@ class MessengerImpl {
   void AcceptConnection(ucp_conn_request_h request);
   void StartConnect(const SocketAddress& address, ConnectCallback done);
   void OnControlConnected(PeerId id, absl::Status status);
+  // Inside the AM callback: READY is handled at once (it must be before the client's next
+  // message, delivered in the same progress call, reaches a handler); HELLO and WELCOME,
+  // which create endpoints, are recorded for HandleRecordedEvents.
+  void OnHandshakeMessage(PeerId from, absl::Span<const uint8_t> header);
   void HandleHandshake(const Handshake& handshake);
   void FinishConnect(PeerId id, absl::Status status);
   void Announce(Peer& peer);
@@ -213,9 +224,11 @@ class MessengerImpl {
                       CompletionCallback done);
   Operation* NewOperation(Operation::Kind kind, PeerId peer, size_t bytes, CompletionCallback done);
   void FinishOperation(Operation* op, ucs_status_t status);
-  // Completes the peer's outstanding operations on its data endpoint with `why` and keeps
-  // their records in orphans_ until UCX calls back (if ever): UCX 1.13 does not complete
-  // the requests of a force-closed endpoint that lacks PEER error mode.
+  // Completes the peer's outstanding sends and flushes on its data endpoint with `why` and
+  // keeps their records in orphans_ until UCX calls back (if ever): UCX 1.13 does not
+  // complete the requests of a force-closed endpoint that lacks PEER error mode. (A send
+  // waits for the receiver's acknowledgement and no longer touches its buffer: the receiver
+  // pulls. Receives are never orphaned: see OrphanOperations.)
   void OrphanOperations(PeerId peer, const absl::Status& why);
   ClosingPeer* FindClosingPeer(PeerId id);
   // Completes `op` at once unless `request` is pending (then UCX calls back later).

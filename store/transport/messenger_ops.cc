@@ -83,7 +83,11 @@ void MessengerImpl::FinishOperation(Operation* op, ucs_status_t ucs_status) {
 void MessengerImpl::OrphanOperations(PeerId peer, const absl::Status& why) {
   std::vector<Operation*> victims;
   for (const auto& [raw, op] : operations_) {
-    if (op->peer == peer && op->unchecked) victims.push_back(raw);
+    // Never a receive: UCX keeps copying into its buffer (CMA, chunk by chunk) until the
+    // copy finishes or fails, and a receive over CMA always does one or the other.
+    if (op->peer == peer && op->unchecked && op->kind != Operation::Kind::kReceive) {
+      victims.push_back(raw);
+    }
   }
   for (Operation* raw : victims) {
     auto it = operations_.find(raw);

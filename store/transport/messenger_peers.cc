@@ -17,6 +17,7 @@ constexpr uint8_t kHandshakeMagic = 0x48;  // 'H'
 constexpr uint8_t kHandshakeVersion = 1;
 constexpr uint8_t kHello = 1;
 constexpr uint8_t kWelcome = 2;
+constexpr uint8_t kReady = 3;
 constexpr uint8_t kFlagDirect = 1;
 constexpr size_t kHandshakeFixedBytes = 8;
 
@@ -43,8 +44,8 @@ struct ParsedHandshake {
 
 bool ParseHandshake(const std::vector<uint8_t>& h, ParsedHandshake* out) {
   if (h.size() < kHandshakeFixedBytes || h[0] != kHandshakeMagic || h[1] != kHandshakeVersion ||
-      (h[2] != kHello && h[2] != kWelcome) || (h[3] & ~kFlagDirect) != 0 || h[6] != 0 ||
-      h[7] != 0) {
+      (h[2] != kHello && h[2] != kWelcome && h[2] != kReady) || (h[3] & ~kFlagDirect) != 0 ||
+      h[6] != 0 || h[7] != 0) {
     return false;
   }
   const size_t host_len = h[4] | (size_t{h[5]} << 8);
@@ -223,15 +224,33 @@ void MessengerImpl::FinishConnect(PeerId id, absl::Status status) {
 // ---------------------------------------------------------------------------------------
 // The handshake (both sides; see messenger_impl.h).
 
+void MessengerImpl::OnHandshakeMessage(PeerId from, absl::Span<const uint8_t> header) {
+  Handshake handshake{from, std::vector<uint8_t>(header.begin(), header.end())};
+  if (header.size() > 2 && header[2] == kReady) {
+    HandleHandshake(handshake);
+  } else {
+    handshakes_.push_back(std::move(handshake));
+  }
+}
+
 void MessengerImpl::HandleHandshake(const Handshake& handshake) {
   Peer* peer = FindPeer(handshake.peer);
   if (peer == nullptr || peer->closing || peer->failed) return;
   ParsedHandshake parsed;
-  // A HELLO reaches a server (no Connect waiting, not yet announced); a WELCOME reaches a
-  // client whose Connect waits.
-  const bool valid = ParseHandshake(handshake.header, &parsed) && peer->data == nullptr &&
-                     (parsed.kind == kHello ? !peer->connect_done && !peer->announced
-                                            : static_cast<bool>(peer->connect_done));
+  bool valid = ParseHandshake(handshake.header, &parsed);
+  if (valid) {
+    switch (parsed.kind) {
+      case kHello:  // to a server, once
+        valid = !peer->connect_done && !peer->welcomed;
+        break;
+      case kWelcome:  // to a client whose Connect waits, once
+        valid = peer->connect_done && !peer->welcomed;
+        break;
+      case kReady:  // to a server that welcomed the client
+        valid = !peer->connect_done && peer->welcomed && !peer->announced;
+        break;
+    }
+  }
   if (!valid) {
     LOG(WARNING) << options_.name << ": bad handshake from " << PeerName(peer->id) << " ("
                  << peer->remote << "); closing it";
@@ -240,6 +259,11 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
     return;
   }
   const PeerId id = peer->id;
+  if (parsed.kind == kReady) {
+    Announce(*peer);
+    return;
+  }
+  peer->welcomed = true;
   bool direct = parsed.kind == kHello
                     ? parsed.direct && !host_identity_.empty() && parsed.host == host_identity_
                     : parsed.direct;
@@ -264,15 +288,29 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
     SendOnEndpoint(id, peer->control->get(), kHandshakeId,
                    HandshakeHeader(kWelcome, direct, "", direct ? worker_->address() : ""), {}, {},
                    [](absl::Status) {});
-    Announce(*peer);
-  } else if (direct) {
-    Flush(id, peer->data->get(), [this, id](absl::Status status) {
-      if (status.ok()) status = PeerUnusable(id);
-      FinishConnect(id, status);
-    });
-  } else {
-    FinishConnect(id, absl::OkStatus());
+    return;  // announced on READY
   }
+  // Client: READY travels on the endpoint the client's messages will take, ahead of them,
+  // and tells the server that this side's data endpoint exists (so the server's messages
+  // arrive on an endpoint this side knows).
+  auto ready = [this, id] {
+    Peer* p = FindPeer(id);
+    SendOnEndpoint(id, p->send_endpoint(), kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
+                   {}, [](absl::Status) {});
+    FinishConnect(id, absl::OkStatus());
+  };
+  if (!direct) {
+    ready();
+    return;
+  }
+  Flush(id, peer->data->get(), [this, id, ready](absl::Status status) {
+    if (status.ok()) status = PeerUnusable(id);
+    if (!status.ok()) {
+      FinishConnect(id, status);
+      return;
+    }
+    ready();
+  });
 }
 
 void MessengerImpl::Flush(PeerId peer, ucp_ep_h ep, CompletionCallback done) {

@@ -58,12 +58,13 @@ class MessengerTest : public ::testing::TestWithParam<std::string> {
     return accepted_.empty() ? PeerId::kNone : accepted_.front();
   }
 
+  // Declared before the messengers: their callbacks touch it until they are destroyed.
+  absl::Mutex mu_;
+  std::vector<PeerId> accepted_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Messenger> server_;
   std::unique_ptr<Messenger> client_;
   std::string address_;
   PeerId to_server_ = PeerId::kNone;
-  absl::Mutex mu_;
-  std::vector<PeerId> accepted_ ABSL_GUARDED_BY(mu_);
 };
 
 // A buffer with guard bytes on both sides; payload() is the middle.
@@ -170,9 +171,10 @@ TEST_P(MessengerTest, RendezvousPayloadLandsByteExactInCallerBuffer) {
 TEST_P(MessengerTest, ServerAnswersARequestWithBulkBytes) {
   const size_t size = size_t{16} << 20;
   const std::vector<uint8_t> blob = Pattern(size, 7);
+  Completion served;  // `blob` is borrowed until the server's send completes
   ASSERT_OK(server_->RegisterHandler(4, [&](PeerId from, absl::Span<const uint8_t>, IncomingData) {
     server_->Send(from, 5, Bytes("data"), blob, {.protocol = DataProtocol::kRendezvous},
-                  [](absl::Status s) { EXPECT_OK(s); });
+                  served.Callback());
   }));
   GuardedBuffer dest(size);
   Completion landed;
@@ -183,7 +185,9 @@ TEST_P(MessengerTest, ServerAnswersARequestWithBulkBytes) {
       }));
   client_->Send(to_server_, 4, Bytes("fetch"), {}, {}, [](absl::Status s) { EXPECT_OK(s); });
   ASSERT_TRUE(landed.Wait());
+  ASSERT_TRUE(served.Wait());
   EXPECT_OK(landed.status());
+  EXPECT_OK(served.status());
   EXPECT_TRUE(dest.Holds(blob));
   EXPECT_TRUE(dest.GuardsIntact());
 }
@@ -193,17 +197,27 @@ TEST_P(MessengerTest, EagerPayloadIsVisibleInHandlerAndCopiedOnAccept) {
   GuardedBuffer dest(source.size());
   std::vector<uint8_t> seen;
   bool rendezvous = true;
-  Completion received;
+  bool completed_inline = false;
+  absl::Status received;
+  Completion handler_done;  // the handler's last act: the test may return after it
   ASSERT_OK(server_->RegisterHandler(6, [&](PeerId, absl::Span<const uint8_t>, IncomingData data) {
     rendezvous = data.is_rendezvous();
     seen.assign(data.eager_bytes().begin(), data.eager_bytes().end());
-    data.Accept(dest.payload(), received.Callback());
-    EXPECT_TRUE(received.done()) << "eager Accept on the progress thread completes at once";
+    bool completed = false;
+    data.Accept(dest.payload(), [&](absl::Status s) {
+      received = s;
+      completed = true;
+    });
+    completed_inline = completed;  // eager Accept on the progress thread completes at once
+    handler_done.Callback()(absl::OkStatus());
   }));
-  client_->Send(to_server_, 6, {}, source, {.protocol = DataProtocol::kEager},
-                [](absl::Status s) { EXPECT_OK(s); });
-  ASSERT_TRUE(received.Wait());
-  EXPECT_OK(received.status());
+  Completion sent;  // `source` is borrowed until the send completes
+  client_->Send(to_server_, 6, {}, source, {.protocol = DataProtocol::kEager}, sent.Callback());
+  ASSERT_TRUE(handler_done.Wait());
+  ASSERT_TRUE(sent.Wait());
+  EXPECT_OK(sent.status());
+  EXPECT_TRUE(completed_inline);
+  EXPECT_OK(received);
   EXPECT_FALSE(rendezvous);
   EXPECT_EQ(seen, source);
   EXPECT_TRUE(dest.Holds(source));
@@ -249,6 +263,7 @@ TEST_P(MessengerTest, KeptDescriptorsAreAcceptedLaterFromAnotherThread) {
   ASSERT_TRUE(bulk_in.Wait());
   ASSERT_TRUE(small_in.Wait());
   ASSERT_TRUE(bulk_sent.Wait());
+  ASSERT_TRUE(small_sent.Wait());
   EXPECT_OK(bulk_in.status());
   EXPECT_OK(small_in.status());
   EXPECT_OK(bulk_sent.status());

@@ -55,12 +55,13 @@ class PeerFailureTest : public ::testing::TestWithParam<std::string> {
     return mu_.AwaitWithTimeout(absl::Condition(&enough), testing::kWaitLimit);
   }
 
-  std::unique_ptr<Messenger> server_;
-  std::unique_ptr<Messenger> client_;
-  PeerId to_server_ = PeerId::kNone;
+  // Declared before the messengers: their callbacks touch it until they are destroyed.
   absl::Mutex mu_;
   std::vector<IncomingData> kept_ ABSL_GUARDED_BY(mu_);
   absl::Status client_saw_failure_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Messenger> server_;
+  std::unique_ptr<Messenger> client_;
+  PeerId to_server_ = PeerId::kNone;
 };
 
 // The receiver dies while a 16 MiB rendezvous send waits for it: the send fails UNAVAILABLE
@@ -151,9 +152,11 @@ TEST_P(PeerFailureTest, SenderDeathMidTransferNeverHangs) {
 // A graceful Disconnect: the client's later sends fail UNAVAILABLE and the server hears of
 // the peer going away.
 TEST_P(PeerFailureTest, DisconnectIsSeenByBothSides) {
+  absl::Notification server_saw_peer;
   absl::Notification server_saw_failure;
   server_.reset();
   MessengerOptions server_options{.name = "server", .transports = GetParam()};
+  server_options.on_peer_connected = [&](PeerId, absl::Status) { server_saw_peer.Notify(); };
   server_options.on_peer_failed = [&](PeerId, absl::Status status) {
     EXPECT_CODE(status, absl::StatusCode::kUnavailable);
     server_saw_failure.Notify();
@@ -161,12 +164,16 @@ TEST_P(PeerFailureTest, DisconnectIsSeenByBothSides) {
   ASSERT_OK_AND_ASSIGN(server_, Messenger::Create(std::move(server_options)));
   ASSERT_OK_AND_ASSIGN(const uint16_t port, server_->Listen("127.0.0.1:0"));
   ASSERT_OK_AND_ASSIGN(const PeerId peer, client_->Connect(absl::StrCat("127.0.0.1:", port)));
+  // Only a peer the server announced is reported failed (the announcement may trail the
+  // client's Connect a little).
+  ASSERT_TRUE(server_saw_peer.WaitForNotificationWithTimeout(kPromptly));
   client_->Disconnect(peer);
   EXPECT_TRUE(server_saw_failure.WaitForNotificationWithTimeout(kPromptly));
   Completion after;
   client_->Send(peer, kPut, {}, {}, {}, after.Callback());
   ASSERT_TRUE(after.Wait());
   EXPECT_CODE(after.status(), absl::StatusCode::kUnavailable);
+  server_.reset();  // its callback refers to this frame
 }
 
 // A payload kept past its messenger's shutdown reports CANCELLED.

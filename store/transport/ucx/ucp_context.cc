@@ -49,8 +49,9 @@ absl::StatusOr<std::shared_ptr<UcpContext>> UcpContext::Create(const UcpContextO
     fclose(stream);
     const std::string info(text, length);
     free(text);
-    owner->has_shared_memory_ =
-        info.find("sysv/") != std::string::npos || info.find("posix/") != std::string::npos;
+    owner->has_shared_memory_and_cma_ =
+        (info.find("sysv/") != std::string::npos || info.find("posix/") != std::string::npos) &&
+        info.find("cma/") != std::string::npos;
   }
   return owner;
 }

@@ -39,13 +39,14 @@ class UcpContext {
   UcpContext& operator=(const UcpContext&) = delete;
 
   ucp_context_h get() const { return context_; }
-  // True when the context has a shared-memory transport (sysv or posix) among its resources.
-  bool has_shared_memory() const { return has_shared_memory_; }
+  // True when the context has a shared-memory transport (sysv or posix) and CMA among its
+  // resources: messages over shared memory, rendezvous payloads pulled with CMA.
+  bool has_shared_memory_and_cma() const { return has_shared_memory_and_cma_; }
 
  private:
   explicit UcpContext(ucp_context_h context) : context_(context) {}
   ucp_context_h context_;
-  bool has_shared_memory_ = false;
+  bool has_shared_memory_and_cma_ = false;
 };
 
 }  // namespace strata::store::transport::ucx

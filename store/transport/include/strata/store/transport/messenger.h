@@ -83,7 +83,7 @@ struct MessengerOptions {
   // Zero sleeps at once (lowest CPU); a few tens of microseconds cut wakeup latency.
   absl::Duration busy_poll = absl::ZeroDuration();
   // For a peer on the same host (same boot and IPC/PID/mount namespaces) whose UCX context,
-  // like ours, has a shared-memory transport: carry messages on a second endpoint made by
+  // like ours, has a shared-memory transport and CMA: carry messages on a second endpoint made by
   // UCX worker address, on which UCX uses shared memory (sysv/posix) and CMA. UCX 1.13 uses
   // neither on listener-made endpoints nor with PEER error handling, so this endpoint runs
   // without it; peer failure is still detected on the listener-made (TCP, PEER mode)
