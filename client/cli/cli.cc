@@ -1,0 +1,186 @@
+#include "client/cli/cli.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+#include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
+
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "unknown"
+#endif
+
+namespace strata::cli {
+namespace {
+
+constexpr char kProgram[] = "strata";
+
+CommandSpec TopLevelSpec() {
+  CommandSpec spec{.name = kProgram,
+                   .summary = "strata: the admin CLI of a strata KV-cache node.",
+                   .flags = GlobalFlags()};
+  spec.flags.push_back(
+      {.name = "version", .takes_value = false, .help = "print the version and exit"});
+  return spec;
+}
+
+std::string TopLevelHelp() {
+  std::string text = absl::StrCat(
+      "usage: strata [--node HOST:PORT] [--timeout DURATION] [--json] COMMAND [ARGS]\n\n",
+      "The admin CLI of a strata KV-cache node (docs/api.md).\n\ncommands:\n");
+  size_t width = 0;
+  for (const Command& command : Commands()) width = std::max(width, command.spec.name.size());
+  for (const Command& command : Commands()) {
+    absl::StrAppend(&text, "  ", command.spec.name,
+                    std::string(width - command.spec.name.size() + 2, ' '), command.spec.summary,
+                    "\n");
+  }
+  absl::StrAppend(&text, "  help", std::string(width - 4 + 2, ' '),
+                  "Show the help of a command (strata help COMMAND, or COMMAND --help).\n");
+  // The flags section of the generic help, without its usage and summary.
+  const std::string flags = FormatHelp(TopLevelSpec(), kProgram);
+  absl::StrAppend(&text, "\nglobal flags (before the command or among its flags):",
+                  flags.substr(flags.find("\nflags:\n") + 7));
+  absl::StrAppend(&text,
+                  "\nenvironment:\n"
+                  "  STRATA_NODE      the node's address when --node is not given\n"
+                  "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n\n"
+                  "exit codes:\n"
+                  "  0  OK\n"
+                  "  1  the operation failed: the node answered an error, or a local file "
+                  "could not be read or written\n"
+                  "     (stderr: strata: COMMAND: CODE: message)\n"
+                  "  2  usage error: bad flags or arguments\n"
+                  "  3  node unreachable: UNAVAILABLE or DEADLINE_EXCEEDED\n");
+  return text;
+}
+
+int Usage(CommandIo io, const std::string& where, const absl::Status& status,
+          const std::string& help_hint) {
+  io.err << kProgram << ": " << where << (where.empty() ? "" : ": ") << status.message() << "\n"
+         << "Try '" << help_hint << "'.\n";
+  return kExitUsage;
+}
+
+// Index of the command name in args: the first argument that is neither a global flag nor a
+// global flag's value; args.size() when there is none.
+size_t FindCommandIndex(const std::vector<std::string>& args) {
+  const std::vector<FlagSpec> globals = GlobalFlags();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-' || arg == "--") return i;
+    if (arg.rfind("--", 0) != 0 || arg.find('=') != std::string::npos) continue;
+    for (const FlagSpec& flag : globals) {
+      if (arg == "--" + flag.name && flag.takes_value) ++i;  // skip its value
+    }
+  }
+  return args.size();
+}
+
+}  // namespace
+
+std::vector<FlagSpec> GlobalFlags() {
+  return {
+      {.name = "node",
+       .value_name = "HOST:PORT",
+       .help = "the node's gRPC address (default $STRATA_NODE, else 127.0.0.1:7400)"},
+      {.name = "timeout",
+       .value_name = "DURATION",
+       .help = "deadline of each call to the node, e.g. 500ms, 10s (default 10s)"},
+      {.name = "json",
+       .takes_value = false,
+       .help = "print one JSON value on stdout instead of tables"},
+  };
+}
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command>* const kCommands = [] {
+    auto* commands = new std::vector<Command>{
+        StatusCommand(), TiersCommand(), ListCommand(),   StatCommand(),
+        GetCommand(),    PutCommand(),   RemoveCommand(), PinCommand(),
+        UnpinCommand(),  MatchCommand(), EvictCommand(),  DrainCommand(),
+    };
+    for (Command& command : *commands) {
+      for (FlagSpec& flag : GlobalFlags()) command.spec.flags.push_back(std::move(flag));
+    }
+    return commands;
+  }();
+  return *kCommands;
+}
+
+int RunCli(const std::vector<std::string>& args, CommandIo io) {
+  const size_t command_index = FindCommandIndex(args);
+  const std::vector<std::string> global_args(args.begin(), args.begin() + command_index);
+  absl::StatusOr<ParsedArgs> globals = ParseArguments(TopLevelSpec(), global_args);
+  if (!globals.ok()) return Usage(io, "", globals.status(), "strata --help");
+  if (globals->help()) {
+    io.out << TopLevelHelp();
+    return kExitOk;
+  }
+  if (globals->Bool("version")) {
+    io.out << kProgram << " " << STRATA_VERSION << "\n";
+    return kExitOk;
+  }
+  if (command_index == args.size()) {
+    return Usage(io, "", UsageError("missing command"), "strata --help");
+  }
+
+  std::string name = args[command_index];
+  std::vector<std::string> command_args(args.begin() + command_index + 1, args.end());
+  if (name == "help") {
+    if (command_args.empty()) {
+      io.out << TopLevelHelp();
+      return kExitOk;
+    }
+    name = command_args[0];
+    command_args = {"--help"};
+  }
+  const auto& commands = Commands();
+  auto command = std::find_if(commands.begin(), commands.end(),
+                              [&](const Command& c) { return c.spec.name == name; });
+  if (command == commands.end()) {
+    return Usage(io, "", UsageError(absl::StrCat("unknown command \"", name, "\"")),
+                 "strata --help");
+  }
+  const std::string hint = absl::StrCat("strata ", name, " --help");
+  absl::StatusOr<ParsedArgs> parsed = ParseArguments(command->spec, command_args);
+  if (!parsed.ok()) return Usage(io, name, parsed.status(), hint);
+  if (parsed->help()) {
+    io.out << FormatHelp(command->spec, kProgram);
+    return kExitOk;
+  }
+  for (const FlagSpec& flag : GlobalFlags()) {  // --version is not among them
+    if (globals->Has(flag.name) && parsed->Has(flag.name)) {
+      return Usage(io, name, UsageError(absl::StrCat("--", flag.name, " given twice")), hint);
+    }
+  }
+  auto global_value = [&](const std::string& flag) {
+    return parsed->Has(flag) ? parsed->Value(flag) : globals->Value(flag);
+  };
+
+  ClientOptions options = ClientOptions::FromEnvironment();
+  if (std::optional<std::string> node = global_value("node")) options.node = *node;
+  if (std::optional<std::string> timeout = global_value("timeout")) {
+    absl::StatusOr<absl::Duration> duration = ParsePositiveDuration("--timeout", *timeout);
+    if (!duration.ok()) return Usage(io, name, duration.status(), hint);
+    options.default_timeout = *duration;
+  }
+  if (absl::Status valid = options.Validate(); !valid.ok()) {
+    // Only --node, $STRATA_NODE, --timeout and $STRATA_UCX_TLS reach the options.
+    return Usage(io, name, valid, hint);
+  }
+  const bool json = global_value("json").value_or("false") == "true";
+
+  CommandContext ctx(std::move(options), json, io);
+  const absl::Status status = command->run(ctx, *parsed);
+  const int code = ExitCodeFor(status);
+  if (code == kExitUsage) return Usage(io, name, status, hint);
+  if (code != kExitOk) {
+    io.err << kProgram << ": " << name << ": " << absl::StatusCodeToString(status.code()) << ": "
+           << status.message() << "\n";
+  }
+  return code;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,82 @@
+// strata match: the longest cached prefix of a token sequence.
+#include "absl/strings/str_cat.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/commands.h"
+#include "client/cli/json_writer.h"
+#include "client/cli/namespace_flags.h"
+#include "client/cli/table.h"
+#include "client/cli/token_file.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::cli {
+namespace {
+
+absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(std::optional<Namespace> ns, NamespaceFromFlags(args));
+  const uint32_t page_tokens = ns->layout().page_tokens;
+  const std::string tokens_path = args.ValueOr("tokens", "-");
+  STRATA_ASSIGN_OR_RETURN(const std::vector<TokenId> tokens, ReadTokenFile(tokens_path, ctx.in()));
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(MatchResult match, client->Match(*ns, tokens, ctx.Call()));
+
+  const uint32_t query_pages = radix::WholePages(tokens.size(), page_tokens);
+  const uint64_t matched_tokens = radix::PageTokenCount(match.matched_pages, page_tokens);
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("matched_pages").Uint(match.matched_pages);
+    json.Key("matched_tokens").Uint(matched_tokens);
+    json.Key("query_pages").Uint(query_pages);
+    json.Key("query_tokens").Uint(tokens.size());
+    json.Key("truncated").Bool(match.truncated);
+    json.Key("segments").BeginArray();
+    for (const Segment& segment : match.segments) WriteSegmentJson(segment, json);
+    json.EndArray();
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+
+  ctx.out() << "matched " << match.matched_pages << " of " << query_pages << " pages ("
+            << matched_tokens << " of " << tokens.size() << " tokens)"
+            << (match.truncated ? "; truncated: more pages may be cached" : "") << "\n";
+  if (match.segments.empty()) return absl::OkStatus();
+  Table table({{"SEQ PAGES"},
+               {"PAGES", Align::kRight},
+               {"BLOB"},
+               {"BLOB PAGES"},
+               {"OF", Align::kRight},
+               {"TIER"}});
+  for (const Segment& s : match.segments) {
+    table.AddRow(
+        {absl::StrCat("[", s.seq_page_begin, ", ", s.seq_page_begin + s.page_count, ")"),
+         absl::StrCat(s.page_count), s.blob.ToHex(),
+         absl::StrCat("[", s.blob_page_offset, ", ", s.blob_page_offset + s.page_count, ")"),
+         absl::StrCat(s.blob_pages), std::string(TierName(s.tier))});
+  }
+  ctx.out() << "\n" << table.Render();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command MatchCommand() {
+  std::vector<FlagSpec> flags = NamespaceFlags(/*required=*/true);
+  flags.push_back({.name = "tokens",
+                   .value_name = "FILE",
+                   .help = "the query's token ids from sequence page 0 (default: - = stdin)"});
+  return {
+      {.name = "match",
+       .summary = "Show the longest cached prefix of a token sequence.",
+       .details = "Calls Match: whole pages from sequence page 0 (a trailing partial page is "
+                  "ignored). Prints matched pages and tokens, then one line per segment: the "
+                  "sequence pages it covers, the blob holding them, which pages of that blob, and "
+                  "the tier. A miss is exit 0 with 0 pages matched; a namespace the node has "
+                  "never seen is NOT_FOUND (exit 1). JSON: {matched_pages, matched_tokens, "
+                  "query_pages, query_tokens, truncated, segments[]}.",
+       .flags = std::move(flags)},
+      RunMatch};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,149 @@
+// strata status, strata tiers: what a node is and holds.
+#include "absl/strings/str_cat.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/commands.h"
+#include "client/cli/json_writer.h"
+#include "client/cli/table.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::cli {
+namespace {
+
+absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(HealthInfo health, client->Health(ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(TiersInfo tiers, client->Tiers(ctx.Call()));
+  const char* state = health.draining ? "DRAINING" : "SERVING";
+
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("node").String(ctx.options().node);
+    json.Key("state").String(state);
+    json.Key("draining").Bool(health.draining);
+    json.Key("version").String(health.version);
+    json.Key("data_plane").String(health.data_plane);
+    json.Key("uptime_ms").Int(absl::ToInt64Milliseconds(health.uptime));
+    json.Key("tiers").BeginArray();
+    for (const TierInfo& tier : tiers.tiers) WriteTierInfoJson(tier, json);
+    json.EndArray();
+    json.Key("engine");
+    WriteEngineInfoJson(tiers.engine, json);
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+
+  std::vector<std::pair<std::string, std::string>> lines = {
+      {"node", ctx.options().node},
+      {"state", state},
+      {"version", health.version},
+      {"data plane", health.data_plane},
+      {"uptime", FormatDurationShort(health.uptime)},
+  };
+  for (const TierInfo& tier : tiers.tiers) {
+    lines.emplace_back(
+        std::string(TierName(tier.tier)),
+        absl::StrCat(FormatBytes(tier.used_bytes), " used of ", FormatBytes(tier.capacity_bytes),
+                     " (", FormatPercent(tier.used_bytes, tier.capacity_bytes), "), ",
+                     FormatBytes(tier.free_bytes), " free, ", FormatCount(tier.blobs), " extents"));
+  }
+  const EngineInfo& engine = tiers.engine;
+  lines.emplace_back("blobs", absl::StrCat(FormatCount(engine.blobs), " in ",
+                                           FormatCount(engine.namespaces), " namespaces"));
+  lines.emplace_back("in flight",
+                     absl::StrCat(engine.pending_puts, " puts, ", engine.leases, " read leases"));
+  ctx.out() << RenderKeyValues(lines);
+  return absl::OkStatus();
+}
+
+absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(TiersInfo info, client->Tiers(ctx.Call()));
+
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("tiers").BeginArray();
+    for (const TierInfo& tier : info.tiers) WriteTierInfoJson(tier, json);
+    json.EndArray();
+    json.Key("index");
+    WriteIndexInfoJson(info.index, json);
+    json.Key("engine");
+    WriteEngineInfoJson(info.engine, json);
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+
+  Table table({{"TIER"},
+               {"CAPACITY", Align::kRight},
+               {"USED", Align::kRight},
+               {"FREE", Align::kRight},
+               {"USED%", Align::kRight},
+               {"EXTENTS", Align::kRight},
+               {"HITS", Align::kRight},
+               {"MISSES", Align::kRight},
+               {"HIT%", Align::kRight},
+               {"EVICTIONS", Align::kRight},
+               {"PROMOTIONS", Align::kRight},
+               {"DEMOTIONS", Align::kRight}});
+  for (const TierInfo& tier : info.tiers) {
+    table.AddRow({std::string(TierName(tier.tier)), FormatBytes(tier.capacity_bytes),
+                  FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes),
+                  FormatPercent(tier.used_bytes, tier.capacity_bytes), FormatCount(tier.blobs),
+                  FormatCount(tier.hits), FormatCount(tier.misses),
+                  FormatPercent(tier.hits, tier.hits + tier.misses), FormatCount(tier.evictions),
+                  FormatCount(tier.promotions), FormatCount(tier.demotions)});
+  }
+  const IndexInfo& index = info.index;
+  const EngineInfo& engine = info.engine;
+  ctx.out() << table.Render() << "\nindex\n"
+            << RenderKeyValues({
+                   {"  roots", FormatCount(index.roots)},
+                   {"  nodes", FormatCount(index.nodes)},
+                   {"  leaves", FormatCount(index.leaves)},
+                   {"  pages", FormatCount(index.pages)},
+                   {"  pinned nodes", FormatCount(index.pinned_nodes)},
+                   {"  token bytes", FormatBytes(index.token_bytes)},
+                   {"  index memory", FormatBytes(index.index_bytes)},
+               })
+            << "\nengine\n"
+            << RenderKeyValues({
+                   {"  namespaces", FormatCount(engine.namespaces)},
+                   {"  blobs", FormatCount(engine.blobs)},
+                   {"  unlinked blobs", FormatCount(engine.unlinked_blobs)},
+                   {"  token-only blobs", FormatCount(engine.token_only_blobs)},
+                   {"  pending puts", FormatCount(engine.pending_puts)},
+                   {"  read leases", FormatCount(engine.leases)},
+                   {"  matches", FormatCount(engine.matches)},
+                   {"  matched pages",
+                    absl::StrCat(FormatCount(engine.matched_pages), " of ",
+                                 FormatCount(engine.queried_pages), " (",
+                                 FormatPercent(engine.matched_pages, engine.queried_pages), ")")},
+                   {"  draining", engine.draining ? "yes" : "no"},
+               });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command StatusCommand() {
+  return {{.name = "status",
+           .summary = "Show the node's health, addresses and a tier summary.",
+           .details = "Calls Health and Admin.Tiers. JSON: {node, state, draining, version, "
+                      "data_plane, uptime_ms, tiers[], engine}."},
+          RunStatus};
+}
+
+Command TiersCommand() {
+  return {{.name = "tiers",
+           .summary = "Show per-tier statistics, the radix index and the engine.",
+           .details = "Calls Admin.Tiers: per tier (fastest first) capacity, used, free, live "
+                      "extents, hits, misses, evictions, promotions, demotions; then index and "
+                      "engine statistics. JSON: {tiers[], index, engine}."},
+          RunTiers};
+}
+
+}  // namespace strata::cli

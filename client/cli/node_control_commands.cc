@@ -1,0 +1,95 @@
+// strata evict, strata drain: operator actions on a node.
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/commands.h"
+#include "client/cli/json_writer.h"
+#include "client/cli/table.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::cli {
+namespace {
+
+absl::Status RunEvict(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(Tier tier, ParseTier("--tier", args.ValueOr("tier", "dram")));
+  STRATA_ASSIGN_OR_RETURN(uint64_t bytes, ParseByteSize("--bytes", *args.Value("bytes")));
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(EvictResult result, client->Evict(tier, bytes, ctx.Call()));
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("tier").String(std::string(TierName(tier)));
+    json.Key("bytes_requested").Uint(bytes);
+    json.Key("bytes_freed").Uint(result.bytes_freed);
+    json.Key("pages_evicted").Uint(result.pages_evicted);
+    json.Key("blobs_unlinked").Uint(result.blobs_unlinked);
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out() << "evicted " << FormatBytes(result.bytes_freed) << " of " << FormatBytes(bytes)
+            << " asked from " << TierName(tier) << ": " << result.pages_evicted << " pages, "
+            << result.blobs_unlinked << " blobs unlinked\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunDrain(CommandContext& ctx, const ParsedArgs& args) {
+  absl::Duration wait = absl::Seconds(30);
+  if (std::optional<std::string> text = args.Value("wait")) {
+    STRATA_ASSIGN_OR_RETURN(wait, ParsePositiveDuration("--wait", *text));
+  }
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  // The call may take `wait` on the node, plus the usual --timeout for the round trip.
+  const absl::Time deadline = absl::Now() + wait + ctx.options().default_timeout;
+  absl::Status drained = client->Drain(wait, CallOptions{deadline});
+  if (drained.code() == absl::StatusCode::kDeadlineExceeded && absl::Now() < deadline) {
+    // The node's own answer (its wait ran out), not a lost connection: the operation failed.
+    return absl::FailedPreconditionError(
+        absl::StrCat("puts or read leases still in flight after ", absl::FormatDuration(wait),
+                     " (the node keeps draining; see strata tiers): ", drained.message()));
+  }
+  STRATA_RETURN_IF_ERROR(drained);
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("drained").Bool(true);
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out() << "drained: the node refuses new puts until it restarts; nothing in flight\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command EvictCommand() {
+  return {{.name = "evict",
+           .summary = "Evict at least some bytes from a tier.",
+           .details = "Calls Admin.Evict (never retried): least recently used first, leaf "
+                      "first; pinned and leased blobs never go. Freeing less than asked is not "
+                      "an error. JSON: {tier, bytes_requested, bytes_freed, pages_evicted, "
+                      "blobs_unlinked}.",
+           .flags = {{.name = "tier", .value_name = "TIER", .help = "dram (default), ssd, hbm"},
+                     {.name = "bytes",
+                      .value_name = "SIZE",
+                      .help = "how much to free, e.g. 64MiB or 1000000",
+                      .required = true}}},
+          RunEvict};
+}
+
+Command DrainCommand() {
+  return {{.name = "drain",
+           .summary = "Stop the node accepting puts and wait for work in flight.",
+           .details = "Calls Admin.Drain: from now on BeginPut answers UNAVAILABLE (reads keep "
+                      "being served) until the node restarts; waits up to --wait for pending "
+                      "puts and read leases. Still in flight then: FAILED_PRECONDITION, exit 1 "
+                      "(the node keeps draining). JSON: {drained: true}.",
+           .flags = {{.name = "wait",
+                      .value_name = "DURATION",
+                      .help = "how long the node waits for work in flight (default 30s)"}}},
+          RunDrain};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,116 @@
+// strata put: one blob from a file (two-phase put through the client library).
+#include "absl/strings/str_cat.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/json_writer.h"
+#include "client/cli/local_files.h"
+#include "client/cli/namespace_flags.h"
+#include "client/cli/table.h"
+#include "client/cli/token_file.h"
+#include "strata/base/status_macros.h"
+
+namespace strata::cli {
+namespace {
+
+absl::Status RunPut(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(std::optional<Namespace> ns, NamespaceFromFlags(args));
+  const KvLayout& layout = ns->layout();
+  std::optional<Parent> parent;
+  if (std::optional<std::string> text = args.Value("parent")) {
+    STRATA_ASSIGN_OR_RETURN(parent, ParseParent("--parent", *text));
+  }
+  const std::string tokens_path = *args.Value("tokens");
+  const std::string input_path = *args.Value("input");
+  if (tokens_path == "-" && input_path == "-") {
+    return UsageError("--tokens and -i cannot both read stdin");
+  }
+
+  // Local files: I/O failures are exit 1, content that does not fit is a usage error.
+  STRATA_ASSIGN_OR_RETURN(const std::vector<TokenId> tokens, ReadTokenFile(tokens_path, ctx.in()));
+  if (tokens.empty()) return UsageError(absl::StrCat("token file ", tokens_path, ": no tokens"));
+  if (tokens.size() % layout.page_tokens != 0) {
+    return UsageError(absl::StrCat("token file ", tokens_path, ": ", tokens.size(),
+                                   " tokens are not whole pages of page_tokens ",
+                                   layout.page_tokens));
+  }
+  const uint32_t pages = static_cast<uint32_t>(tokens.size() / layout.page_tokens);
+  const uint64_t expected_bytes = PagesBytes(layout, pages);
+  STRATA_ASSIGN_OR_RETURN(std::string input, ReadLocalFile(input_path, ctx.in()));
+  if (input.size() != expected_bytes) {
+    return UsageError(absl::StrCat("input ", input_path, " has ", input.size(),
+                                   " bytes; the layout needs ", pages, " pages x ",
+                                   layout.BytesPerPage(), " = ", expected_bytes, " bytes"));
+  }
+
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(
+      WriteResult result,
+      client->Write(*ns, parent, tokens, MemoryDescriptor::Host(input.data(), input.size()),
+                    ctx.Call()));
+
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("key").String(result.key.ToHex());
+    json.Key("existed").Bool(result.existed);
+    json.Key("indexed_pages").Uint(result.indexed_pages);
+    json.Key("pages").Uint(pages);
+    json.Key("tokens").Uint(tokens.size());
+    json.Key("bytes").Uint(expected_bytes);
+    json.Key("parent");
+    if (parent.has_value()) {
+      json.BeginObject();
+      json.Key("key").String(parent->key.ToHex());
+      json.Key("pages").Uint(parent->pages);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out() << RenderKeyValues({
+      {"key", result.key.ToHex()},
+      {"existed", result.existed ? "yes (nothing sent)" : "no"},
+      {"pages", absl::StrCat(pages, " (", tokens.size(), " tokens)")},
+      {"bytes", absl::StrCat(FormatBytes(expected_bytes), " (", expected_bytes, ")")},
+      {"indexed pages", absl::StrCat(result.indexed_pages)},
+      {"parent", ParentText(parent)},
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command PutCommand() {
+  std::vector<FlagSpec> flags = NamespaceFlags(/*required=*/true);
+  flags.push_back({.name = "tokens",
+                   .value_name = "FILE",
+                   .help = "the blob's own token ids (whole pages); - for stdin",
+                   .required = true});
+  flags.push_back({.name = "parent",
+                   .value_name = "KEY:PAGES",
+                   .help = "continue the first PAGES pages of the sequence ending in blob KEY"});
+  flags.push_back({.name = "input",
+                   .short_name = 'i',
+                   .value_name = "FILE",
+                   .help = "the blob's KV bytes (radix::BlobLayout); - for stdin",
+                   .required = true});
+  return {
+      {.name = "put",
+       .summary = "Write one blob from a file.",
+       .details = "Writes the KV bytes of FILE as one blob of the namespace (--tenant, --model, "
+                  "--layout), holding the tokens of --tokens (a token file: integers separated by "
+                  "blanks, newlines or commas, or a JSON array), continuing --parent or from "
+                  "sequence page 0. FILE must hold exactly pages x bytes_per_page bytes, "
+                  "layer-major (as get writes them). Nothing is sent when the key exists already. "
+                  "Prints the key and whether it existed. JSON: {key, existed, indexed_pages, "
+                  "pages, tokens, bytes, parent}.",
+       .flags = std::move(flags)},
+      RunPut};
+}
+
+}  // namespace strata::cli
