@@ -1,0 +1,673 @@
+// The `strata` CLI end to end: the real binary (STRATA_CLI_BINARY) run as a process against
+// a real strata-node process (NodeProcess, port 0), checking exit codes, stdout and stderr.
+// Blob flows (put, get, match, ls of committed blobs, pin, rm, evict) need the node's data
+// plane; when strata-node has none ("dataplane listening on" missing) they are skipped
+// with that reason.
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "client/cli/testing/json_value.h"
+#include "node_process.h"
+#include "strata/base/status_test_macros.h"
+#include "strata/radix/namespace.h"
+#include "strata/radix/prefix_hash.h"
+
+extern char** environ;
+
+namespace strata::integration {
+namespace {
+
+using cli::testing::JsonValue;
+using cli::testing::ParseJson;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+// Small pages so blobs stay small: one page of all layers is 2 layers x (K+V) x 4 tokens x
+// 2 heads x 8 dims x 2 bytes = 512 bytes.
+constexpr char kLayout[] = "layers=2,kv_heads=2,head_dim=8,dtype=bf16,page_tokens=4";
+constexpr uint32_t kPageTokens = 4;
+constexpr size_t kPageBytes = 512;
+
+struct CliResult {
+  int code = -1;  // exit status, or 128 + signal
+  std::string out;
+  std::string err;
+};
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteWholeFile(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+// Runs the strata binary with `args`, `stdin_text` on its stdin and `env` added to (or
+// replacing entries of) this process's environment. posix_spawn: this process has gRPC
+// threads, so no fork-then-work in the child.
+CliResult RunStrata(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                    const std::map<std::string, std::string>& env = {},
+                    absl::Duration timeout = absl::Seconds(60)) {
+  static int counter = 0;
+  const std::string dir = MakeTestDir("strata-cli-run-" + std::to_string(++counter));
+  CliResult result;
+  if (dir.empty()) {
+    ADD_FAILURE() << "cannot make a temporary directory";
+    return result;
+  }
+  const std::string in_path = dir + "/stdin", out_path = dir + "/stdout",
+                    err_path = dir + "/stderr";
+  WriteWholeFile(in_path, stdin_text);
+
+  std::vector<std::string> argv_storage = {STRATA_CLI_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (env.count(entry.substr(0, entry.find('='))) == 0 &&
+        !absl::StartsWith(entry, "STRATA_NODE=")) {
+      env_storage.push_back(entry);
+    }
+  }
+  for (const auto& [name, value] : env) env_storage.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, in_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int spawned =
+      posix_spawn(&pid, argv_storage[0].c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    ADD_FAILURE() << "posix_spawn " << argv_storage[0] << ": " << std::strerror(spawned);
+    return result;
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  int status = 0;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    if (absl::Now() > deadline) {
+      ADD_FAILURE() << "strata " << absl::StrJoin(args, " ") << " did not exit in " << timeout;
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = ReadWholeFile(out_path);
+  result.err = ReadWholeFile(err_path);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return result;
+}
+
+std::string Describe(const std::vector<std::string>& args, const CliResult& r) {
+  return absl::StrCat("strata ", absl::StrJoin(args, " "), "\nexit ", r.code, "\nstdout:\n", r.out,
+                      "\nstderr:\n", r.err);
+}
+
+// Parses stdout of a --json run: exactly one JSON value, one line.
+JsonValue ParseOut(const CliResult& r) {
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  absl::StatusOr<JsonValue> value = ParseJson(r.out);
+  EXPECT_TRUE(value.ok()) << value.status() << "\n" << r.out;
+  return value.ok() ? *value : JsonValue();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(NodeOptions());
+    ASSERT_TRUE(node.ok()) << node.status();
+    node_ = node->release();
+  }
+  static void TearDownTestSuite() {
+    delete node_;
+    node_ = nullptr;
+  }
+
+  static NodeProcessOptions NodeOptions() {
+    NodeProcessOptions options;
+    // The data plane on a kernel-chosen port too, so tests can run side by side.
+    options.args = {"--dataplane_listen=127.0.0.1:0"};
+    return options;
+  }
+
+  static bool HasDataPlane(const NodeProcess& node) {
+    return absl::StrContains(node.StdoutText(), "strata-node: dataplane listening on ");
+  }
+
+  void SetUp() override {
+    ASSERT_NE(node_, nullptr);
+    dir_ = MakeTestDir("strata-cli-test");
+    ASSERT_FALSE(dir_.empty());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Runs strata against the suite's node (--node first).
+  CliResult Strata(std::vector<std::string> args, const std::string& stdin_text = "") {
+    args.insert(args.begin(), "--node=" + node_->grpc_address());
+    return RunStrata(args, stdin_text);
+  }
+
+  // A file in this test's directory.
+  std::string File(const std::string& name, const std::string& content) {
+    const std::string path = dir_ + "/" + name;
+    WriteWholeFile(path, content);
+    return path;
+  }
+
+  // `pages` pages of tokens starting at `first`, and random KV bytes for them.
+  static std::vector<radix::TokenId> Tokens(uint32_t first, uint32_t pages) {
+    std::vector<radix::TokenId> tokens(pages * kPageTokens);
+    for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = first + static_cast<uint32_t>(i);
+    return tokens;
+  }
+  static std::string RandomBytes(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::string bytes(n, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    return bytes;
+  }
+  static std::string TokenText(const std::vector<radix::TokenId>& tokens) {
+    return absl::StrJoin(tokens, " ") + "\n";
+  }
+
+  // The key the node must compute: h_b of the whole sequence (radix, independently).
+  static std::string ExpectedKey(const std::string& tenant,
+                                 const std::vector<radix::TokenId>& sequence) {
+    const radix::KvLayout layout{.num_layers = 2,
+                                 .num_kv_heads = 2,
+                                 .head_dim = 8,
+                                 .dtype = radix::DType::kBFloat16,
+                                 .page_tokens = kPageTokens,
+                                 .format = radix::KvFormat::kKeyValue,
+                                 .tp_rank = 0,
+                                 .tp_world = 1};
+    absl::StatusOr<radix::Namespace> ns = radix::Namespace::Create(tenant, "test/model", layout);
+    EXPECT_TRUE(ns.ok()) << ns.status();
+    return radix::PrefixHashAt(radix::NamespaceHash(*ns), sequence, kPageTokens).ToHex();
+  }
+
+  // `strata put --json` of one blob; returns its parsed output (key, existed, ...).
+  JsonValue Put(const std::string& tenant, const std::vector<radix::TokenId>& tokens,
+                const std::string& bytes, const std::string& parent = "") {
+    static int n = 0;
+    const std::string tag = std::to_string(++n);
+    std::vector<std::string> args = {"put",      "--json",
+                                     "--tenant", tenant,
+                                     "--model",  "test/model",
+                                     "--layout", kLayout,
+                                     "--tokens", File("tokens" + tag, TokenText(tokens)),
+                                     "-i",       File("kv" + tag, bytes)};
+    if (!parent.empty()) {
+      args.push_back("--parent");
+      args.push_back(parent);
+    }
+    const CliResult r = Strata(args);
+    EXPECT_EQ(r.code, 0) << Describe(args, r);
+    EXPECT_THAT(r.err, IsEmpty());
+    return r.code == 0 ? ParseOut(r) : JsonValue();
+  }
+
+  static NodeProcess* node_;
+  std::string dir_;
+};
+
+NodeProcess* CliTest::node_ = nullptr;
+
+#define SKIP_WITHOUT_DATA_PLANE(node)                                                         \
+  if (!HasDataPlane(node)) {                                                                  \
+    GTEST_SKIP() << "strata-node has no data plane yet (no \"dataplane listening on\" line)"; \
+  }
+
+TEST_F(CliTest, HelpEverywhereExitsZero) {
+  const std::vector<std::string> commands = {"status", "tiers", "ls",    "stat",  "get",   "put",
+                                             "rm",     "pin",   "unpin", "match", "evict", "drain"};
+  std::vector<std::vector<std::string>> runs = {{"--help"}, {"-h"}, {"help"}};
+  for (const std::string& command : commands) {
+    runs.push_back({command, "--help"});
+    runs.push_back({"help", command});
+  }
+  for (const auto& args : runs) {
+    const CliResult r = RunStrata(args);
+    EXPECT_EQ(r.code, 0) << Describe(args, r);
+    EXPECT_THAT(r.out, StartsWith("usage: strata")) << Describe(args, r);
+    EXPECT_THAT(r.err, IsEmpty()) << Describe(args, r);
+  }
+  const CliResult top = RunStrata({"--help"});
+  for (const std::string& command : commands) {
+    EXPECT_THAT(top.out, HasSubstr("\n  " + command + " ")) << command;
+  }
+}
+
+TEST_F(CliTest, BadUsageExitsTwo) {
+  const std::vector<std::vector<std::string>> runs = {
+      {},
+      {"frobnicate"},
+      {"status", "--bogus"},
+      {"ls", "--limit", "many"},
+      {"stat"},
+      {"stat", "not-a-key"},
+      {"get", "0123456789abcdef0123456789abcdef"},
+      {"put", "--tenant=t", "--model=m", "--layout=layers=2", "--tokens=-", "-i", "/dev/null"},
+      {"match", "--tenant=t", "--model=m", std::string("--layout=") + kLayout, "--tokens",
+       "/dev/null", "--timeout=never"},
+      {"--node=no-port", "status"},
+  };
+  for (const auto& args : runs) {
+    const CliResult r = Strata(args);
+    EXPECT_EQ(r.code, 2) << Describe(args, r);
+    EXPECT_THAT(r.err, StartsWith("strata: ")) << Describe(args, r);
+    EXPECT_THAT(r.err, HasSubstr(" --help'.\n")) << Describe(args, r);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << Describe(args, r);
+    EXPECT_THAT(r.out, IsEmpty()) << Describe(args, r);
+  }
+}
+
+TEST_F(CliTest, UnreachableNodeExitsThree) {
+  // A node that was there and is gone: its port refuses connections.
+  absl::StatusOr<std::unique_ptr<NodeProcess>> gone = NodeProcess::Start(NodeOptions());
+  ASSERT_OK(gone);
+  const std::string address = (*gone)->grpc_address();
+  (*gone)->Signal(SIGKILL);
+  ASSERT_OK((*gone)->WaitExit(absl::Seconds(30)));
+
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--node=" + address, "--timeout=3s", "status"},
+           {"--node=" + address, "--timeout=3s", "ls", "--json"},
+           {"--node=" + address, "--timeout=3s", "stat", "0123456789abcdef0123456789abcdef"}}) {
+    const CliResult r = RunStrata(args);
+    EXPECT_EQ(r.code, 3) << Describe(args, r);
+    EXPECT_THAT(r.err, StartsWith("strata: " + args[2] + ": ")) << Describe(args, r);
+    EXPECT_TRUE(absl::StrContains(r.err, ": UNAVAILABLE: ") ||
+                absl::StrContains(r.err, ": DEADLINE_EXCEEDED: "))
+        << Describe(args, r);
+    EXPECT_THAT(r.out, IsEmpty());
+  }
+  // $STRATA_NODE names the node when --node is absent.
+  const CliResult from_env = RunStrata({"--timeout=3s", "tiers"}, "", {{"STRATA_NODE", address}});
+  EXPECT_EQ(from_env.code, 3) << from_env.err;
+  const CliResult live = RunStrata({"status"}, "", {{"STRATA_NODE", node_->grpc_address()}});
+  EXPECT_EQ(live.code, 0) << live.err;
+}
+
+TEST_F(CliTest, StatusAndTiers) {
+  const CliResult status = Strata({"status"});
+  ASSERT_EQ(status.code, 0) << status.err;
+  EXPECT_THAT(status.out, HasSubstr("node        " + node_->grpc_address() + "\n"));
+  EXPECT_THAT(status.out, HasSubstr("state       SERVING\n"));
+  EXPECT_THAT(status.out, HasSubstr("data plane  127.0.0.1:"));
+  EXPECT_THAT(status.out, HasSubstr(" used of 64.0 MiB ("));
+
+  const JsonValue health = ParseOut(Strata({"status", "--json"}));
+  EXPECT_EQ(health["state"].AsString(), "SERVING");
+  EXPECT_FALSE(health["draining"].AsBool());
+  EXPECT_EQ(health["node"].AsString(), node_->grpc_address());
+  EXPECT_THAT(health["data_plane"].AsString(), StartsWith("127.0.0.1:"));
+  EXPECT_FALSE(health["version"].AsString().empty());
+  ASSERT_EQ(health["tiers"].size(), 1u);
+  EXPECT_EQ(health["tiers"][0]["tier"].AsString(), "dram");
+  EXPECT_EQ(health["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
+
+  const CliResult tiers = Strata({"tiers"});
+  ASSERT_EQ(tiers.code, 0) << tiers.err;
+  EXPECT_THAT(tiers.out, StartsWith("TIER  CAPACITY"));
+  EXPECT_THAT(tiers.out, HasSubstr("\ndram  64.0 MiB "));
+  EXPECT_THAT(tiers.out, HasSubstr("\nindex\n"));
+  EXPECT_THAT(tiers.out, HasSubstr("\nengine\n"));
+
+  const JsonValue stats = ParseOut(Strata({"--json", "tiers"}));
+  EXPECT_EQ(stats["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
+  EXPECT_EQ(*stats["tiers"][0]["used_bytes"].AsUint() + *stats["tiers"][0]["free_bytes"].AsUint(),
+            64u << 20);
+  EXPECT_TRUE(stats["index"]["nodes"].AsUint().has_value());
+  EXPECT_FALSE(stats["engine"]["draining"].AsBool());
+}
+
+TEST_F(CliTest, PutThenGetIsByteIdentical) {
+  SKIP_WITHOUT_DATA_PLANE(*node_);
+  const std::vector<radix::TokenId> tokens = Tokens(1000, 3);
+  const std::string bytes = RandomBytes(3 * kPageBytes, 1);
+  const std::string tokens_file = File("tokens", TokenText(tokens));
+  const std::string kv_file = File("kv.bin", bytes);
+  const std::vector<std::string> put = {"put",        "--tenant", "roundtrip", "--model",
+                                        "test/model", "--layout", kLayout,     "--tokens",
+                                        tokens_file,  "-i",       kv_file};
+  const CliResult first = Strata(put);
+  ASSERT_EQ(first.code, 0) << Describe(put, first);
+  const std::string key = ExpectedKey("roundtrip", tokens);
+  EXPECT_THAT(first.out, HasSubstr("key            " + key + "\n"));
+  EXPECT_THAT(first.out, HasSubstr("existed        no\n"));
+  EXPECT_THAT(first.out, HasSubstr("indexed pages  3\n"));
+
+  // Again: the key exists, nothing is sent.
+  std::vector<std::string> again = put;
+  again.push_back("--json");
+  const JsonValue second = ParseOut(Strata(again));
+  EXPECT_EQ(second["key"].AsString(), key);
+  EXPECT_TRUE(second["existed"].AsBool());
+
+  // get into a file, and to stdout.
+  const std::string out_file = dir_ + "/out.bin";
+  const CliResult get = Strata({"get", key, "-o", out_file});
+  ASSERT_EQ(get.code, 0) << get.err;
+  EXPECT_THAT(get.out, HasSubstr("(1536 bytes, 3 pages) of " + key + " to " + out_file));
+  EXPECT_EQ(ReadWholeFile(out_file), bytes);
+  const CliResult to_stdout = Strata({"get", key, "-o", "-"});
+  ASSERT_EQ(to_stdout.code, 0) << to_stdout.err;
+  EXPECT_EQ(to_stdout.out, bytes);  // the bytes and nothing else
+  const JsonValue get_json = ParseOut(Strata({"get", "--json", key, "--output=" + out_file}));
+  EXPECT_EQ(get_json["bytes"].AsUint(), 3 * kPageBytes);
+  EXPECT_EQ(get_json["pages"].AsUint(), 3u);
+
+  // A child blob continuing all 3 pages, tokens and bytes from stdin.
+  const std::vector<radix::TokenId> more = Tokens(2000, 2);
+  const std::string child_bytes = RandomBytes(2 * kPageBytes, 2);
+  const std::vector<std::string> put_child = {"put",
+                                              "--tenant",
+                                              "roundtrip",
+                                              "--model",
+                                              "test/model",
+                                              "--layout",
+                                              kLayout,
+                                              "--tokens",
+                                              "-",
+                                              "-i",
+                                              File("child.bin", child_bytes),
+                                              "--parent",
+                                              key + ":3",
+                                              "--json"};
+  const CliResult child = Strata(put_child, TokenText(more));
+  ASSERT_EQ(child.code, 0) << Describe(put_child, child);
+  std::vector<radix::TokenId> sequence = tokens;
+  sequence.insert(sequence.end(), more.begin(), more.end());
+  const std::string child_key = ExpectedKey("roundtrip", sequence);
+  EXPECT_EQ(ParseOut(child)["key"].AsString(), child_key);
+  const CliResult child_get = Strata({"get", child_key, "-o", "-"});
+  ASSERT_EQ(child_get.code, 0) << child_get.err;
+  EXPECT_EQ(child_get.out, child_bytes);
+
+  // stat shows the record; --tokens its own tokens.
+  const CliResult stat = Strata({"stat", child_key});
+  ASSERT_EQ(stat.code, 0) << stat.err;
+  EXPECT_THAT(stat.out, HasSubstr("parent         " + key + ":3\n"));
+  EXPECT_THAT(stat.out, HasSubstr("pages          [3, 5) = 2 pages, 8 tokens\n"));
+  EXPECT_THAT(stat.out, HasSubstr("tiers          dram\n"));
+  const JsonValue info = ParseOut(Strata({"stat", child_key, "--tokens", "--json"}));
+  EXPECT_EQ(info["key"].AsString(), child_key);
+  EXPECT_EQ(info["tenant"].AsString(), "roundtrip");
+  EXPECT_EQ(info["model"].AsString(), "test/model");
+  EXPECT_EQ(info["layout"]["spec"].AsString(),
+            "layers=2,kv_heads=2,head_dim=8,dtype=bfloat16,page_tokens=4,format=kv,tp=0/1");
+  EXPECT_EQ(info["parent"]["key"].AsString(), key);
+  EXPECT_EQ(info["first_page"].AsUint(), 3u);
+  EXPECT_EQ(info["bytes"].AsUint(), 2 * kPageBytes);
+  ASSERT_EQ(info["tokens"].size(), more.size());
+  for (size_t i = 0; i < more.size(); ++i) EXPECT_EQ(info["tokens"][i].AsUint(), more[i]);
+
+  // A parent that does not exist: the node refuses (exit 1, FAILED_PRECONDITION).
+  const std::vector<std::string> orphan = {"put",
+                                           "--tenant",
+                                           "roundtrip",
+                                           "--model",
+                                           "test/model",
+                                           "--layout",
+                                           kLayout,
+                                           "--tokens",
+                                           File("orphan_tokens", TokenText(Tokens(5000, 1))),
+                                           "-i",
+                                           File("orphan.bin", RandomBytes(kPageBytes, 3)),
+                                           "--parent",
+                                           "0123456789abcdef0123456789abcdef:1"};
+  const CliResult refused = Strata(orphan);
+  EXPECT_EQ(refused.code, 1) << Describe(orphan, refused);
+  EXPECT_THAT(refused.err, StartsWith("strata: put: FAILED_PRECONDITION: "));
+}
+
+TEST_F(CliTest, MatchAfterPut) {
+  SKIP_WITHOUT_DATA_PLANE(*node_);
+  const std::vector<radix::TokenId> first = Tokens(1, 2);
+  const std::vector<radix::TokenId> second = Tokens(9, 2);
+  const std::string parent_key =
+      Put("matcher", first, RandomBytes(2 * kPageBytes, 4))["key"].AsString();
+  ASSERT_FALSE(parent_key.empty());
+  const std::string child_key =
+      Put("matcher", second, RandomBytes(2 * kPageBytes, 5), parent_key + ":2")["key"].AsString();
+  ASSERT_FALSE(child_key.empty());
+
+  // The query: the 4 cached pages, a 5th page nobody wrote and a partial page.
+  std::vector<radix::TokenId> query = first;
+  query.insert(query.end(), second.begin(), second.end());
+  for (radix::TokenId t : {77, 78, 79, 80, 81, 82}) query.push_back(t);
+  const std::string query_file = File("query", TokenText(query));
+  const std::vector<std::string> ns = {"--tenant=matcher", "--model=test/model",
+                                       std::string("--layout=") + kLayout};
+  std::vector<std::string> args = {"match", "--tokens", query_file};
+  args.insert(args.end(), ns.begin(), ns.end());
+  const CliResult table = Strata(args);
+  ASSERT_EQ(table.code, 0) << Describe(args, table);
+  EXPECT_THAT(table.out, StartsWith("matched 4 of 5 pages (16 of 22 tokens)\n"));
+  EXPECT_THAT(table.out, HasSubstr("[0, 2)         2  " + parent_key + "  [0, 2)       2  dram\n"));
+  EXPECT_THAT(table.out, HasSubstr("[2, 4)         2  " + child_key + "  [0, 2)       2  dram\n"));
+
+  args.push_back("--json");
+  const JsonValue match = ParseOut(Strata(args));
+  EXPECT_EQ(match["matched_pages"].AsUint(), 4u);
+  EXPECT_EQ(match["matched_tokens"].AsUint(), 16u);
+  EXPECT_EQ(match["query_pages"].AsUint(), 5u);
+  EXPECT_EQ(match["query_tokens"].AsUint(), 22u);
+  EXPECT_FALSE(match["truncated"].AsBool());
+  ASSERT_EQ(match["segments"].size(), 2u);
+  EXPECT_EQ(match["segments"][0]["blob"].AsString(), parent_key);
+  EXPECT_EQ(match["segments"][0]["seq_page_begin"].AsUint(), 0u);
+  EXPECT_EQ(match["segments"][1]["blob"].AsString(), child_key);
+  EXPECT_EQ(match["segments"][1]["seq_page_begin"].AsUint(), 2u);
+  EXPECT_EQ(match["segments"][1]["page_count"].AsUint(), 2u);
+  EXPECT_EQ(match["segments"][1]["tier"].AsString(), "dram");
+
+  // Tokens on stdin (the default), as a JSON array; a divergent second page matches 1 page.
+  std::vector<std::string> from_stdin = {"match", "--json"};
+  from_stdin.insert(from_stdin.end(), ns.begin(), ns.end());
+  const JsonValue partial = ParseOut(Strata(from_stdin, "[1, 2, 3, 4, 5, 6, 7, 99]"));
+  EXPECT_EQ(partial["matched_pages"].AsUint(), 1u);
+  EXPECT_EQ(partial["segments"][0]["page_count"].AsUint(), 1u);
+
+  // A namespace the node has never seen: NOT_FOUND, exit 1.
+  const CliResult unknown = Strata({"match", "--tenant=nobody", "--model=test/model",
+                                    std::string("--layout=") + kLayout, "--tokens", query_file});
+  EXPECT_EQ(unknown.code, 1) << unknown.err;
+  EXPECT_THAT(unknown.err, StartsWith("strata: match: NOT_FOUND: "));
+  EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1);
+  EXPECT_THAT(unknown.out, IsEmpty());
+}
+
+TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
+  SKIP_WITHOUT_DATA_PLANE(*node_);
+  std::set<std::string> keys;
+  for (uint32_t i = 0; i < 5; ++i) {
+    keys.insert(
+        Put("lister", Tokens(100 * (i + 1), 1), RandomBytes(kPageBytes, 10 + i))["key"].AsString());
+  }
+  ASSERT_EQ(keys.size(), 5u);
+  const std::vector<std::string> ns = {"--tenant=lister", "--model=test/model",
+                                       std::string("--layout=") + kLayout};
+
+  std::vector<std::string> all = {"ls", "--json", "--all"};
+  all.insert(all.end(), ns.begin(), ns.end());
+  const JsonValue listed = ParseOut(Strata(all));
+  ASSERT_TRUE(listed["blobs"].is_array());
+  ASSERT_EQ(listed["blobs"].size(), 5u);
+  EXPECT_EQ(listed["next_page_token"].AsString(), "");
+  std::vector<std::string> order;
+  for (const JsonValue& blob : listed["blobs"].items()) {
+    order.push_back(blob["key"].AsString());
+    EXPECT_EQ(blob["tenant"].AsString(), "lister");
+    EXPECT_EQ(blob["pages"].AsUint(), 1u);
+    EXPECT_FALSE(blob.Has("tokens"));
+  }
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(std::set<std::string>(order.begin(), order.end()), keys);
+
+  // The same namespace by its hash.
+  const std::string h0 = listed["blobs"][0]["namespace_hash"].AsString();
+  const JsonValue by_hash = ParseOut(Strata({"ls", "--json", "--all", "--namespace", h0}));
+  EXPECT_EQ(by_hash["blobs"].size(), 5u);
+
+  // Two at a time, following the tokens by hand: every key once, in order.
+  std::vector<std::string> paged;
+  std::string token;
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::string> args = {"ls", "--json", "--limit=2"};
+    args.insert(args.end(), ns.begin(), ns.end());
+    if (!token.empty()) args.push_back("--page-token=" + token);
+    const JsonValue page = ParseOut(Strata(args));
+    EXPECT_LE(page["blobs"].size(), 2u);
+    for (const JsonValue& blob : page["blobs"].items()) paged.push_back(blob["key"].AsString());
+    token = page["next_page_token"].AsString();
+    if (token.empty()) break;
+  }
+  EXPECT_EQ(paged, order);
+
+  // The table: a header, one line per blob, and the token to continue from.
+  std::vector<std::string> table_args = {"ls", "--limit", "3"};
+  table_args.insert(table_args.end(), ns.begin(), ns.end());
+  const CliResult table = Strata(table_args);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_THAT(table.out, StartsWith("KEY  "));
+  EXPECT_THAT(table.out, HasSubstr(order[0] + "  lister  test/model"));
+  EXPECT_THAT(table.out, HasSubstr("(more blobs: strata ls --page-token "));
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 5);
+
+  // A namespace with nothing in it.
+  const JsonValue empty =
+      ParseOut(Strata({"ls", "--json", "--tenant=nothing-here", "--model=test/model",
+                       std::string("--layout=") + kLayout}));
+  EXPECT_EQ(empty["blobs"].size(), 0u);
+  const CliResult bad_token = Strata({"ls", "--page-token=garbage"});
+  EXPECT_EQ(bad_token.code, 1) << bad_token.err;
+  EXPECT_THAT(bad_token.err, StartsWith("strata: ls: INVALID_ARGUMENT: "));
+}
+
+TEST_F(CliTest, PinUnpinRmStat) {
+  SKIP_WITHOUT_DATA_PLANE(*node_);
+  const std::string key =
+      Put("pinner", Tokens(7, 2), RandomBytes(2 * kPageBytes, 20))["key"].AsString();
+  ASSERT_FALSE(key.empty());
+
+  const CliResult pin = Strata({"pin", key});
+  ASSERT_EQ(pin.code, 0) << pin.err;
+  EXPECT_EQ(pin.out, "pinned " + key + "\n");
+  EXPECT_TRUE(ParseOut(Strata({"stat", "--json", key}))["pinned"].AsBool());
+
+  const CliResult pinned_rm = Strata({"rm", key});
+  EXPECT_EQ(pinned_rm.code, 1);
+  EXPECT_THAT(pinned_rm.err, StartsWith("strata: rm: FAILED_PRECONDITION: "));
+
+  const JsonValue unpin = ParseOut(Strata({"unpin", key, "--json"}));
+  EXPECT_EQ(unpin["key"].AsString(), key);
+  EXPECT_FALSE(unpin["pinned"].AsBool());
+
+  const JsonValue removed = ParseOut(Strata({"rm", "--json", key}));
+  EXPECT_EQ(removed["pages_removed"].AsUint(), 2u);
+  EXPECT_EQ(removed["blobs_unlinked"].AsUint(), 1u);
+
+  for (const std::string command : {"stat", "rm", "pin", "unpin", "get"}) {
+    std::vector<std::string> args = {command, key};
+    if (command == "get") args.insert(args.end(), {"-o", dir_ + "/never"});
+    const CliResult gone = Strata(args);
+    EXPECT_EQ(gone.code, 1) << Describe(args, gone);
+    EXPECT_THAT(gone.err, StartsWith("strata: " + command + ": NOT_FOUND: "));
+    EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1);
+    EXPECT_THAT(gone.out, IsEmpty());
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/never"));
+}
+
+// Evict and drain change the node for good: their own node.
+TEST_F(CliTest, EvictThenDrain) {
+  absl::StatusOr<std::unique_ptr<NodeProcess>> own = NodeProcess::Start(NodeOptions());
+  ASSERT_OK(own);
+  NodeProcess& node = **own;
+  const std::string at = "--node=" + node.grpc_address();
+  const std::vector<std::string> ns = {"--tenant=drainer", "--model=test/model",
+                                       std::string("--layout=") + kLayout};
+  auto put = [&](uint32_t first, uint32_t seed) {
+    std::vector<std::string> args = {
+        at,         "put",
+        "--tokens", File("t" + std::to_string(seed), TokenText(Tokens(first, 1))),
+        "-i",       File("b" + std::to_string(seed), RandomBytes(kPageBytes, seed))};
+    args.insert(args.end(), ns.begin(), ns.end());
+    return RunStrata(args);
+  };
+
+  if (HasDataPlane(node)) {
+    ASSERT_EQ(put(1, 30).code, 0);
+    const CliResult evict = RunStrata({at, "evict", "--bytes=1GiB", "--json"});
+    ASSERT_EQ(evict.code, 0) << evict.err;
+    const JsonValue evicted = ParseOut(evict);
+    EXPECT_EQ(evicted["tier"].AsString(), "dram");
+    EXPECT_EQ(evicted["bytes_requested"].AsUint(), 1u << 30);
+    EXPECT_GE(*evicted["bytes_freed"].AsUint(), kPageBytes);
+    EXPECT_EQ(evicted["blobs_unlinked"].AsUint(), 1u);
+  }
+  const CliResult bad_tier = RunStrata({at, "evict", "--bytes=1", "--tier=text"});
+  EXPECT_EQ(bad_tier.code, 1) << bad_tier.err;
+  EXPECT_THAT(bad_tier.err, StartsWith("strata: evict: INVALID_ARGUMENT: "));
+
+  const CliResult drain = RunStrata({at, "drain", "--wait=5s"});
+  ASSERT_EQ(drain.code, 0) << drain.err;
+  EXPECT_THAT(drain.out, StartsWith("drained"));
+  const JsonValue status = ParseOut(RunStrata({at, "status", "--json"}));
+  EXPECT_EQ(status["state"].AsString(), "DRAINING");
+  EXPECT_TRUE(status["draining"].AsBool());
+  // A draining node refuses puts with UNAVAILABLE: exit 3.
+  const CliResult refused = put(50, 31);
+  EXPECT_EQ(refused.code, 3) << refused.err;
+  EXPECT_THAT(refused.err, StartsWith("strata: put: UNAVAILABLE: "));
+}
+
+}  // namespace
+}  // namespace strata::integration
