@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The run command: installs what is missing, builds strata (release), and runs the main job
-# on embedded defaults.
+# The run command: installs what is missing, builds strata (release), starts a single local
+# strata-node on its embedded defaults (gRPC 127.0.0.1:7400, data plane 127.0.0.1:7401,
+# DRAM tier sized from free memory, data under ./var or $STRATA_DATA), drives the reference
+# worker through a multi-turn agent session against it (prefill, midfills, a branch,
+# decode), shows the node's tiers, and stops the node.
 #
-# Today (foundation issue) the main job is the index and arena benchmark: the radix prefix
-# index matching a 128K-token prompt against 10M cached tokens, and the DRAM arena's
-# extent allocator. The storage node and its demo workload replace it with the next issue.
+# The index and arena benchmarks that used to run here: deploy/bench.sh.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -13,11 +14,41 @@ BUILD=${STRATA_BUILD_ROOT:-$ROOT/build}/release
 
 "$ROOT/deploy/setup.sh"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target radix_bench tiering_bench
+cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo
+
+export STRATA_DATA=${STRATA_DATA:-$ROOT/var}
+mkdir -p "$STRATA_DATA"
+LOG="$STRATA_DATA/quickstart-node.log"
+echo
+echo "=== starting strata-node (log: $LOG)"
+"$BUILD/store/node/strata-node" >"$LOG.out" 2>"$LOG" &
+NODE_PID=$!
+stop_node() {
+  if kill -0 "$NODE_PID" 2>/dev/null; then
+    kill -TERM "$NODE_PID"
+    wait "$NODE_PID" || true
+  fi
+}
+trap stop_node EXIT
+for _ in $(seq 1 100); do
+  grep -q "ready" "$LOG.out" 2>/dev/null && break
+  kill -0 "$NODE_PID" 2>/dev/null || { cat "$LOG.out" "$LOG" >&2; echo "strata-node exited" >&2; exit 1; }
+  sleep 0.1
+done
+cat "$LOG.out"
 
 echo
-echo "=== radix prefix index (radix/bench/radix_bench.cc)"
-"$BUILD/radix/radix_bench" "$@"
+echo "=== agent session through the reference worker (client/tools/agent_demo.cc)"
+"$BUILD/client/tools/strata-demo"
+
+if [[ -x "$BUILD/client/cli/strata" ]]; then
+  echo
+  echo "=== strata tiers"
+  "$BUILD/client/cli/strata" tiers
+fi
+
 echo
-echo "=== DRAM arena and extent allocator (tiering/bench/tiering_bench.cc)"
-"$BUILD/tiering/tiering_bench" "$@"
+echo "=== stopping strata-node (SIGTERM drains in-flight transfers)"
+stop_node
+trap - EXIT
+tail -n 3 "$LOG"

@@ -1,0 +1,314 @@
+// strata-demo: drives the reference worker through a multi-turn agent session against a
+// live strata node, through the public client API only.
+//
+// The session: a prefill of a fresh prompt; several midfills that each add a tool result
+// and a user message to the growing context; a branch (a retry that rewrites the last
+// turn, continuing from inside an earlier blob); and a decode that writes each page as it
+// fills. Every turn matches its context against the node, reads the cached KV straight
+// into its buffer, checks it against what the model computes for those pages (the cache
+// must be byte-identical to recomputation), computes the rest, and writes the new blob.
+//
+//   strata-demo [--node HOST:PORT] [--turns N] [--seed S]
+//
+// Exit status: 0 when every turn ran and every cached byte matched; 1 otherwise.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include "strata/client.h"
+#include "strata/options.h"
+#include "strata/types.h"
+#include "strata/worker/reference_model.h"
+
+namespace strata {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Deterministic token stream: splitmix64 over (seed, counter), folded into a vocabulary.
+class TokenSource {
+ public:
+  explicit TokenSource(uint64_t seed) : state_(seed) {}
+  std::vector<TokenId> Next(size_t n) {
+    std::vector<TokenId> out(n);
+    for (TokenId& t : out) {
+      uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      t = static_cast<TokenId>((z ^ (z >> 31)) % 128000);
+    }
+    return out;
+  }
+
+ private:
+  uint64_t state_;
+};
+
+struct TurnReport {
+  std::string kind;
+  size_t context_tokens = 0;
+  size_t cached_tokens = 0;
+  size_t new_tokens = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  double match_ms = 0, read_ms = 0, compute_ms = 0, write_ms = 0;
+  bool existed = false;
+};
+
+// The worker side of one conversation: its context tokens and where its KV lives.
+class AgentSession {
+ public:
+  AgentSession(Client* client, Namespace ns, const worker::ReferenceModel* model)
+      : client_(client), ns_(std::move(ns)), model_(model) {}
+
+  // One turn over `context` (whole pages; a trailing partial page stays uncached).
+  absl::StatusOr<TurnReport> Turn(std::string kind, const std::vector<TokenId>& context) {
+    TurnReport report;
+    report.kind = std::move(kind);
+    report.context_tokens = context.size();
+    const KvLayout& layout = ns_.layout();
+    const uint32_t page_tokens = layout.page_tokens;
+    const uint32_t pages = static_cast<uint32_t>(context.size() / page_tokens);
+
+    // 1. What does the node already hold?
+    auto t0 = Clock::now();
+    absl::StatusOr<MatchResult> match = client_->Match(ns_, context);
+    if (!match.ok() && match.status().code() == absl::StatusCode::kNotFound) {
+      match = MatchResult{};  // a namespace this node has not seen yet: nothing cached
+    }
+    if (!match.ok())
+      return absl::Status(match.status().code(), "match: " + std::string(match.status().message()));
+    auto t1 = Clock::now();
+    report.match_ms = Ms(t0, t1);
+    const uint32_t cached = match->matched_pages;
+    report.cached_tokens = size_t{cached} * page_tokens;
+    report.new_tokens = context.size() - report.cached_tokens;
+
+    // 2. Read the cached prefix straight into this worker's KV buffer and check it against
+    //    the model's own computation of those pages.
+    if (cached > 0) {
+      std::vector<std::byte> kv(PagesBytes(layout, cached));
+      if (absl::Status s = client_->Read(ns_, match->segments, cached,
+                                         MemoryDescriptor::Host(kv.data(), kv.size()));
+          !s.ok()) {
+        return absl::Status(s.code(), "read: " + std::string(s.message()));
+      }
+      auto t2 = Clock::now();
+      report.read_ms = Ms(t1, t2);
+      report.bytes_read = kv.size();
+      absl::StatusOr<std::vector<std::byte>> expected = model_->ComputeBlobBytes(
+          absl::MakeConstSpan(context).first(size_t{cached} * page_tokens), 0, cached);
+      if (!expected.ok()) return expected.status();
+      if (*expected != kv) {
+        return absl::DataLossError(report.kind + ": cached KV differs from recomputation");
+      }
+    }
+
+    // 3. Compute the KV of the uncached whole pages and write them as one blob.
+    if (pages > cached) {
+      auto t3 = Clock::now();
+      worker::ModelState state = model_->InitialState();
+      const std::span<const TokenId> all(context);
+      if (absl::Status s = model_->Advance(&state, all.first(size_t{cached} * page_tokens));
+          !s.ok()) {
+        return s;
+      }
+      const auto tail =
+          all.subspan(size_t{cached} * page_tokens, size_t{pages - cached} * page_tokens);
+      std::vector<std::byte> blob(PagesBytes(layout, pages - cached));
+      if (absl::Status s = model_->ComputeNextPages(&state, tail, absl::MakeSpan(blob)); !s.ok()) {
+        return s;
+      }
+      auto t4 = Clock::now();
+      report.compute_ms = Ms(t3, t4);
+      std::optional<Parent> parent;
+      if (cached > 0) {
+        const Segment& last = match->segments.back();
+        parent = Parent{last.blob, cached};
+      }
+      absl::StatusOr<WriteResult> wrote =
+          client_->Write(ns_, parent, tail, MemoryDescriptor::Host(blob.data(), blob.size()));
+      if (!wrote.ok()) {
+        return absl::Status(wrote.status().code(),
+                            "write: " + std::string(wrote.status().message()));
+      }
+      report.write_ms = Ms(t4, Clock::now());
+      report.existed = wrote->existed;
+      report.bytes_written = wrote->existed ? 0 : blob.size();
+    }
+    return report;
+  }
+
+ private:
+  Client* client_;
+  Namespace ns_;
+  const worker::ReferenceModel* model_;
+};
+
+void PrintHeader() {
+  std::printf("%-4s %-22s %9s %9s %9s %10s %10s %8s %8s %8s %8s\n", "turn", "kind", "context",
+              "cached", "new", "read", "written", "match", "read", "compute", "write");
+  std::printf("%-4s %-22s %9s %9s %9s %10s %10s %8s %8s %8s %8s\n", "", "", "tokens", "tokens",
+              "tokens", "bytes", "bytes", "ms", "ms", "ms", "ms");
+}
+
+std::string Bytes(uint64_t b) {
+  char buf[32];
+  if (b >= (uint64_t{1} << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", b / 1048576.0);
+  } else if (b >= 1024) {
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", b / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%llu B", static_cast<unsigned long long>(b));
+  }
+  return buf;
+}
+
+void PrintTurn(int n, const TurnReport& r) {
+  std::printf("%-4d %-22s %9zu %9zu %9zu %10s %10s %8.2f %8.2f %8.2f %8.2f%s\n", n, r.kind.c_str(),
+              r.context_tokens, r.cached_tokens, r.new_tokens, Bytes(r.bytes_read).c_str(),
+              Bytes(r.bytes_written).c_str(), r.match_ms, r.read_ms, r.compute_ms, r.write_ms,
+              r.existed ? "  (already cached)" : "");
+}
+
+int Usage(const char* argv0, int code) {
+  std::fprintf(code == 0 ? stdout : stderr,
+               "usage: %s [--node HOST:PORT] [--turns N] [--seed S]\n"
+               "Runs a multi-turn agent session (prefill, midfills, a branch, decode) through\n"
+               "the reference worker against a strata node (default $STRATA_NODE or "
+               "127.0.0.1:7400).\n",
+               argv0);
+  return code;
+}
+
+int Main(int argc, char** argv) {
+  ClientOptions options = ClientOptions::FromEnvironment();
+  int midfills = 4;
+  uint64_t seed = 42;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") return Usage(argv[0], 0);
+    const char* v = nullptr;
+    if (arg == "--node" && (v = value())) {
+      options.node = v;
+    } else if (arg == "--turns" && (v = value())) {
+      midfills = std::atoi(v);
+    } else if (arg == "--seed" && (v = value())) {
+      seed = std::strtoull(v, nullptr, 10);
+    } else {
+      std::fprintf(stderr, "strata-demo: unknown or incomplete argument '%s'\n", argv[i]);
+      return Usage(argv[0], 2);
+    }
+  }
+  if (midfills < 1 || midfills > 64) {
+    std::fprintf(stderr, "strata-demo: --turns must be in [1, 64]\n");
+    return 2;
+  }
+  options.wait_for_node = true;
+  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
+  if (!client.ok()) {
+    std::fprintf(stderr, "strata-demo: cannot reach node %s: %s\n", options.node.c_str(),
+                 client.status().ToString().c_str());
+    return 1;
+  }
+  // A small model: 8 layers, 4 KV heads of 64, bf16, 16-token pages = 128 KiB of KV a page.
+  KvLayout layout{.num_layers = 8,
+                  .num_kv_heads = 4,
+                  .head_dim = 64,
+                  .dtype = DType::kBFloat16,
+                  .page_tokens = 16,
+                  .format = KvFormat::kKeyValue,
+                  .tp_rank = 0,
+                  .tp_world = 1};
+  absl::StatusOr<Namespace> ns = Namespace::Create("demo", "strata-reference-tiny", layout);
+  absl::StatusOr<std::unique_ptr<worker::ReferenceModel>> model =
+      worker::ReferenceModel::Create(layout, seed);
+  if (!ns.ok() || !model.ok()) {
+    std::fprintf(stderr, "strata-demo: %s\n",
+                 (!ns.ok() ? ns.status() : model.status()).ToString().c_str());
+    return 1;
+  }
+  std::printf("strata-demo: node %s, namespace %s\n", options.node.c_str(), ns->ToString().c_str());
+  std::printf("strata-demo: KV layout %s (%s per page)\n\n", layout.ToString().c_str(),
+              Bytes(layout.BytesPerPage()).c_str());
+
+  AgentSession session(client->get(), *ns, model->get());
+  TokenSource tokens(seed);
+  std::vector<TokenId> context = tokens.Next(4096 + 7);  // system prompt + task (+ partial page)
+  int turn = 0;
+  bool ok = true;
+  auto run = [&](std::string kind, const std::vector<TokenId>& ctx) {
+    absl::StatusOr<TurnReport> r = session.Turn(std::move(kind), ctx);
+    if (!r.ok()) {
+      std::fprintf(stderr, "strata-demo: turn %d failed: %s\n", turn + 1,
+                   r.status().ToString().c_str());
+      ok = false;
+      return;
+    }
+    PrintTurn(++turn, *r);
+  };
+  PrintHeader();
+  run("prefill", context);
+  std::vector<TokenId> before_last;
+  for (int m = 0; m < midfills && ok; ++m) {
+    before_last = context;
+    std::vector<TokenId> more = tokens.Next(256 + 128 * m);  // a tool result + user message
+    context.insert(context.end(), more.begin(), more.end());
+    run("midfill (agent step)", context);
+  }
+  if (ok) {
+    // A retry of the last step: same context up to before it, then different tokens. The
+    // new blob continues from inside the blob of an earlier turn.
+    std::vector<TokenId> branch = before_last;
+    branch.resize(branch.size() - branch.size() % 16 + 8);
+    std::vector<TokenId> retry = tokens.Next(300);
+    branch.insert(branch.end(), retry.begin(), retry.end());
+    run("branch (retry)", branch);
+  }
+  if (ok) {
+    // Decode: the context grows a token at a time; each page is written as it fills.
+    for (int page = 0; page < 4 && ok; ++page) {
+      const size_t target = (context.size() / 16 + 1) * 16;
+      std::vector<TokenId> decoded = tokens.Next(target - context.size());
+      context.insert(context.end(), decoded.begin(), decoded.end());
+      run("decode (page filled)", context);
+    }
+  }
+  if (ok) run("repeat (all cached)", context);
+
+  absl::StatusOr<TiersInfo> tiers = (*client)->Tiers();
+  if (tiers.ok()) {
+    for (const TierInfo& t : tiers->tiers) {
+      std::printf("\ntier %s: %s of %s used, %llu blobs, %llu hits, %llu misses, %llu evictions\n",
+                  std::string(TierName(t.tier)).c_str(), Bytes(t.used_bytes).c_str(),
+                  Bytes(t.capacity_bytes).c_str(), static_cast<unsigned long long>(t.blobs),
+                  static_cast<unsigned long long>(t.hits),
+                  static_cast<unsigned long long>(t.misses),
+                  static_cast<unsigned long long>(t.evictions));
+    }
+  }
+  std::printf("\nstrata-demo: %s\n",
+              ok ? "every turn ran; every cached byte matched recomputation" : "FAILED");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace strata
+
+int main(int argc, char** argv) { return strata::Main(argc, argv); }
