@@ -4,9 +4,7 @@
 // plane; when strata-node has none ("dataplane listening on" missing) they are skipped
 // with that reason.
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,25 +14,18 @@
 #include <string>
 #include <vector>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 #include "client/cli/testing/json_value.h"
+#include "client/cli/testing/program_run.h"
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
-
-extern char** environ;
 
 namespace strata::integration {
 namespace {
@@ -51,11 +42,11 @@ constexpr char kLayout[] = "layers=2,kv_heads=2,head_dim=8,dtype=bf16,page_token
 constexpr uint32_t kPageTokens = 4;
 constexpr size_t kPageBytes = 512;
 
-struct CliResult {
-  int code = -1;  // exit status, or 128 + signal
-  std::string out;
-  std::string err;
-};
+using CliResult = cli::testing::ProgramResult;
+
+void WriteWholeFile(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
 
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -64,85 +55,22 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
-void WriteWholeFile(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-// Runs the strata binary with `args`, `stdin_text` on its stdin and `env` added to (or
-// replacing entries of) this process's environment. posix_spawn: this process has gRPC
-// threads, so no fork-then-work in the child.
+// Runs the strata binary with `args` and `stdin_text` on its stdin; $STRATA_NODE is
+// dropped from the environment unless `env` sets it.
 CliResult RunStrata(const std::vector<std::string>& args, const std::string& stdin_text = "",
-                    const std::map<std::string, std::string>& env = {},
-                    absl::Duration timeout = absl::Seconds(60)) {
-  static int counter = 0;
-  const std::string dir = MakeTestDir("strata-cli-run-" + std::to_string(++counter));
-  CliResult result;
-  if (dir.empty()) {
-    ADD_FAILURE() << "cannot make a temporary directory";
-    return result;
-  }
-  const std::string in_path = dir + "/stdin", out_path = dir + "/stdout",
-                    err_path = dir + "/stderr";
-  WriteWholeFile(in_path, stdin_text);
-
-  std::vector<std::string> argv_storage = {STRATA_CLI_BINARY};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    if (env.count(entry.substr(0, entry.find('='))) == 0 &&
-        !absl::StartsWith(entry, "STRATA_NODE=")) {
-      env_storage.push_back(entry);
-    }
-  }
-  for (const auto& [name, value] : env) env_storage.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, in_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  const int spawned =
-      posix_spawn(&pid, argv_storage[0].c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
-    ADD_FAILURE() << "posix_spawn " << argv_storage[0] << ": " << std::strerror(spawned);
-    return result;
-  }
-  const absl::Time deadline = absl::Now() + timeout;
-  int status = 0;
-  while (true) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (absl::Now() > deadline) {
-      ADD_FAILURE() << "strata " << absl::StrJoin(args, " ") << " did not exit in " << timeout;
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = ReadWholeFile(out_path);
-  result.err = ReadWholeFile(err_path);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  return result;
+                    const std::map<std::string, std::string>& env = {}) {
+  cli::testing::ProgramOptions options;
+  options.stdin_text = stdin_text;
+  options.env = env;
+  if (env.count("STRATA_NODE") == 0) options.unset_env = {"STRATA_NODE"};
+  absl::StatusOr<CliResult> result = cli::testing::RunProgram(STRATA_CLI_BINARY, args, options);
+  EXPECT_TRUE(result.ok()) << "strata " << absl::StrJoin(args, " ") << ": " << result.status();
+  return result.ok() ? *std::move(result) : CliResult();
 }
 
 std::string Describe(const std::vector<std::string>& args, const CliResult& r) {
-  return absl::StrCat("strata ", absl::StrJoin(args, " "), "\nexit ", r.code, "\nstdout:\n", r.out,
-                      "\nstderr:\n", r.err);
+  return absl::StrCat("strata ", absl::StrJoin(args, " "), "\nexit ", r.exit_code, "\nstdout:\n",
+                      r.out, "\nstderr:\n", r.err);
 }
 
 // Parses stdout of a --json run: exactly one JSON value, one line.
@@ -247,9 +175,9 @@ class CliTest : public ::testing::Test {
       args.push_back(parent);
     }
     const CliResult r = Strata(args);
-    EXPECT_EQ(r.code, 0) << Describe(args, r);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
     EXPECT_THAT(r.err, IsEmpty());
-    return r.code == 0 ? ParseOut(r) : JsonValue();
+    return r.exit_code == 0 ? ParseOut(r) : JsonValue();
   }
 
   static NodeProcess* node_;
@@ -273,7 +201,7 @@ TEST_F(CliTest, HelpEverywhereExitsZero) {
   }
   for (const auto& args : runs) {
     const CliResult r = RunStrata(args);
-    EXPECT_EQ(r.code, 0) << Describe(args, r);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
     EXPECT_THAT(r.out, StartsWith("usage: strata")) << Describe(args, r);
     EXPECT_THAT(r.err, IsEmpty()) << Describe(args, r);
   }
@@ -299,7 +227,7 @@ TEST_F(CliTest, BadUsageExitsTwo) {
   };
   for (const auto& args : runs) {
     const CliResult r = Strata(args);
-    EXPECT_EQ(r.code, 2) << Describe(args, r);
+    EXPECT_EQ(r.exit_code, 2) << Describe(args, r);
     EXPECT_THAT(r.err, StartsWith("strata: ")) << Describe(args, r);
     EXPECT_THAT(r.err, HasSubstr(" --help'.\n")) << Describe(args, r);
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << Describe(args, r);
@@ -320,7 +248,7 @@ TEST_F(CliTest, UnreachableNodeExitsThree) {
            {"--node=" + address, "--timeout=3s", "ls", "--json"},
            {"--node=" + address, "--timeout=3s", "stat", "0123456789abcdef0123456789abcdef"}}) {
     const CliResult r = RunStrata(args);
-    EXPECT_EQ(r.code, 3) << Describe(args, r);
+    EXPECT_EQ(r.exit_code, 3) << Describe(args, r);
     EXPECT_THAT(r.err, StartsWith("strata: " + args[2] + ": ")) << Describe(args, r);
     EXPECT_TRUE(absl::StrContains(r.err, ": UNAVAILABLE: ") ||
                 absl::StrContains(r.err, ": DEADLINE_EXCEEDED: "))
@@ -329,14 +257,14 @@ TEST_F(CliTest, UnreachableNodeExitsThree) {
   }
   // $STRATA_NODE names the node when --node is absent.
   const CliResult from_env = RunStrata({"--timeout=3s", "tiers"}, "", {{"STRATA_NODE", address}});
-  EXPECT_EQ(from_env.code, 3) << from_env.err;
+  EXPECT_EQ(from_env.exit_code, 3) << from_env.err;
   const CliResult live = RunStrata({"status"}, "", {{"STRATA_NODE", node_->grpc_address()}});
-  EXPECT_EQ(live.code, 0) << live.err;
+  EXPECT_EQ(live.exit_code, 0) << live.err;
 }
 
 TEST_F(CliTest, StatusAndTiers) {
   const CliResult status = Strata({"status"});
-  ASSERT_EQ(status.code, 0) << status.err;
+  ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_THAT(status.out, HasSubstr("node        " + node_->grpc_address() + "\n"));
   EXPECT_THAT(status.out, HasSubstr("state       SERVING\n"));
   EXPECT_THAT(status.out, HasSubstr("data plane  127.0.0.1:"));
@@ -353,7 +281,7 @@ TEST_F(CliTest, StatusAndTiers) {
   EXPECT_EQ(health["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
 
   const CliResult tiers = Strata({"tiers"});
-  ASSERT_EQ(tiers.code, 0) << tiers.err;
+  ASSERT_EQ(tiers.exit_code, 0) << tiers.err;
   EXPECT_THAT(tiers.out, StartsWith("TIER  CAPACITY"));
   EXPECT_THAT(tiers.out, HasSubstr("\ndram  64.0 MiB "));
   EXPECT_THAT(tiers.out, HasSubstr("\nindex\n"));
@@ -377,7 +305,7 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
                                         "test/model", "--layout", kLayout,     "--tokens",
                                         tokens_file,  "-i",       kv_file};
   const CliResult first = Strata(put);
-  ASSERT_EQ(first.code, 0) << Describe(put, first);
+  ASSERT_EQ(first.exit_code, 0) << Describe(put, first);
   const std::string key = ExpectedKey("roundtrip", tokens);
   EXPECT_THAT(first.out, HasSubstr("key            " + key + "\n"));
   EXPECT_THAT(first.out, HasSubstr("existed        no\n"));
@@ -393,11 +321,11 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   // get into a file, and to stdout.
   const std::string out_file = dir_ + "/out.bin";
   const CliResult get = Strata({"get", key, "-o", out_file});
-  ASSERT_EQ(get.code, 0) << get.err;
+  ASSERT_EQ(get.exit_code, 0) << get.err;
   EXPECT_THAT(get.out, HasSubstr("(1536 bytes, 3 pages) of " + key + " to " + out_file));
   EXPECT_EQ(ReadWholeFile(out_file), bytes);
   const CliResult to_stdout = Strata({"get", key, "-o", "-"});
-  ASSERT_EQ(to_stdout.code, 0) << to_stdout.err;
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, bytes);  // the bytes and nothing else
   const JsonValue get_json = ParseOut(Strata({"get", "--json", key, "--output=" + out_file}));
   EXPECT_EQ(get_json["bytes"].AsUint(), 3 * kPageBytes);
@@ -421,18 +349,18 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
                                               key + ":3",
                                               "--json"};
   const CliResult child = Strata(put_child, TokenText(more));
-  ASSERT_EQ(child.code, 0) << Describe(put_child, child);
+  ASSERT_EQ(child.exit_code, 0) << Describe(put_child, child);
   std::vector<radix::TokenId> sequence = tokens;
   sequence.insert(sequence.end(), more.begin(), more.end());
   const std::string child_key = ExpectedKey("roundtrip", sequence);
   EXPECT_EQ(ParseOut(child)["key"].AsString(), child_key);
   const CliResult child_get = Strata({"get", child_key, "-o", "-"});
-  ASSERT_EQ(child_get.code, 0) << child_get.err;
+  ASSERT_EQ(child_get.exit_code, 0) << child_get.err;
   EXPECT_EQ(child_get.out, child_bytes);
 
   // stat shows the record; --tokens its own tokens.
   const CliResult stat = Strata({"stat", child_key});
-  ASSERT_EQ(stat.code, 0) << stat.err;
+  ASSERT_EQ(stat.exit_code, 0) << stat.err;
   EXPECT_THAT(stat.out, HasSubstr("parent         " + key + ":3\n"));
   EXPECT_THAT(stat.out, HasSubstr("pages          [3, 5) = 2 pages, 8 tokens\n"));
   EXPECT_THAT(stat.out, HasSubstr("tiers          dram\n"));
@@ -463,7 +391,7 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
                                            "--parent",
                                            "0123456789abcdef0123456789abcdef:1"};
   const CliResult refused = Strata(orphan);
-  EXPECT_EQ(refused.code, 1) << Describe(orphan, refused);
+  EXPECT_EQ(refused.exit_code, 1) << Describe(orphan, refused);
   EXPECT_THAT(refused.err, StartsWith("strata: put: FAILED_PRECONDITION: "));
 }
 
@@ -488,7 +416,7 @@ TEST_F(CliTest, MatchAfterPut) {
   std::vector<std::string> args = {"match", "--tokens", query_file};
   args.insert(args.end(), ns.begin(), ns.end());
   const CliResult table = Strata(args);
-  ASSERT_EQ(table.code, 0) << Describe(args, table);
+  ASSERT_EQ(table.exit_code, 0) << Describe(args, table);
   EXPECT_THAT(table.out, StartsWith("matched 4 of 5 pages (16 of 22 tokens)\n"));
   EXPECT_THAT(table.out, HasSubstr("[0, 2)         2  " + parent_key + "  [0, 2)       2  dram\n"));
   EXPECT_THAT(table.out, HasSubstr("[2, 4)         2  " + child_key + "  [0, 2)       2  dram\n"));
@@ -518,7 +446,7 @@ TEST_F(CliTest, MatchAfterPut) {
   // A namespace the node has never seen: NOT_FOUND, exit 1.
   const CliResult unknown = Strata({"match", "--tenant=nobody", "--model=test/model",
                                     std::string("--layout=") + kLayout, "--tokens", query_file});
-  EXPECT_EQ(unknown.code, 1) << unknown.err;
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.err;
   EXPECT_THAT(unknown.err, StartsWith("strata: match: NOT_FOUND: "));
   EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1);
   EXPECT_THAT(unknown.out, IsEmpty());
@@ -575,7 +503,7 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
   std::vector<std::string> table_args = {"ls", "--limit", "3"};
   table_args.insert(table_args.end(), ns.begin(), ns.end());
   const CliResult table = Strata(table_args);
-  ASSERT_EQ(table.code, 0) << table.err;
+  ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, StartsWith("KEY  "));
   EXPECT_THAT(table.out, HasSubstr(order[0] + "  lister  test/model"));
   EXPECT_THAT(table.out, HasSubstr("(more blobs: strata ls --page-token "));
@@ -587,7 +515,7 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
                        std::string("--layout=") + kLayout}));
   EXPECT_EQ(empty["blobs"].size(), 0u);
   const CliResult bad_token = Strata({"ls", "--page-token=garbage"});
-  EXPECT_EQ(bad_token.code, 1) << bad_token.err;
+  EXPECT_EQ(bad_token.exit_code, 1) << bad_token.err;
   EXPECT_THAT(bad_token.err, StartsWith("strata: ls: INVALID_ARGUMENT: "));
 }
 
@@ -598,12 +526,12 @@ TEST_F(CliTest, PinUnpinRmStat) {
   ASSERT_FALSE(key.empty());
 
   const CliResult pin = Strata({"pin", key});
-  ASSERT_EQ(pin.code, 0) << pin.err;
+  ASSERT_EQ(pin.exit_code, 0) << pin.err;
   EXPECT_EQ(pin.out, "pinned " + key + "\n");
   EXPECT_TRUE(ParseOut(Strata({"stat", "--json", key}))["pinned"].AsBool());
 
   const CliResult pinned_rm = Strata({"rm", key});
-  EXPECT_EQ(pinned_rm.code, 1);
+  EXPECT_EQ(pinned_rm.exit_code, 1);
   EXPECT_THAT(pinned_rm.err, StartsWith("strata: rm: FAILED_PRECONDITION: "));
 
   const JsonValue unpin = ParseOut(Strata({"unpin", key, "--json"}));
@@ -618,7 +546,7 @@ TEST_F(CliTest, PinUnpinRmStat) {
     std::vector<std::string> args = {command, key};
     if (command == "get") args.insert(args.end(), {"-o", dir_ + "/never"});
     const CliResult gone = Strata(args);
-    EXPECT_EQ(gone.code, 1) << Describe(args, gone);
+    EXPECT_EQ(gone.exit_code, 1) << Describe(args, gone);
     EXPECT_THAT(gone.err, StartsWith("strata: " + command + ": NOT_FOUND: "));
     EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1);
     EXPECT_THAT(gone.out, IsEmpty());
@@ -644,9 +572,9 @@ TEST_F(CliTest, EvictThenDrain) {
   };
 
   if (HasDataPlane(node)) {
-    ASSERT_EQ(put(1, 30).code, 0);
+    ASSERT_EQ(put(1, 30).exit_code, 0);
     const CliResult evict = RunStrata({at, "evict", "--bytes=1GiB", "--json"});
-    ASSERT_EQ(evict.code, 0) << evict.err;
+    ASSERT_EQ(evict.exit_code, 0) << evict.err;
     const JsonValue evicted = ParseOut(evict);
     EXPECT_EQ(evicted["tier"].AsString(), "dram");
     EXPECT_EQ(evicted["bytes_requested"].AsUint(), 1u << 30);
@@ -654,18 +582,18 @@ TEST_F(CliTest, EvictThenDrain) {
     EXPECT_EQ(evicted["blobs_unlinked"].AsUint(), 1u);
   }
   const CliResult bad_tier = RunStrata({at, "evict", "--bytes=1", "--tier=text"});
-  EXPECT_EQ(bad_tier.code, 1) << bad_tier.err;
+  EXPECT_EQ(bad_tier.exit_code, 1) << bad_tier.err;
   EXPECT_THAT(bad_tier.err, StartsWith("strata: evict: INVALID_ARGUMENT: "));
 
   const CliResult drain = RunStrata({at, "drain", "--wait=5s"});
-  ASSERT_EQ(drain.code, 0) << drain.err;
+  ASSERT_EQ(drain.exit_code, 0) << drain.err;
   EXPECT_THAT(drain.out, StartsWith("drained"));
   const JsonValue status = ParseOut(RunStrata({at, "status", "--json"}));
   EXPECT_EQ(status["state"].AsString(), "DRAINING");
   EXPECT_TRUE(status["draining"].AsBool());
   // A draining node refuses puts with UNAVAILABLE: exit 3.
   const CliResult refused = put(50, 31);
-  EXPECT_EQ(refused.code, 3) << refused.err;
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
   EXPECT_THAT(refused.err, StartsWith("strata: put: UNAVAILABLE: "));
 }
 

@@ -1,0 +1,42 @@
+// RunProgram: runs a program to completion for tests of the `strata` binary, with a given
+// stdin and captured stdout and stderr (tests/integration/cli_test.cc).
+//
+// The child is started with posix_spawn (safe from a test process that runs gRPC threads),
+// its stdin read from a temporary file holding `stdin_text`, stdout and stderr written to
+// temporary files that are read back and removed. `env` adds to (or replaces entries of)
+// this process's environment; names in `unset_env` are dropped from it. A child still
+// running after `timeout` is killed (SIGKILL) and reported as timed out.
+//
+// Errors: INTERNAL when no temporary directory could be made or posix_spawn failed (the
+// message says why); DEADLINE_EXCEEDED when the child ran past `timeout`. Thread-safe
+// (each call uses its own directory).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace strata::cli::testing {
+
+struct ProgramResult {
+  int exit_code = -1;  // exit status, or 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+struct ProgramOptions {
+  std::string stdin_text;
+  std::map<std::string, std::string> env;
+  std::set<std::string> unset_env;
+  absl::Duration timeout = absl::Seconds(60);
+};
+
+absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
+                                         const std::vector<std::string>& args,
+                                         const ProgramOptions& options = {});
+
+}  // namespace strata::cli::testing
