@@ -22,7 +22,6 @@ AsyncExecutor::~AsyncExecutor() {
 
 void AsyncExecutor::Schedule(absl::AnyInvocable<void() &&> task) {
   absl::MutexLock lock(&mu_);
-  DCHECK(!stopping_ || !tasks_.empty()) << "Schedule after the executor stopped";
   tasks_.push_back(std::move(task));
 }
 

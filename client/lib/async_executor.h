@@ -2,8 +2,9 @@
 // WriteAsync) in submission order, as many at once as there are threads.
 //
 // Ownership: owns its threads and the queued tasks. The destructor runs every task already
-// queued, then joins the threads. REQUIRES: not destroyed from one of its own threads, and
-// no Schedule after destruction began.
+// queued (and any a running task schedules), then joins the threads. REQUIRES: not
+// destroyed from one of its own threads; no Schedule from other threads once destruction
+// began.
 //
 // Thread-safe: Schedule from any thread (including a task).
 #pragma once

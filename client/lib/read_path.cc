@@ -26,8 +26,20 @@ namespace {
 
 namespace wire = store::transport::wire;
 
-uint32_t LeaseTtlMs(absl::Duration ttl) {
-  if (ttl <= absl::ZeroDuration()) return 0;
+// The node's default lease TTL (docs/api.md): a call that may run longer asks for more.
+constexpr absl::Duration kNodeDefaultLeaseTtl = absl::Seconds(30);
+constexpr absl::Duration kLeaseSlack = absl::Seconds(5);
+
+// The lease TTL to ask for: the configured one; else the node's default (0) unless the
+// call's deadline lies beyond it, then the time to the deadline plus some slack (the node
+// clamps to its maximum).
+uint32_t LeaseTtlMs(absl::Duration configured, absl::Time deadline) {
+  absl::Duration ttl = configured;
+  if (ttl <= absl::ZeroDuration()) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left + kLeaseSlack <= kNodeDefaultLeaseTtl) return 0;
+    ttl = left + kLeaseSlack;
+  }
   return static_cast<uint32_t>(
       std::clamp<int64_t>(absl::ToInt64Milliseconds(ttl), 1, int64_t{UINT32_MAX}));
 }
@@ -87,7 +99,7 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
 
   v1::ReadRequest request;
   proto::ToProto(ns, request.mutable_ns());
-  request.set_lease_ttl_ms(LeaseTtlMs(options_.lease_ttl));
+  request.set_lease_ttl_ms(LeaseTtlMs(options_.lease_ttl, deadline));
   for (const PlannedRange& range : ranges) {
     v1::ReadRange* wire_range = request.add_ranges();
     proto::ToProto(range.blob, wire_range->mutable_blob());
@@ -191,11 +203,22 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   uint32_t verified = 0;
   uint32_t next_layer = 0;
   std::vector<uint32_t> landed;
+  // Hands on every layer that is complete, in order.
+  auto deliver_layers = [&]() -> absl::Status {
+    while (on_layer != nullptr && next_layer < layout.num_layers &&
+           layer_waiting[next_layer] == 0) {
+      STRATA_RETURN_IF_ERROR((*on_layer)(next_layer++));
+    }
+    return absl::OkStatus();
+  };
   for (;;) {
     bool finished = false;
     landed.clear();
-    absl::Status status = start_units();
-    if (status.ok()) status = group->WaitForProgress(deadline, &landed, &finished);
+    absl::Status transfer = start_units();
+    if (transfer.ok()) transfer = group->WaitForProgress(deadline, &landed, &finished);
+    // What landed arrived whole even if something else failed: verify it and hand on each
+    // completed layer before reporting a failure.
+    absl::Status status;
     for (size_t k = 0; k < landed.size() && status.ok(); ++k) {
       const uint32_t item = landed[k];
       const size_t i = range_of(item);
@@ -212,11 +235,9 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
       }
       ++verified;
       --layer_waiting[layer];
+      status = deliver_layers();
     }
-    while (status.ok() && on_layer != nullptr && next_layer < layout.num_layers &&
-           layer_waiting[next_layer] == 0) {
-      status = (*on_layer)(next_layer++);
-    }
+    if (status.ok()) status = transfer;
     if (!status.ok()) {
       plane->Abandon(group);
       return status;

@@ -46,7 +46,8 @@ struct ClientOptions {
   // from the environment, else UCX's own choice (shared memory and CMA on one host). Must
   // contain "tcp" when set: connections are set up through UCX's TCP connection manager.
   std::string ucx_transports;
-  // Lease lifetime asked for by Read; zero: the node's default (30 s).
+  // Lease lifetime asked for by Read; zero: the node's default (30 s), or the time left to
+  // the call's deadline plus 5 s when that is longer (the node clamps to its maximum).
   absl::Duration lease_ttl = absl::ZeroDuration();
   // How long a data-plane connection may take to come up (bounded by the call deadline).
   absl::Duration connect_timeout = absl::Seconds(5);
