@@ -1,6 +1,6 @@
 // Every Store and Admin RPC end to end: a real strata-node process on loopback (port 0), a
-// real gRPC channel, generated stubs. Without a data plane no put can commit, so this file
-// covers the control plane; node_server_blob_test.cc covers calls on committed blobs.
+// real gRPC channel, generated stubs. No bytes are sent, so this file covers the control
+// plane; node_server_blob_test.cc covers calls on committed blobs.
 #include <memory>
 #include <string>
 #include <vector>
