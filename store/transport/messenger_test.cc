@@ -227,7 +227,7 @@ TEST_P(MessengerTest, EagerPayloadIsVisibleInHandlerAndCopiedOnAccept) {
 // A handler may keep the descriptor and let another thread decide where the bytes go.
 TEST_P(MessengerTest, KeptDescriptorsAreAcceptedLaterFromAnotherThread) {
   absl::Mutex mu;
-  std::vector<IncomingData> kept ABSL_GUARDED_BY(mu);
+  std::vector<IncomingData> kept;  // guarded by mu
   ASSERT_OK(server_->RegisterHandler(7, [&](PeerId, absl::Span<const uint8_t>, IncomingData data) {
     absl::MutexLock lock(&mu);
     kept.push_back(std::move(data));
