@@ -14,7 +14,7 @@ BUILD=${STRATA_BUILD_ROOT:-$ROOT/build}/release
 
 "$ROOT/deploy/setup.sh"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo
+cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo strata
 
 export STRATA_DATA=${STRATA_DATA:-$ROOT/var}
 mkdir -p "$STRATA_DATA"
