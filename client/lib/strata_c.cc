@@ -81,6 +81,34 @@ absl::Span<const uint32_t> TokensOf(const uint32_t* tokens, size_t n) {
   return absl::MakeConstSpan(tokens, n);
 }
 
+// Shared by strata_read_prefix and strata_read_layers (on_layer may be null).
+int ReadPrefix(strata_client* client, const strata_namespace* ns, const strata_match_result* match,
+               uint32_t pages, const strata_memory* destination, strata_layer_callback on_layer,
+               void* user) {
+  if (client == nullptr) return Invalid("client: NULL");
+  if (match == nullptr) return Invalid("match: NULL");
+  if (match->num_segments > 0 && match->segments == nullptr) return Invalid("match: NULL segments");
+  absl::StatusOr<strata::Namespace> n = NamespaceOf(ns);
+  if (!n.ok()) return Report(n.status());
+  absl::StatusOr<strata::MemoryDescriptor> m = MemoryOf(destination, "destination");
+  if (!m.ok()) return Report(m.status());
+  std::vector<strata::Segment> segments;
+  segments.reserve(match->num_segments);
+  for (size_t i = 0; i < match->num_segments; ++i) {
+    const strata_segment& s = match->segments[i];
+    segments.push_back(strata::Segment{KeyOf(s.blob), s.blob_page_offset, s.page_count,
+                                       s.seq_page_begin, s.blob_pages,
+                                       static_cast<strata::Tier>(s.tier)});
+  }
+  if (on_layer == nullptr) return Report(client->client->Read(*n, segments, pages, *m));
+  return Report(client->client->ReadLayers(*n, segments, pages, *m, [&](uint32_t layer) {
+    const int rc = on_layer(user, layer);
+    return rc == 0 ? absl::OkStatus()
+                   : absl::AbortedError(std::string("the layer callback returned ") +
+                                        std::to_string(rc) + " at layer " + std::to_string(layer));
+  }));
+}
+
 }  // namespace
 
 extern "C" {
@@ -219,22 +247,15 @@ int strata_read(strata_client* client, const strata_namespace* ns, const strata_
 int strata_read_prefix(strata_client* client, const strata_namespace* ns,
                        const strata_match_result* match, uint32_t pages,
                        const strata_memory* destination) {
-  if (client == nullptr) return Invalid("client: NULL");
-  if (match == nullptr) return Invalid("match: NULL");
-  if (match->num_segments > 0 && match->segments == nullptr) return Invalid("match: NULL segments");
-  absl::StatusOr<strata::Namespace> n = NamespaceOf(ns);
-  if (!n.ok()) return Report(n.status());
-  absl::StatusOr<strata::MemoryDescriptor> m = MemoryOf(destination, "destination");
-  if (!m.ok()) return Report(m.status());
-  std::vector<strata::Segment> segments;
-  segments.reserve(match->num_segments);
-  for (size_t i = 0; i < match->num_segments; ++i) {
-    const strata_segment& s = match->segments[i];
-    segments.push_back(strata::Segment{KeyOf(s.blob), s.blob_page_offset, s.page_count,
-                                       s.seq_page_begin, s.blob_pages,
-                                       static_cast<strata::Tier>(s.tier)});
-  }
-  return Report(client->client->Read(*n, segments, pages, *m));
+  return ReadPrefix(client, ns, match, pages, destination, nullptr, nullptr);
+}
+
+int strata_read_layers(strata_client* client, const strata_namespace* ns,
+                       const strata_match_result* match, uint32_t pages,
+                       const strata_memory* destination, strata_layer_callback on_layer,
+                       void* user) {
+  if (on_layer == nullptr) return Invalid("on_layer: NULL");
+  return ReadPrefix(client, ns, match, pages, destination, on_layer, user);
 }
 
 int strata_write(strata_client* client, const strata_namespace* ns, const strata_parent* parent,

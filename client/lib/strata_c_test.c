@@ -34,6 +34,12 @@ static int closed_port(void) {
   return ntohs(addr.sin_port);
 }
 
+static int count_layer(void* user, uint32_t layer) {
+  (void)layer;
+  ++*(int*)user;
+  return 0;
+}
+
 int main(void) {
   char node[64];
   char hex[33];
@@ -50,6 +56,7 @@ int main(void) {
   uint32_t tokens[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   unsigned char buffer[256];
   uint64_t page_bytes;
+  int layers_seen = 0;
 
   CHECK(strcmp(strata_status_name(STRATA_OK), "OK") == 0);
   CHECK(strcmp(strata_status_name(STRATA_DATA_LOSS), "DATA_LOSS") == 0);
@@ -127,6 +134,9 @@ int main(void) {
   range.num_pages = 1; /* destination too large for one page */
   CHECK(strata_read(client, &ns, &range, &memory, 1) == STRATA_INVALID_ARGUMENT);
   CHECK(strata_read_prefix(client, &ns, NULL, 1, &memory) == STRATA_INVALID_ARGUMENT);
+  CHECK(strata_read_layers(client, &ns, NULL, 1, &memory, count_layer, &layers_seen) ==
+        STRATA_INVALID_ARGUMENT);
+  CHECK(layers_seen == 0);
 
   CHECK(strata_delete(client, zero) == STRATA_INVALID_ARGUMENT);
   CHECK(strata_delete(client, key) == STRATA_UNAVAILABLE);

@@ -1,6 +1,7 @@
 // libstrata against a real strata-node process, over TCP and over shared memory/CMA: bytes
 // computed by the reference model go in with Write and come back byte-exact (every chunk
 // checksum verified on arrival) through every read form.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -341,6 +342,23 @@ TEST_P(ClientRoundTripTest, CApiRoundTrip) {
   strata_memory dest{back.data(), back.size(), STRATA_MEMORY_HOST, 0};
   ASSERT_EQ(strata_read_prefix(c, &ns, match, 5, &dest), STRATA_OK) << strata_last_error_message();
   EXPECT_TRUE(back == kv);
+  std::vector<uint32_t> layers;
+  std::fill(back.begin(), back.end(), std::byte{0});
+  ASSERT_EQ(strata_read_layers(
+                c, &ns, match, 5, &dest,
+                [](void* user, uint32_t layer) {
+                  static_cast<std::vector<uint32_t>*>(user)->push_back(layer);
+                  return 0;
+                },
+                &layers),
+            STRATA_OK)
+      << strata_last_error_message();
+  EXPECT_EQ(layers, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(back == kv);
+  EXPECT_EQ(strata_read_layers(
+                c, &ns, match, 5, &dest, [](void*, uint32_t layer) { return layer == 2 ? 7 : 0; },
+                nullptr),
+            STRATA_ABORTED);
   strata_read_range range{written.key, 1, 2};
   std::vector<std::byte> two(2 * page_bytes_);
   strata_memory two_dest{two.data(), two.size(), STRATA_MEMORY_HOST, 0};

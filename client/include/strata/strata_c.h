@@ -173,6 +173,18 @@ int strata_read_prefix(strata_client* client, const strata_namespace* ns,
                        const strata_match_result* match, uint32_t pages,
                        const strata_memory* destination);
 
+/* Called once per layer, in layer order, as soon as layer `layer` of every segment has landed
+ * and verified (on the calling thread). Return 0 to go on; any other value stops the read,
+ * which then returns STRATA_ABORTED. */
+typedef int (*strata_layer_callback)(void* user, uint32_t layer);
+
+/* strata_read_prefix, layer by layer: `on_layer(user, l)` runs as each layer lands while
+ * later layers are still in flight. */
+int strata_read_layers(strata_client* client, const strata_namespace* ns,
+                       const strata_match_result* match, uint32_t pages,
+                       const strata_memory* destination, strata_layer_callback on_layer,
+                       void* user);
+
 /* Writes one blob of tokens[0..num_tokens) continuing `parent` (NULL: from page 0) from
  * `source`. *out (may be NULL) receives the key and whether it existed. */
 int strata_write(strata_client* client, const strata_namespace* ns, const strata_parent* parent,
