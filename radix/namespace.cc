@@ -105,6 +105,52 @@ std::string Namespace::CanonicalEncoding() const {
   return out;
 }
 
+absl::StatusOr<Namespace> Namespace::FromCanonicalEncoding(std::string_view bytes) {
+  std::string_view in = bytes;
+  auto fail = [&](std::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("namespace encoding of ", bytes.size(),
+                     " bytes: ", absl::string_view(what.data(), what.size())));
+  };
+  auto take_u32 = [&](uint32_t* v) {
+    if (in.size() < 4) return false;
+    *v = 0;
+    for (int i = 3; i >= 0; --i) *v = (*v << 8) | static_cast<uint8_t>(in[i]);
+    in.remove_prefix(4);
+    return true;
+  };
+  auto take_u8 = [&](uint8_t* v) {
+    if (in.empty()) return false;
+    *v = static_cast<uint8_t>(in[0]);
+    in.remove_prefix(1);
+    return true;
+  };
+  auto take_string = [&](size_t limit, std::string* out) {
+    uint32_t n = 0;
+    if (!take_u32(&n) || n > limit || in.size() < n) return false;
+    out->assign(in.data(), n);
+    in.remove_prefix(n);
+    return true;
+  };
+  if (in.substr(0, kNamespaceEncodingTag.size()) != kNamespaceEncodingTag) {
+    return fail("does not start with the tag \"strata.ns.v1\"");
+  }
+  in.remove_prefix(kNamespaceEncodingTag.size());
+  std::string tenant, model;
+  KvLayout layout;
+  uint8_t dtype = 0, format = 0;
+  if (!take_string(kMaxTenantBytes, &tenant) || !take_string(kMaxModelBytes, &model) ||
+      !take_u32(&layout.num_layers) || !take_u32(&layout.num_kv_heads) ||
+      !take_u32(&layout.head_dim) || !take_u8(&dtype) || !take_u32(&layout.page_tokens) ||
+      !take_u8(&format) || !take_u32(&layout.tp_rank) || !take_u32(&layout.tp_world)) {
+    return fail("truncated, or a string longer than its limit");
+  }
+  if (!in.empty()) return fail(absl::StrCat(in.size(), " trailing bytes"));
+  layout.dtype = static_cast<DType>(dtype);
+  layout.format = static_cast<KvFormat>(format);
+  return Create(std::move(tenant), std::move(model), layout);
+}
+
 std::string Namespace::ToString() const {
   return absl::StrCat("Namespace{tenant=", tenant_, " model=", model_, " ", layout_.ToString(),
                       "}");

@@ -113,5 +113,49 @@ TEST(NamespaceTest, EncodingSeparatesTenantFromModel) {
   EXPECT_NE(*a, *b);
 }
 
+TEST(NamespaceTest, FromCanonicalEncodingRoundTrips) {
+  const KvLayout mla{.num_layers = 61,
+                     .num_kv_heads = 1,
+                     .head_dim = 576,
+                     .dtype = DType::kFloat8E5M2,
+                     .page_tokens = 512,
+                     .format = KvFormat::kMlaLatent,
+                     .tp_rank = 6,
+                     .tp_world = 7};
+  for (const KvLayout& layout : {Llama8B(), mla}) {
+    absl::StatusOr<Namespace> ns = Namespace::Create("acme-prod", "org/model-70b", layout);
+    ASSERT_TRUE(ns.ok()) << ns.status();
+    absl::StatusOr<Namespace> back = Namespace::FromCanonicalEncoding(ns->CanonicalEncoding());
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, *ns);
+  }
+}
+
+TEST(NamespaceTest, FromCanonicalEncodingRejectsEveryDamage) {
+  absl::StatusOr<Namespace> ns = Namespace::Create("ab", "xyz", Llama8B());
+  ASSERT_TRUE(ns.ok());
+  const std::string good = ns->CanonicalEncoding();
+  auto expect_invalid = [](const std::string& bytes, const std::string& part) {
+    const absl::Status s = Namespace::FromCanonicalEncoding(bytes).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << part;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(part));
+  };
+  expect_invalid("", "tag");
+  expect_invalid("strata.ns.v2" + good.substr(12), "tag");
+  for (size_t cut = 12; cut < good.size(); ++cut) {
+    expect_invalid(good.substr(0, cut), "truncated");
+  }
+  expect_invalid(good + "x", "1 trailing bytes");
+  std::string long_tenant = good;
+  long_tenant[12] = static_cast<char>(0xFF);  // tenant length 255 > 128
+  expect_invalid(long_tenant, "truncated");
+  std::string bad_dtype = good;
+  bad_dtype[12 + 4 + 2 + 4 + 3 + 12] = 0x09;  // dtype byte: no such DType
+  expect_invalid(bad_dtype, "dtype");
+  std::string bad_tenant = good;
+  bad_tenant[16] = ' ';  // tenant "ab" -> " b"
+  expect_invalid(bad_tenant, "tenant");
+}
+
 }  // namespace
 }  // namespace strata::radix

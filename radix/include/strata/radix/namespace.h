@@ -77,6 +77,11 @@ class Namespace {
   // The canonical encoding (table above).
   std::string CanonicalEncoding() const;
 
+  // The namespace whose CanonicalEncoding() is `bytes` (how the data plane names a
+  // namespace). INVALID_ARGUMENT: not the v1 tag, truncated, trailing bytes, a string length
+  // past its limit, or a decoded namespace that fails Validate.
+  static absl::StatusOr<Namespace> FromCanonicalEncoding(std::string_view bytes);
+
   // "Namespace{tenant=acme model=org/name KvLayout{...}}".
   std::string ToString() const;
 
