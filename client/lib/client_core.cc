@@ -167,6 +167,28 @@ absl::StatusOr<HealthInfo> ClientCore::Health(absl::Time deadline) {
   return HealthInfoFromProto(response);
 }
 
+absl::StatusOr<DataPlane::PeerId> ClientCore::ConnectDataPlane(absl::Time deadline) {
+  STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+  std::string address;
+  {
+    absl::MutexLock lock(&mu_);
+    address = data_plane_address_;
+  }
+  if (!address.empty()) {
+    absl::StatusOr<DataPlane::PeerId> peer = plane->Connect(address, deadline);
+    if (peer.ok() || peer.status().code() != absl::StatusCode::kUnavailable) return peer;
+  }
+  STRATA_ASSIGN_OR_RETURN(HealthInfo health, Health(deadline));
+  if (health.data_plane.empty()) {
+    return absl::UnavailableError("the node names no data plane (Health)");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    data_plane_address_ = health.data_plane;
+  }
+  return plane->Connect(health.data_plane, deadline);
+}
+
 absl::StatusOr<std::string> ClientCore::DescribeDataPlane(absl::Time deadline) {
   STRATA_ASSIGN_OR_RETURN(HealthInfo health, Health(deadline));
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());

@@ -82,12 +82,17 @@ class ClientCore {
  private:
   // The data plane, created on first use. UNAVAILABLE / INVALID_ARGUMENT as DataPlane::Create.
   absl::StatusOr<DataPlane*> data_plane() ABSL_LOCKS_EXCLUDED(mu_);
+  // The connection to the node's data plane. Its address comes from Health (once; cached);
+  // a connection that cannot be made makes the next call ask Health again (the node may
+  // have restarted elsewhere), within `deadline`. Errors of Health and DataPlane::Connect.
+  absl::StatusOr<DataPlane::PeerId> ConnectDataPlane(absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
   // The registration holding [p, p + n), or null.
   std::shared_ptr<const DataPlane::MemoryRegion> RegionFor(const void* p, size_t n)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // One Read RPC over `ranges` and the fetches of its grants; calls *on_layer (if given) in
-  // layer order as layers of every range land. read_path.cc.
+  // One data-plane READ over `ranges` (the node leases, grants and sends in one round
+  // trip); calls *on_layer (if given) in layer order as layers of every range land.
+  // read_path.cc.
   absl::Status ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
                         const Client::LayerCallback* on_layer, absl::Time deadline);
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
@@ -104,6 +109,7 @@ class ClientCore {
 
   mutable absl::Mutex mu_;
   std::unique_ptr<DataPlane> data_plane_ ABSL_GUARDED_BY(mu_);
+  std::string data_plane_address_ ABSL_GUARDED_BY(mu_);  // empty: ask Health
   RangeMap<std::shared_ptr<const DataPlane::MemoryRegion>> registry_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<uint64_t> reads_{0};

@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
+
 namespace strata::client_internal {
 namespace {
 
@@ -35,6 +37,13 @@ absl::Status DataPlane::Init() {
       [this](PeerId, absl::Span<const uint8_t> header, transport::IncomingData data) {
         OnFetchData(header, std::move(data));
       });
+  if (s.ok()) {
+    s = messenger_->RegisterHandler(
+        Id(wire::MessageType::kReadGrant),
+        [this](PeerId, absl::Span<const uint8_t> header, transport::IncomingData data) {
+          OnReadGrant(header, std::move(data));
+        });
+  }
   for (wire::MessageType type : {wire::MessageType::kFetchDone, wire::MessageType::kPutDone}) {
     if (!s.ok()) break;
     s = messenger_->RegisterHandler(Id(type), [this, type](PeerId, absl::Span<const uint8_t> header,
@@ -100,6 +109,39 @@ void DataPlane::ForgetLocked(const Request& request) {
   if (--it->second == 0) fetches_in_flight_.erase(it);
 }
 
+absl::Status DataPlane::TakeFetchSlot(PeerId peer, absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  auto slot_free = [this, peer]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = fetches_in_flight_.find(peer);
+    return it == fetches_in_flight_.end() || it->second < options_.max_fetches_per_peer;
+  };
+  if (!mu_.AwaitWithDeadline(absl::Condition(&slot_free), deadline)) {
+    return absl::DeadlineExceededError(
+        "deadline passed while waiting to send FETCH (the connection has its limit in flight)");
+  }
+  ++fetches_in_flight_[peer];
+  return absl::OkStatus();
+}
+
+void DataPlane::SendRequest(PeerId peer, uint64_t id, uint16_t type,
+                            absl::Span<const uint8_t> header,
+                            std::shared_ptr<std::vector<uint8_t>> payload) {
+  // The payload (ranges) is borrowed by the messenger until `done`; long lists go by
+  // rendezvous.
+  const auto protocol = payload->size() <= 8192 ? transport::DataProtocol::kEager
+                                                : transport::DataProtocol::kRendezvous;
+  const char* what = type == Id(wire::MessageType::kRead) ? "READ: " : "FETCH: ";
+  messenger_->Send(
+      peer, type, header, *payload, transport::SendOptions{protocol, nullptr},
+      [this, id, payload, what](absl::Status status) {
+        if (status.ok()) return;
+        // Never reached the node: no FETCH_DONE will come.
+        if (std::shared_ptr<Request> r = TakeRequest(id)) {
+          r->group->RequestEnded(absl::Status(status.code(), absl::StrCat(what, status.message())));
+        }
+      });
+}
+
 absl::Status DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
                                    std::vector<wire::ByteRange> ranges,
                                    std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
@@ -107,18 +149,7 @@ absl::Status DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::
                                    std::shared_ptr<const MemoryRegion> region,
                                    absl::Time deadline) {
   DCHECK_EQ(ranges.size(), dests.size());
-  {
-    absl::MutexLock lock(&mu_);
-    auto slot_free = [this, peer]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      auto it = fetches_in_flight_.find(peer);
-      return it == fetches_in_flight_.end() || it->second < options_.max_fetches_per_peer;
-    };
-    if (!mu_.AwaitWithDeadline(absl::Condition(&slot_free), deadline)) {
-      return absl::DeadlineExceededError(
-          "deadline passed while waiting to send FETCH (the connection has its limit in flight)");
-    }
-    ++fetches_in_flight_[peer];
-  }
+  STRATA_RETURN_IF_ERROR(TakeFetchSlot(peer, deadline));
   auto request = std::make_shared<Request>();
   request->kind = Kind::kFetch;
   request->peer = peer;
@@ -136,18 +167,35 @@ absl::Status DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::
   header.key = wire::BlobKeyBits{blob.hash.hi, blob.hash.lo};
   header.range_count = static_cast<uint32_t>(ranges.size());
   const auto header_bytes = wire::EncodeFetchHeader(header);
-  // The ranges ride as an eager payload, borrowed by the messenger until `done`.
-  auto payload = std::make_shared<std::vector<uint8_t>>(wire::EncodeFetchRanges(ranges));
-  messenger_->Send(peer, Id(wire::MessageType::kFetch), header_bytes, *payload,
-                   transport::SendOptions{transport::DataProtocol::kEager, nullptr},
-                   [this, id, payload](absl::Status status) {
-                     if (status.ok()) return;
-                     // Never reached the node: no FETCH_DONE will come.
-                     if (std::shared_ptr<Request> r = TakeRequest(id)) {
-                       r->group->RequestEnded(
-                           absl::Status(status.code(), absl::StrCat("FETCH: ", status.message())));
-                     }
-                   });
+  SendRequest(peer, id, Id(wire::MessageType::kFetch), header_bytes,
+              std::make_shared<std::vector<uint8_t>>(wire::EncodeFetchRanges(ranges)));
+  return absl::OkStatus();
+}
+
+absl::Status DataPlane::StartRead(PeerId peer, const wire::ReadHeader& header,
+                                  std::vector<uint8_t> payload,
+                                  std::vector<absl::Span<uint8_t>> dests,
+                                  absl::Span<uint64_t> grant, uint32_t first_item,
+                                  const std::shared_ptr<TransferGroup>& group,
+                                  std::shared_ptr<const MemoryRegion> region, absl::Time deadline) {
+  STRATA_RETURN_IF_ERROR(TakeFetchSlot(peer, deadline));
+  auto request = std::make_shared<Request>();
+  request->kind = Kind::kFetch;
+  request->peer = peer;
+  request->group = group;
+  request->first_item = first_item;
+  request->dests = std::move(dests);
+  request->grant = grant;
+  request->region = std::move(region);
+  group->NotePeer(static_cast<uint64_t>(peer));
+  group->RequestStarted();
+  const uint64_t id = AddRequest(std::move(request));  // holds the slot taken above
+
+  wire::ReadHeader with_id = header;
+  with_id.request_id = id;
+  const auto header_bytes = wire::EncodeReadHeader(with_id);
+  SendRequest(peer, id, Id(wire::MessageType::kRead), header_bytes,
+              std::make_shared<std::vector<uint8_t>>(std::move(payload)));
   return absl::OkStatus();
 }
 
@@ -195,27 +243,74 @@ void DataPlane::OnFetchData(absl::Span<const uint8_t> header, transport::Incomin
   // A failed range: the node's FETCH_DONE carries the status and its message.
   if (decoded->status != absl::StatusCode::kOk) return;
   TransferGroup& group = *request->group;
-  if (decoded->index >= request->dests.size()) {
-    group.Fail(absl::InternalError(absl::StrCat("FETCH_DATA names range ", decoded->index,
-                                                " of a FETCH of ", request->dests.size())));
+  const size_t first = decoded->index;
+  const size_t count = decoded->count;
+  if (first >= request->dests.size() || count > request->dests.size() - first) {
+    group.Fail(
+        absl::InternalError(absl::StrCat("FETCH_DATA names ranges ", first, "..", first + count - 1,
+                                         " of a request of ", request->dests.size())));
     return;
   }
-  const absl::Span<uint8_t> dest = request->dests[decoded->index];
+  // Several items in one payload: their memory must be contiguous (the READ allowed
+  // merging only where it is).
+  const absl::Span<uint8_t> head = request->dests[first];
+  size_t total = head.size();
+  for (size_t k = first + 1; k < first + count; ++k) {
+    if (request->dests[k].data() != head.data() + total) {
+      group.Fail(absl::InternalError(absl::StrCat("FETCH_DATA merged ranges ", first, "..",
+                                                  first + count - 1,
+                                                  " whose destinations are not contiguous")));
+      return;
+    }
+    total += request->dests[k].size();
+  }
+  const absl::Span<uint8_t> dest(head.data(), total);
   if (data.size() != dest.size()) {
-    group.Fail(absl::InternalError(absl::StrCat("FETCH_DATA range ", decoded->index, ": ",
-                                                data.size(), " bytes, asked for ", dest.size())));
+    group.Fail(
+        absl::InternalError(absl::StrCat("FETCH_DATA ranges ", first, "..", first + count - 1, ": ",
+                                         data.size(), " bytes, asked for ", dest.size())));
     return;
   }
   if (!group.TryBeginTransfer()) return;
-  const uint32_t item = request->first_item + decoded->index;
+  std::vector<std::pair<uint32_t, uint64_t>> items;
+  items.reserve(count);
+  for (size_t k = first; k < first + count; ++k) {
+    items.emplace_back(request->first_item + static_cast<uint32_t>(k), request->dests[k].size());
+  }
   data.Accept(
       dest,
-      [group = request->group, region = request->region, item,
-       bytes = dest.size()](absl::Status status) {
-        if (status.ok()) group->ItemLanded(item, bytes);
+      [group = request->group, region = request->region,
+       items = std::move(items)](absl::Status status) {
+        if (status.ok()) {
+          for (const auto& [item, bytes] : items) group->ItemLanded(item, bytes);
+        }
         group->EndTransfer(status);
       },
       request->region.get());
+}
+
+void DataPlane::OnReadGrant(absl::Span<const uint8_t> header, transport::IncomingData data) {
+  auto decoded = wire::DecodeReadGrantHeader(header);
+  if (!decoded.ok()) {
+    LOG(WARNING) << "strata client: dropping a malformed READ_GRANT: " << decoded.status();
+    return;  // `data` drops on destruction
+  }
+  std::shared_ptr<Request> request = FindRequest(decoded->request_id);
+  if (request == nullptr || request->kind != Kind::kFetch) return;
+  TransferGroup& group = *request->group;
+  const absl::Span<uint8_t> dest(reinterpret_cast<uint8_t*>(request->grant.data()),
+                                 request->grant.size() * sizeof(uint64_t));
+  if (decoded->checksum_count != request->grant.size() || data.size() != dest.size()) {
+    group.Fail(absl::InternalError(
+        absl::StrCat("READ_GRANT carries ", decoded->checksum_count, " checksums in ", data.size(),
+                     " bytes; the read covers ", request->grant.size(), " chunks")));
+    return;
+  }
+  if (!group.TryBeginTransfer()) return;
+  data.Accept(dest, [group = request->group](absl::Status status) {
+    if (status.ok()) group->ItemLanded(kGrantItem, 0);
+    group->EndTransfer(status);
+  });
 }
 
 void DataPlane::OnDone(wire::MessageType type, absl::Span<const uint8_t> header,

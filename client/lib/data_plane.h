@@ -13,6 +13,13 @@
 //               options.max_fetches_per_peer FETCHes are in flight per connection: StartFetch
 //               waits for a slot (the node serves a connection's FETCHes in arrival order,
 //               so the order of StartFetch calls is the order data arrives in).
+//   StartRead   sends READ(namespace, ranges): a read in one round trip, no lease RPC. The
+//               node takes the lease itself, answers READ_GRANT (the checksums of every
+//               item, received straight into `grant`, then reported as item kGrantItem),
+//               sends each item as FETCH_DATA(index) into dests[index] (reported as
+//               first_item + index), releases the lease and ends with FETCH_DONE; an error
+//               before any transfer (a miss, a layout mismatch) comes as FETCH_DONE alone.
+//               Shares the FETCH slots.
 //   StartPut    sends PUT_DATA(put_id, offset) with the caller's bytes as a rendezvous
 //               payload (zero-copy from the caller's buffer); PUT_DONE ends it, and its OK
 //               reports the piece as `item`.
@@ -92,6 +99,21 @@ class DataPlane {
                           std::shared_ptr<const MemoryRegion> region, absl::Time deadline)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The item number READ_GRANT lands as.
+  static constexpr uint32_t kGrantItem = UINT32_MAX;
+
+  // REQUIRES: dests[i] is item i's memory (num_pages pages of one layer, in the READ's
+  // item order: range by range, layer by layer within a range), `grant` has room for
+  // exactly every item's chunk checksums; both stay valid until the group finished or was
+  // abandoned. A READ_GRANT announcing another checksum count fails the group (INTERNAL).
+  // DEADLINE_EXCEEDED when no slot freed up by `deadline` (nothing was sent).
+  absl::Status StartRead(PeerId peer, const store::transport::wire::ReadHeader& header,
+                         std::vector<uint8_t> payload, std::vector<absl::Span<uint8_t>> dests,
+                         absl::Span<uint64_t> grant, uint32_t first_item,
+                         const std::shared_ptr<TransferGroup>& group,
+                         std::shared_ptr<const MemoryRegion> region, absl::Time deadline)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   // REQUIRES: `bytes` stays valid until the group finished or was abandoned.
   void StartPut(PeerId peer, uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes,
                 uint32_t item, const std::shared_ptr<TransferGroup>& group,
@@ -114,6 +136,7 @@ class DataPlane {
     std::shared_ptr<TransferGroup> group;
     uint32_t first_item = 0;
     std::vector<absl::Span<uint8_t>> dests;  // kFetch
+    absl::Span<uint64_t> grant;              // kFetch of a READ
     uint64_t put_bytes = 0;                  // kPut
     std::shared_ptr<const MemoryRegion> region;
   };
@@ -130,6 +153,13 @@ class DataPlane {
 
   // Progress-thread handlers.
   void OnFetchData(absl::Span<const uint8_t> header, store::transport::IncomingData data);
+  void OnReadGrant(absl::Span<const uint8_t> header, store::transport::IncomingData data);
+  // Waits for a FETCH slot on `peer` and takes it; DEADLINE_EXCEEDED when none freed up.
+  absl::Status TakeFetchSlot(PeerId peer, absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
+  // Sends a FETCH or READ message of `request` (registered under `id`); a failed send ends
+  // the request.
+  void SendRequest(PeerId peer, uint64_t id, uint16_t type, absl::Span<const uint8_t> header,
+                   std::shared_ptr<std::vector<uint8_t>> payload);
   void OnDone(store::transport::wire::MessageType type, absl::Span<const uint8_t> header,
               store::transport::IncomingData data);
   void OnPeerFailed(PeerId peer, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);

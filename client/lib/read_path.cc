@@ -97,113 +97,83 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
 
-  v1::ReadRequest request;
-  proto::ToProto(ns, request.mutable_ns());
-  request.set_lease_ttl_ms(LeaseTtlMs(options_.lease_ttl, deadline));
-  for (const PlannedRange& range : ranges) {
-    v1::ReadRange* wire_range = request.add_ranges();
-    proto::ToProto(range.blob, wire_range->mutable_blob());
-    wire_range->set_first_page(range.first_page);
-    wire_range->set_num_pages(range.num_pages);
-    wire_range->set_layer_begin(range.layer_begin);
-    wire_range->set_layer_end(range.layer_end);
-  }
-  v1::ReadResponse response;
-  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Read, request, &response,
-                                       deadline, Retry::kUnavailable));
-  reads_.fetch_add(1, std::memory_order_relaxed);
-  absl::Cleanup release = [this, lease = response.lease_id()] {
-    control_.ReleaseInBackground(lease);
-  };
-
-  if (response.grants_size() != static_cast<int>(ranges.size())) {
-    return absl::InternalError(absl::StrCat("Read answered ", response.grants_size(),
-                                            " grants for ", ranges.size(), " ranges"));
-  }
-  std::vector<GrantView> grants;
-  grants.reserve(ranges.size());
-  // Items: range i's layer j is item first_item[i] + j.
+  // Items in READ order: range i's layer (layer_begin + j) is item first_item[i] + j; its
+  // checksums sit at first_chunk[i] + j * num_pages in the grant.
   std::vector<uint32_t> first_item(ranges.size() + 1, 0);
+  std::vector<uint64_t> first_chunk(ranges.size() + 1, 0);
   std::vector<uint32_t> layer_waiting(layout.num_layers, 0);
+  std::vector<wire::ReadRangeBits> wire_ranges;
+  std::vector<absl::Span<uint8_t>> dests;
+  wire_ranges.reserve(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
-    grants.push_back(GrantViewFromProto(response.grants(static_cast<int>(i))));
-    STRATA_RETURN_IF_ERROR(
-        CheckGrant(ranges[i], grants.back(), chunk_bytes, absl::StrCat("grants[", i, "]")));
-    first_item[i + 1] = first_item[i] + (ranges[i].layer_end - ranges[i].layer_begin);
-    for (uint32_t l = ranges[i].layer_begin; l < ranges[i].layer_end; ++l) ++layer_waiting[l];
+    const PlannedRange& r = ranges[i];
+    wire_ranges.push_back(wire::ReadRangeBits{.key = {r.blob.hash.hi, r.blob.hash.lo},
+                                              .first_page = r.first_page,
+                                              .num_pages = r.num_pages,
+                                              .layer_begin = r.layer_begin,
+                                              .layer_end = r.layer_end});
+    first_item[i + 1] = first_item[i] + (r.layer_end - r.layer_begin);
+    first_chunk[i + 1] = first_chunk[i] + r.chunks();
+    for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
+      ++layer_waiting[l];
+      dests.emplace_back(reinterpret_cast<uint8_t*>(r.layer_dest[l - r.layer_begin]),
+                         uint64_t{r.num_pages} * chunk_bytes);
+    }
   }
   const uint32_t total_items = first_item.back();
-  // Item -> range: ranges are in item order.
   auto range_of = [&first_item](uint32_t item) {
     return static_cast<size_t>(std::upper_bound(first_item.begin(), first_item.end(), item) -
                                first_item.begin() - 1);
   };
+  // The transport may write anywhere in [lowest, highest) of the caller's memory.
+  const std::byte* lowest = nullptr;
+  const std::byte* highest = nullptr;
+  for (const absl::Span<uint8_t>& d : dests) {
+    const auto* b = reinterpret_cast<const std::byte*>(d.data());
+    if (lowest == nullptr || b < lowest) lowest = b;
+    if (highest == nullptr || b + d.size() > highest) highest = b + d.size();
+  }
 
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
-  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer,
-                          plane->Connect(response.data_plane().ucx_address(), deadline));
-  // FETCH units: (range, layers [j0, j1)). A plain read asks for each range's layers in one
-  // FETCH. A layer-wise read of several ranges asks layer by layer across the ranges (the
-  // node serves a connection's FETCHes in order, so layer 0 of every range comes first).
-  struct Unit {
-    size_t range;
-    uint32_t begin;  // layer index within the range
-    uint32_t end;
-  };
-  std::vector<Unit> units;
-  if (on_layer == nullptr || ranges.size() == 1) {
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      units.push_back(Unit{i, 0, ranges[i].layer_end - ranges[i].layer_begin});
-    }
-  } else {
-    for (uint32_t l = 0; l < layout.num_layers; ++l) {
-      for (size_t i = 0; i < ranges.size(); ++i) {
-        if (l < ranges[i].layer_begin || l >= ranges[i].layer_end) continue;
-        const uint32_t j = l - ranges[i].layer_begin;
-        units.push_back(Unit{i, j, j + 1});
-      }
+  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, ConnectDataPlane(deadline));
+  const std::string ns_encoding = ns.CanonicalEncoding();
+  // Merging: a plain read whose every range has its layers end to end in the caller's
+  // memory (a whole blob into a buffer of its size) may get them in fewer, larger messages.
+  bool contiguous = on_layer == nullptr;
+  for (size_t i = 0; i < ranges.size() && contiguous; ++i) {
+    const uint64_t layer_bytes = uint64_t{ranges[i].num_pages} * chunk_bytes;
+    for (size_t j = 1; j < ranges[i].layer_dest.size() && contiguous; ++j) {
+      contiguous = ranges[i].layer_dest[j] == ranges[i].layer_dest[j - 1] + layer_bytes;
     }
   }
+  const wire::ReadHeader header{
+      .request_id = 0,  // StartRead numbers it
+      .range_count = static_cast<uint32_t>(ranges.size()),
+      .lease_ttl_ms = LeaseTtlMs(options_.lease_ttl, deadline),
+      .ns_bytes = static_cast<uint32_t>(ns_encoding.size()),
+      // A layer-wise read of several ranges wants layer 0 of every range first.
+      .order = on_layer != nullptr && ranges.size() > 1 ? wire::ReadOrder::kLayerMajor
+                                                        : wire::ReadOrder::kRangeMajor,
+      .merge = contiguous};
+  std::vector<uint64_t> checksums(first_chunk.back());
   auto group = std::make_shared<TransferGroup>();
-  size_t next_unit = 0;
-  // Starts the units not started yet, in order, while FETCH slots are free. Waits for a slot
-  // only when none of this call's FETCHes is in flight (else one of them ending frees one,
-  // and the loop below comes back here).
-  auto start_units = [&]() -> absl::Status {
-    while (next_unit < units.size()) {
-      const Unit& unit = units[next_unit];
-      const PlannedRange& range = ranges[unit.range];
-      const GrantView& grant = grants[unit.range];
-      const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
-      std::vector<wire::ByteRange> byte_ranges;
-      std::vector<absl::Span<uint8_t>> dests;
-      byte_ranges.reserve(unit.end - unit.begin);
-      dests.reserve(unit.end - unit.begin);
-      for (uint32_t j = unit.begin; j < unit.end; ++j) {
-        byte_ranges.push_back(
-            wire::ByteRange{grant.layer_ranges[j].offset, grant.layer_ranges[j].length});
-        dests.emplace_back(reinterpret_cast<uint8_t*>(range.layer_dest[j]), layer_bytes);
-      }
-      const std::byte* lowest = range.layer_dest[unit.begin];
-      const std::byte* highest = range.layer_dest[unit.end - 1] + layer_bytes;
-      const bool may_wait = group->pending_requests() == 0;
-      absl::Status started =
-          plane->StartFetch(peer, response.lease_id(), range.blob, std::move(byte_ranges),
-                            std::move(dests), first_item[unit.range] + unit.begin, group,
-                            RegionFor(lowest, static_cast<size_t>(highest - lowest)),
-                            may_wait ? deadline : absl::InfinitePast());
-      if (!may_wait && started.code() == absl::StatusCode::kDeadlineExceeded) break;
-      if (!started.ok()) return started;
-      ++next_unit;
-    }
-    return absl::OkStatus();
-  };
+  STRATA_RETURN_IF_ERROR(
+      plane->StartRead(peer, header,
+                       wire::EncodeReadPayload(
+                           absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns_encoding.data()),
+                                               ns_encoding.size()),
+                           wire_ranges),
+                       std::move(dests), absl::MakeSpan(checksums), 0, group,
+                       RegionFor(lowest, static_cast<size_t>(highest - lowest)), deadline));
+  reads_.fetch_add(1, std::memory_order_relaxed);
 
-  // Land, verify, call back — until every item is in, or something fails.
+  // Land, verify (once the grant is in), call back — until every item is in, or something
+  // fails.
+  bool granted = false;
   uint32_t verified = 0;
   uint32_t next_layer = 0;
   std::vector<uint32_t> landed;
-  // Hands on every layer that is complete, in order.
+  std::vector<uint32_t> unverified;  // landed before the grant
   auto deliver_layers = [&]() -> absl::Status {
     while (on_layer != nullptr && next_layer < layout.num_layers &&
            layer_waiting[next_layer] == 0) {
@@ -211,42 +181,55 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
     }
     return absl::OkStatus();
   };
+  auto verify = [&](uint32_t item) -> absl::Status {
+    const size_t i = range_of(item);
+    const PlannedRange& range = ranges[i];
+    const uint32_t j = item - first_item[i];
+    const uint32_t layer = range.layer_begin + j;
+    absl::Status status = VerifyLayerRun(
+        absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
+        chunk_bytes,
+        absl::MakeConstSpan(checksums).subspan(first_chunk[i] + uint64_t{j} * range.num_pages,
+                                               range.num_pages),
+        range.blob, layer, range.first_page);
+    if (!status.ok()) {
+      checksum_failures_.fetch_add(1, std::memory_order_relaxed);
+      return status;
+    }
+    ++verified;
+    --layer_waiting[layer];
+    return deliver_layers();
+  };
   for (;;) {
     bool finished = false;
     landed.clear();
-    absl::Status transfer = start_units();
-    if (transfer.ok()) transfer = group->WaitForProgress(deadline, &landed, &finished);
+    const absl::Status transfer = group->WaitForProgress(deadline, &landed, &finished);
     // What landed arrived whole even if something else failed: verify it and hand on each
     // completed layer before reporting a failure.
     absl::Status status;
     for (size_t k = 0; k < landed.size() && status.ok(); ++k) {
-      const uint32_t item = landed[k];
-      const size_t i = range_of(item);
-      const PlannedRange& range = ranges[i];
-      const uint32_t j = item - first_item[i];
-      const uint32_t layer = range.layer_begin + j;
-      status = VerifyLayerRun(
-          absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
-          chunk_bytes, grants[i].checksums.subspan(size_t{j} * range.num_pages, range.num_pages),
-          range.blob, layer, range.first_page);
-      if (!status.ok()) {
-        checksum_failures_.fetch_add(1, std::memory_order_relaxed);
-        break;
+      if (landed[k] == DataPlane::kGrantItem) {
+        granted = true;
+        for (size_t u = 0; u < unverified.size() && status.ok(); ++u)
+          status = verify(unverified[u]);
+        unverified.clear();
+      } else if (!granted) {
+        unverified.push_back(landed[k]);
+      } else {
+        status = verify(landed[k]);
       }
-      ++verified;
-      --layer_waiting[layer];
-      status = deliver_layers();
     }
     if (status.ok()) status = transfer;
     if (!status.ok()) {
       plane->Abandon(group);
       return status;
     }
-    if (finished && next_unit == units.size()) break;
+    if (finished) break;
   }
   if (verified != total_items) {
-    return absl::InternalError(absl::StrCat("the node ended the fetch after ", verified, " of ",
-                                            total_items, " layer ranges"));
+    return absl::InternalError(absl::StrCat("the node ended the read after ", verified, " of ",
+                                            total_items, " layer ranges",
+                                            granted ? "" : " without a grant"));
   }
   bytes_read_.fetch_add(group->landed_bytes(), std::memory_order_relaxed);
   return absl::OkStatus();

@@ -62,29 +62,37 @@ void DataPlaneServer::StartFetch(PeerId from, const wire::FetchHeader& header,
              absl::CancelledError("data plane stopping"));
     return;
   }
+  std::shared_ptr<PeerFetches> fetches = FetchesWithRoom(from, header.request_id);
+  if (fetches == nullptr) return;
+  auto request = std::make_unique<FetchRequest>();
+  request->request_id = header.request_id;
+  request->lease_id = header.lease_id;
+  request->blobs.push_back(
+      radix::BlobKey{radix::PrefixHash{.hi = header.key.hi, .lo = header.key.lo}});
+  request->ranges = *std::move(ranges);
+  if (fetches->failed) request->status = absl::UnavailableError("client connection failed");
+  fetches->requests.push_back(std::move(request));
+  Pump(std::move(fetches));
+}
+
+std::shared_ptr<DataPlaneServer::PeerFetches> DataPlaneServer::FetchesWithRoom(
+    PeerId from, uint64_t request_id) {
   std::shared_ptr<PeerFetches> fetches;
   if (auto it = fetches_.find(from); it != fetches_.end()) fetches = it->second;
   if (fetches != nullptr && fetches->requests.size() >= options_.max_fetches_per_peer) {
-    SendDone(from, wire::MessageType::kFetchDone, header.request_id,
-             absl::ResourceExhaustedError(absl::StrCat("FETCH: ", fetches->requests.size(),
-                                                       " requests of this client unfinished (at "
-                                                       "most ",
-                                                       options_.max_fetches_per_peer, ")")));
-    return;
+    SendDone(
+        from, wire::MessageType::kFetchDone, request_id,
+        absl::ResourceExhaustedError(absl::StrCat(
+            fetches->requests.size(), " FETCH/READ requests of this client unfinished (at most ",
+            options_.max_fetches_per_peer, ")")));
+    return nullptr;
   }
   if (fetches == nullptr) {
     fetches = std::make_shared<PeerFetches>();
     fetches->peer = from;
     fetches_.emplace(from, fetches);
   }
-  auto request = std::make_unique<FetchRequest>();
-  request->request_id = header.request_id;
-  request->lease_id = header.lease_id;
-  request->blob.hash = radix::PrefixHash{.hi = header.key.hi, .lo = header.key.lo};
-  request->ranges = *std::move(ranges);
-  if (fetches->failed) request->status = absl::UnavailableError("client connection failed");
-  fetches->requests.push_back(std::move(request));
-  Pump(std::move(fetches));
+  return fetches;
 }
 
 void DataPlaneServer::Pump(std::shared_ptr<PeerFetches> fetches) {
@@ -115,6 +123,8 @@ void DataPlaneServer::Pump(std::shared_ptr<PeerFetches> fetches) {
       }
       std::unique_ptr<FetchRequest> finished = std::move(fetches->requests[i]);
       fetches->requests.erase(fetches->requests.begin() + static_cast<ptrdiff_t>(i));
+      // A READ's lease ends with its transfers (NOT_FOUND: it expired meanwhile).
+      if (finished->owns_lease) (void)engine_->Release(finished->lease_id);
       if (fetches->failed) {
         // Nobody to answer.
         counters_.fetch_failures.fetch_add(1, std::memory_order_relaxed);
@@ -134,10 +144,12 @@ void DataPlaneServer::Pump(std::shared_ptr<PeerFetches> fetches) {
 
 void DataPlaneServer::StartRangeSend(const std::shared_ptr<PeerFetches>& fetches,
                                      FetchRequest& request) {
-  const uint32_t index = request.next++;
-  const wire::ByteRange& range = request.ranges[index];
+  const uint32_t position = request.next++;
+  const uint32_t index = request.indices.empty() ? position : request.indices[position];
+  const wire::ByteRange& range = request.ranges[position];
+  const radix::BlobKey& blob = request.blobs[request.blobs.size() == 1 ? 0 : position];
   absl::StatusOr<core::HeldSpan> source =
-      engine_->ReadSource(request.lease_id, request.blob, range.offset, range.length);
+      engine_->ReadSource(request.lease_id, blob, range.offset, range.length);
   if (!source.ok()) {
     request.status = absl::Status(source.status().code(),
                                   absl::StrCat("range ", index, ": ", source.status().message()));
@@ -145,8 +157,11 @@ void DataPlaneServer::StartRangeSend(const std::shared_ptr<PeerFetches>& fetches
   }
   const absl::Span<const uint8_t> payload(reinterpret_cast<const uint8_t*>(source->data()),
                                           source->size());
-  const std::array<uint8_t, wire::kFetchDataHeaderBytes> header = wire::EncodeFetchDataHeader(
-      {.request_id = request.request_id, .index = index, .status = absl::StatusCode::kOk});
+  const std::array<uint8_t, wire::kFetchDataHeaderBytes> header =
+      wire::EncodeFetchDataHeader({.request_id = request.request_id,
+                                   .index = index,
+                                   .status = absl::StatusCode::kOk,
+                                   .count = request.counts.empty() ? 1 : request.counts[position]});
   ++request.in_flight;
   ++fetches->sends_in_flight;
   counters_.sends_in_flight.fetch_add(1, std::memory_order_relaxed);

@@ -57,6 +57,11 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
         self->OnFetch(from, header, std::move(data));
       }));
   STRATA_RETURN_IF_ERROR(self->messenger_->RegisterHandler(
+      static_cast<uint16_t>(wire::MessageType::kRead),
+      [self](PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
+        self->OnRead(from, header, std::move(data));
+      }));
+  STRATA_RETURN_IF_ERROR(self->messenger_->RegisterHandler(
       static_cast<uint16_t>(wire::MessageType::kPutData),
       [self](PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
         self->OnPutData(from, header, std::move(data));
@@ -89,6 +94,8 @@ DataPlaneStats DataPlaneServer::stats() const {
   DataPlaneStats out;
   out.fetch_requests = get(counters_.fetch_requests);
   out.fetch_failures = get(counters_.fetch_failures);
+  out.read_requests = get(counters_.read_requests);
+  out.read_failures = get(counters_.read_failures);
   out.ranges_sent = get(counters_.ranges_sent);
   out.bytes_out = get(counters_.bytes_out);
   out.put_requests = get(counters_.put_requests);

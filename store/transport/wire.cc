@@ -44,6 +44,10 @@ const char* TypeName(MessageType type) {
       return "PUT_DATA";
     case MessageType::kPutDone:
       return "PUT_DONE";
+    case MessageType::kRead:
+      return "READ";
+    case MessageType::kReadGrant:
+      return "READ_GRANT";
   }
   return "?";
 }
@@ -98,7 +102,7 @@ absl::StatusOr<MessageType> PeekType(absl::Span<const uint8_t> header) {
     return absl::InvalidArgumentError(
         absl::StrCat("data-plane header: unsupported wire version ", header[1]));
   }
-  if (header[2] < 1 || header[2] > 5) {
+  if (header[2] < 1 || header[2] > kLastMessageType) {
     return absl::InvalidArgumentError(absl::StrCat("data-plane header: unknown type ", header[2]));
   }
   return static_cast<MessageType>(header[2]);
@@ -168,14 +172,16 @@ std::array<uint8_t, kFetchDataHeaderBytes> EncodeFetchDataHeader(const FetchData
   PutU32(out.data() + 4, header.index);
   PutU64(out.data() + 8, header.request_id);
   PutU32(out.data() + 16, static_cast<uint32_t>(header.status));
+  PutU32(out.data() + 20, header.count);
   return out;
 }
 
 absl::StatusOr<FetchDataHeader> DecodeFetchDataHeader(absl::Span<const uint8_t> bytes) {
   const absl::Status ok = CheckHeader(MessageType::kFetchData, bytes, kFetchDataHeaderBytes, true);
   if (!ok.ok()) return ok;
-  if (GetU32(bytes.data() + 20) != 0) return Malformed(MessageType::kFetchData, "reserved bits");
   FetchDataHeader h;
+  h.count = GetU32(bytes.data() + 20);
+  if (h.count == 0) return Malformed(MessageType::kFetchData, "item count 0");
   h.index = GetU32(bytes.data() + 4);
   h.request_id = GetU64(bytes.data() + 8);
   auto code = DecodeStatusCode(MessageType::kFetchData, GetU32(bytes.data() + 16));
@@ -244,6 +250,108 @@ absl::StatusOr<PutDataHeader> DecodePutDataHeader(absl::Span<const uint8_t> byte
   h.request_id = GetU64(bytes.data() + 8);
   h.put_id = GetU64(bytes.data() + 16);
   h.offset = GetU64(bytes.data() + 24);
+  return h;
+}
+
+std::array<uint8_t, kReadHeaderBytes> EncodeReadHeader(const ReadHeader& header) {
+  std::array<uint8_t, kReadHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kRead);
+  PutU32(out.data() + 4, header.range_count);
+  PutU64(out.data() + 8, header.request_id);
+  PutU32(out.data() + 16, header.lease_ttl_ms);
+  PutU32(out.data() + 20, header.ns_bytes);
+  out[24] = static_cast<uint8_t>(header.order);
+  out[25] = header.merge ? 1 : 0;
+  return out;
+}
+
+absl::StatusOr<ReadHeader> DecodeReadHeader(absl::Span<const uint8_t> bytes) {
+  const absl::Status ok = CheckHeader(MessageType::kRead, bytes, kReadHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  for (size_t i = 26; i < kReadHeaderBytes; ++i) {
+    if (bytes[i] != 0) return Malformed(MessageType::kRead, "reserved bits");
+  }
+  ReadHeader h;
+  h.range_count = GetU32(bytes.data() + 4);
+  h.request_id = GetU64(bytes.data() + 8);
+  h.lease_ttl_ms = GetU32(bytes.data() + 16);
+  h.ns_bytes = GetU32(bytes.data() + 20);
+  if (h.range_count == 0 || h.range_count > kMaxReadRanges) {
+    return Malformed(MessageType::kRead,
+                     absl::StrCat("range count ", h.range_count, " outside 1..", kMaxReadRanges));
+  }
+  if (h.ns_bytes == 0 || h.ns_bytes > kMaxNamespaceBytes) {
+    return Malformed(MessageType::kRead, absl::StrCat("namespace length ", h.ns_bytes,
+                                                      " outside 1..", kMaxNamespaceBytes));
+  }
+  if (bytes[24] > static_cast<uint8_t>(ReadOrder::kLayerMajor)) {
+    return Malformed(MessageType::kRead, absl::StrCat("order ", bytes[24]));
+  }
+  h.order = static_cast<ReadOrder>(bytes[24]);
+  if (bytes[25] > 1) return Malformed(MessageType::kRead, absl::StrCat("merge flag ", bytes[25]));
+  h.merge = bytes[25] == 1;
+  return h;
+}
+
+std::vector<uint8_t> EncodeReadPayload(absl::Span<const uint8_t> ns_encoding,
+                                       absl::Span<const ReadRangeBits> ranges) {
+  std::vector<uint8_t> out(ns_encoding.size() + ranges.size() * kReadRangeBytes);
+  std::copy(ns_encoding.begin(), ns_encoding.end(), out.begin());
+  uint8_t* p = out.data() + ns_encoding.size();
+  for (const ReadRangeBits& r : ranges) {
+    PutU64(p, r.key.hi);
+    PutU64(p + 8, r.key.lo);
+    PutU32(p + 16, r.first_page);
+    PutU32(p + 20, r.num_pages);
+    PutU32(p + 24, r.layer_begin);
+    PutU32(p + 28, r.layer_end);
+    p += kReadRangeBytes;
+  }
+  return out;
+}
+
+absl::StatusOr<ReadPayload> DecodeReadPayload(const ReadHeader& header,
+                                              absl::Span<const uint8_t> payload) {
+  const size_t expected = header.ns_bytes + size_t{header.range_count} * kReadRangeBytes;
+  if (payload.size() != expected) {
+    return Malformed(MessageType::kRead,
+                     absl::StrCat("payload of ", payload.size(), " bytes for a ", header.ns_bytes,
+                                  "-byte namespace and ", header.range_count, " ranges (", expected,
+                                  " expected)"));
+  }
+  ReadPayload out;
+  out.ns_encoding = payload.subspan(0, header.ns_bytes);
+  out.ranges.resize(header.range_count);
+  const uint8_t* p = payload.data() + header.ns_bytes;
+  for (ReadRangeBits& r : out.ranges) {
+    r.key.hi = GetU64(p);
+    r.key.lo = GetU64(p + 8);
+    r.first_page = GetU32(p + 16);
+    r.num_pages = GetU32(p + 20);
+    r.layer_begin = GetU32(p + 24);
+    r.layer_end = GetU32(p + 28);
+    p += kReadRangeBytes;
+  }
+  return out;
+}
+
+std::array<uint8_t, kReadGrantHeaderBytes> EncodeReadGrantHeader(const ReadGrantHeader& header) {
+  std::array<uint8_t, kReadGrantHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kReadGrant);
+  PutU32(out.data() + 4, header.checksum_count);
+  PutU64(out.data() + 8, header.request_id);
+  PutU64(out.data() + 16, header.lease_id);
+  return out;
+}
+
+absl::StatusOr<ReadGrantHeader> DecodeReadGrantHeader(absl::Span<const uint8_t> bytes) {
+  const absl::Status ok = CheckHeader(MessageType::kReadGrant, bytes, kReadGrantHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  if (GetU64(bytes.data() + 24) != 0) return Malformed(MessageType::kReadGrant, "reserved bits");
+  ReadGrantHeader h;
+  h.checksum_count = GetU32(bytes.data() + 4);
+  h.request_id = GetU64(bytes.data() + 8);
+  h.lease_id = GetU64(bytes.data() + 16);
   return h;
 }
 

@@ -79,8 +79,15 @@ TEST(WireTest, FetchDataRoundTripAndGolden) {
   EXPECT_EQ(bytes[4], 0xff);  // index 4095 = 0x0fff
   EXPECT_EQ(bytes[5], 0x0f);
   EXPECT_EQ(bytes[16], 5);  // NOT_FOUND
+  EXPECT_EQ(bytes[20], 1);  // count
   ASSERT_OK_AND_ASSIGN(FetchDataHeader back, DecodeFetchDataHeader(bytes));
   EXPECT_EQ(back, h);
+  h.count = 80;
+  ASSERT_OK_AND_ASSIGN(back, DecodeFetchDataHeader(ToVector(EncodeFetchDataHeader(h))));
+  EXPECT_EQ(back.count, 80u);
+  h.count = 0;
+  EXPECT_CODE(DecodeFetchDataHeader(ToVector(EncodeFetchDataHeader(h))),
+              StatusCode::kInvalidArgument);
 }
 
 TEST(WireTest, DoneCarriesStatusAndMessage) {
@@ -139,6 +146,77 @@ TEST(WireTest, PutDataRoundTrip) {
 
 // Every fixed-size header: each truncation, one extra byte, and each corrupted prefix byte
 // and reserved field is INVALID_ARGUMENT.
+TEST(WireTest, ReadHeaderGoldenBytes) {
+  const ReadHeader h{.request_id = 0x0102030405060708,
+                     .range_count = 0x0a0b,
+                     .lease_ttl_ms = 0x11121314,
+                     .ns_bytes = 0x0155,
+                     .order = ReadOrder::kLayerMajor};
+  const std::vector<uint8_t> bytes = ToVector(EncodeReadHeader(h));
+  const std::vector<uint8_t> expected = {
+      0x53, 0x01, 0x06, 0x00, 0x0b, 0x0a, 0x00, 0x00,  // prefix, range_count
+      0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // request_id
+      0x14, 0x13, 0x12, 0x11, 0x55, 0x01, 0x00, 0x00,  // lease_ttl_ms, ns_bytes
+      0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // order, reserved
+  };
+  EXPECT_EQ(bytes, expected);
+  ASSERT_OK_AND_ASSIGN(ReadHeader back, DecodeReadHeader(bytes));
+  EXPECT_EQ(back, h);
+  ASSERT_OK_AND_ASSIGN(MessageType type, PeekType(bytes));
+  EXPECT_EQ(type, MessageType::kRead);
+}
+
+TEST(WireTest, ReadPayloadRoundTripAndBadSizes) {
+  const std::vector<uint8_t> ns = {'n', 's', 0, 1, 2};
+  const std::vector<ReadRangeBits> ranges = {
+      {.key = {1, 2}, .first_page = 3, .num_pages = 4, .layer_begin = 5, .layer_end = 6},
+      {.key = {~0ull, 7}, .first_page = 0, .num_pages = ~0u, .layer_begin = 0, .layer_end = 80}};
+  const std::vector<uint8_t> payload = EncodeReadPayload(ns, ranges);
+  ASSERT_EQ(payload.size(), ns.size() + 2 * kReadRangeBytes);
+  EXPECT_EQ(payload[ns.size()], 0x01);  // key.hi of range 0, little-endian
+  const ReadHeader h{.request_id = 9, .range_count = 2, .ns_bytes = 5};
+  ASSERT_OK_AND_ASSIGN(ReadPayload back, DecodeReadPayload(h, payload));
+  EXPECT_EQ(std::vector<uint8_t>(back.ns_encoding.begin(), back.ns_encoding.end()), ns);
+  EXPECT_EQ(back.ranges, ranges);
+  for (size_t cut : {size_t{0}, size_t{5}, payload.size() - 1}) {
+    EXPECT_CODE(DecodeReadPayload(h, absl::MakeConstSpan(payload.data(), cut)),
+                StatusCode::kInvalidArgument);
+  }
+  std::vector<uint8_t> longer = payload;
+  longer.push_back(0);
+  EXPECT_CODE(DecodeReadPayload(h, longer), StatusCode::kInvalidArgument);
+}
+
+TEST(WireTest, ReadHeaderRejectsBadCountsLengthsAndOrder) {
+  ReadHeader h{.request_id = 1, .range_count = 0, .ns_bytes = 50};
+  EXPECT_CODE(DecodeReadHeader(ToVector(EncodeReadHeader(h))), StatusCode::kInvalidArgument);
+  h.range_count = kMaxReadRanges + 1;
+  EXPECT_CODE(DecodeReadHeader(ToVector(EncodeReadHeader(h))), StatusCode::kInvalidArgument);
+  h.range_count = kMaxReadRanges;
+  EXPECT_OK(DecodeReadHeader(ToVector(EncodeReadHeader(h))));
+  h.ns_bytes = 0;
+  EXPECT_CODE(DecodeReadHeader(ToVector(EncodeReadHeader(h))), StatusCode::kInvalidArgument);
+  h.ns_bytes = kMaxNamespaceBytes + 1;
+  EXPECT_CODE(DecodeReadHeader(ToVector(EncodeReadHeader(h))), StatusCode::kInvalidArgument);
+  h.ns_bytes = 50;
+  std::vector<uint8_t> bad_order = ToVector(EncodeReadHeader(h));
+  bad_order[24] = 2;
+  EXPECT_CODE(DecodeReadHeader(bad_order), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> bad_merge = ToVector(EncodeReadHeader(h));
+  bad_merge[25] = 2;
+  EXPECT_CODE(DecodeReadHeader(bad_merge), StatusCode::kInvalidArgument);
+  h.merge = true;
+  ASSERT_OK_AND_ASSIGN(ReadHeader merged, DecodeReadHeader(ToVector(EncodeReadHeader(h))));
+  EXPECT_TRUE(merged.merge);
+}
+
+TEST(WireTest, ReadGrantRoundTrip) {
+  const ReadGrantHeader h{.request_id = 7, .lease_id = 0xfedcba9876543210, .checksum_count = 512};
+  ASSERT_OK_AND_ASSIGN(ReadGrantHeader back,
+                       DecodeReadGrantHeader(ToVector(EncodeReadGrantHeader(h))));
+  EXPECT_EQ(back, h);
+}
+
 TEST(WireTest, FixedHeadersRejectEveryTruncationAndCorruption) {
   struct Case {
     std::vector<uint8_t> bytes;
@@ -151,13 +229,19 @@ TEST(WireTest, FixedHeadersRejectEveryTruncationAndCorruption) {
        {}},
       {ToVector(EncodeFetchDataHeader({1, 2, StatusCode::kOk})),
        [](absl::Span<const uint8_t> b) { return DecodeFetchDataHeader(b).status(); },
-       {20, 21, 22, 23}},
+       {}},
       {ToVector(EncodePutDataHeader({1, 2, 3})),
        [](absl::Span<const uint8_t> b) { return DecodePutDataHeader(b).status(); },
        {4, 5, 6, 7}},
       {EncodeDone(MessageType::kPutDone, 1, absl::OkStatus()),
        [](absl::Span<const uint8_t> b) { return DecodeDone(MessageType::kPutDone, b).status(); },
        {18, 19}},
+      {ToVector(EncodeReadHeader({.request_id = 1, .range_count = 2, .ns_bytes = 50})),
+       [](absl::Span<const uint8_t> b) { return DecodeReadHeader(b).status(); },
+       {26, 27, 28, 29, 30, 31}},
+      {ToVector(EncodeReadGrantHeader({.request_id = 1, .lease_id = 2, .checksum_count = 3})),
+       [](absl::Span<const uint8_t> b) { return DecodeReadGrantHeader(b).status(); },
+       {24, 25, 26, 27, 28, 29, 30, 31}},
   };
   for (const Case& c : cases) {
     ASSERT_OK(c.decode(c.bytes));
@@ -183,7 +267,7 @@ TEST(WireTest, FixedHeadersRejectEveryTruncationAndCorruption) {
 
 TEST(WireTest, PeekTypeRejectsGarbage) {
   EXPECT_CODE(PeekType({}), StatusCode::kInvalidArgument);
-  const std::vector<uint8_t> unknown_type = {kWireMagic, kWireVersion, 6, 0};
+  const std::vector<uint8_t> unknown_type = {kWireMagic, kWireVersion, kLastMessageType + 1, 0};
   EXPECT_CODE(PeekType(unknown_type), StatusCode::kInvalidArgument);
   const std::vector<uint8_t> future_version = {kWireMagic, 2, 1, 0};
   EXPECT_CODE(PeekType(future_version), StatusCode::kInvalidArgument);
@@ -200,13 +284,14 @@ TEST(WireTest, RandomInputIsValueOrInvalidArgument) {
     if (bytes.size() >= 4 && (i % 2) == 0) {
       bytes[0] = kWireMagic;
       bytes[1] = kWireVersion;
-      bytes[2] = static_cast<uint8_t>(1 + rng() % 5);
+      bytes[2] = static_cast<uint8_t>(1 + rng() % kLastMessageType);
       bytes[3] = 0;
     }
     for (const absl::Status& s :
          {DecodeFetchHeader(bytes).status(), DecodeFetchDataHeader(bytes).status(),
           DecodePutDataHeader(bytes).status(), DecodeDone(MessageType::kFetchDone, bytes).status(),
-          DecodeDone(MessageType::kPutDone, bytes).status(), PeekType(bytes).status()}) {
+          DecodeDone(MessageType::kPutDone, bytes).status(), DecodeReadHeader(bytes).status(),
+          DecodeReadGrantHeader(bytes).status(), PeekType(bytes).status()}) {
       EXPECT_TRUE(s.ok() || s.code() == StatusCode::kInvalidArgument) << s;
     }
   }

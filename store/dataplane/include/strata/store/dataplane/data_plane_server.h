@@ -105,6 +105,8 @@ struct DataPlaneOptions {
 struct DataPlaneStats {
   uint64_t fetch_requests = 0;  // FETCH messages received
   uint64_t fetch_failures = 0;  // of those, ended with a non-OK status
+  uint64_t read_requests = 0;   // READ messages received
+  uint64_t read_failures = 0;   // of those, refused before any transfer (no lease granted)
   uint64_t ranges_sent = 0;     // FETCH_DATA sends completed OK
   uint64_t bytes_out = 0;       // their payload bytes
   uint64_t put_requests = 0;    // PUT_DATA messages received
@@ -150,8 +152,16 @@ class DataPlaneServer {
   struct FetchRequest {
     uint64_t request_id = 0;
     uint64_t lease_id = 0;
-    radix::BlobKey blob;
+    // The blob of each range; one entry: every range's (a FETCH names one blob).
+    std::vector<radix::BlobKey> blobs;
     std::vector<transport::wire::ByteRange> ranges;
+    // The FETCH_DATA index of each range; empty: its position (a READ sends its items in
+    // the order it was asked for, each under its item number).
+    std::vector<uint32_t> indices;
+    // How many items each range carries (a READ that allowed merging); empty: one each.
+    std::vector<uint32_t> counts;
+    // A READ's: the lease this request took, released when it finishes.
+    bool owns_lease = false;
     uint32_t next = 0;       // the next range to start
     uint32_t in_flight = 0;  // its FETCH_DATA sends not yet completed
     absl::Status status;     // the first error; no range starts once set
@@ -169,6 +179,7 @@ class DataPlaneServer {
   };
   struct Counters {
     std::atomic<uint64_t> fetch_requests{0}, fetch_failures{0}, ranges_sent{0}, bytes_out{0};
+    std::atomic<uint64_t> read_requests{0}, read_failures{0};
     std::atomic<uint64_t> put_requests{0}, put_failures{0}, bytes_in{0}, malformed{0};
     std::atomic<uint64_t> replies_failed{0}, peers_connected{0}, peers_failed{0};
     std::atomic<uint64_t> sends_in_flight{0};
@@ -200,6 +211,17 @@ class DataPlaneServer {
   void StartRangeSend(const std::shared_ptr<PeerFetches>& fetches, FetchRequest& request);
   void OnRangeSent(const std::shared_ptr<PeerFetches>& fetches, FetchRequest& request,
                    uint64_t bytes, absl::Status status);
+
+  // The peer's request queue with room for one more request, or null after answering
+  // `request_id` RESOURCE_EXHAUSTED (max_fetches_per_peer unfinished).
+  std::shared_ptr<PeerFetches> FetchesWithRoom(transport::PeerId from, uint64_t request_id);
+
+  // ---- READ (data_plane_read.cc)
+  void OnRead(transport::PeerId from, absl::Span<const uint8_t> header,
+              transport::IncomingData data);
+  // Takes the lease, sends READ_GRANT and queues the transfers, or answers the error.
+  void StartRead(transport::PeerId from, const transport::wire::ReadHeader& header,
+                 absl::Span<const uint8_t> payload);
 
   // ---- PUT_DATA (data_plane_put.cc)
   void OnPutData(transport::PeerId from, absl::Span<const uint8_t> header,

@@ -1,4 +1,4 @@
-// The data plane's wire format: the headers of the five active messages between a client and
+// The data plane's wire format: the headers of the seven active messages between a client and
 // a node (design: docs/design/node-and-client.md, "Data plane").
 //
 // Each message is an active message whose id is its MessageType; its header is one of the
@@ -10,7 +10,7 @@
 //   offset size field
 //   0      1    magic    0x53 ('S')
 //   1      1    version  kWireVersion (1); a decoder rejects any other
-//   2      1    type     MessageType (1..5), must match the decoder called
+//   2      1    type     MessageType (1..7), must match the decoder called
 //   3      1    flags    0 (reserved; must be zero in version 1)
 //
 // FETCH (1, client -> node), header 40 bytes; payload = the ranges, sent eagerly:
@@ -25,12 +25,12 @@
 //   8 KiB — Messenger::max_header_size() — while 4096 ranges take 64 KiB, so they ride as
 //   the payload.)
 //
-// FETCH_DATA (2, node -> client), header 24 bytes; payload = range `index`'s bytes (RNDV)
-// when status is OK, none otherwise:
-//   4      4    index        u32, which range of the FETCH
+// FETCH_DATA (2, node -> client), header 24 bytes; payload = the bytes (RNDV) of ranges
+// (items) index .. index + count - 1, end to end, when status is OK, none otherwise:
+//   4      4    index        u32, which range of the FETCH (item of the READ)
 //   8      8    request_id   u64
 //   16     4    status       u32, an absl::StatusCode (0..16)
-//   20     4    reserved     0
+//   20     4    count        u32 >= 1; > 1 only for a READ that allowed merging
 //
 // FETCH_DONE (3, node -> client) and PUT_DONE (5, node -> client), header 20 + n bytes;
 // no payload. Ends a request with its status:
@@ -46,6 +46,35 @@
 //   8      8    request_id   u64, echoed in PUT_DONE
 //   16     8    put_id       u64, from the control plane's BeginPut
 //   24     8    offset       u64, byte offset in the blob
+//
+// READ (6, client -> node), header 32 bytes; payload (eager, or RNDV when long) = the
+// namespace's canonical encoding (radix/namespace.h) then the ranges. A read in one round
+// trip: the node takes a lease over the ranges (as the control plane's Read does), answers
+// READ_GRANT, sends every range's layer byte ranges as FETCH_DATA, releases the lease and
+// ends with FETCH_DONE (or ends with FETCH_DONE alone, carrying the error):
+//   4      4    range_count   u32, 1..kMaxReadRanges
+//   8      8    request_id    u64, echoed in READ_GRANT / FETCH_DATA / FETCH_DONE
+//   16     4    lease_ttl_ms  u32, how long the node may hold the lease; 0: its default
+//   20     4    ns_bytes      u32 n, 1..kMaxNamespaceBytes
+//   24     1    order         ReadOrder: 0 range by range, 1 layer by layer across ranges
+//   25     1    merge         1: the client's memory for consecutive layers of one range is
+//                             contiguous, so the node may send consecutive items that are
+//                             also contiguous in the blob as one FETCH_DATA (count > 1, at
+//                             most kMaxMergedBytes); 0: one item per FETCH_DATA
+//   26     6    reserved      0
+//   payload: n bytes of namespace encoding, then range_count x 32 bytes:
+//     0  8 key.hi  8  8 key.lo  16 4 first_page  20 4 num_pages  24 4 layer_begin
+//     28 4 layer_end
+//   FETCH_DATA index i names item i of the READ: range r's layer (layer_begin + j) is item
+//   first_item(r) + j, first_item(r) = sum over earlier ranges of (layer_end - layer_begin);
+//   its payload is that layer's num_pages pages. `order` only chooses the sending order.
+//
+// READ_GRANT (7, node -> client), header 32 bytes; payload (eager or RNDV) = checksum_count
+// x u64: every item's chunk checksums in item order (num_pages per item):
+//   4      4    checksum_count u32
+//   8      8    request_id     u64
+//   16     8    lease_id       u64, the lease the node holds for this READ (informational)
+//   24     8    reserved       0
 //
 // Decoders return INVALID_ARGUMENT, naming the message and the problem, for a header that
 // is truncated or longer than its layout, a wrong magic/type, an unknown version, non-zero
@@ -71,6 +100,9 @@ inline constexpr uint8_t kWireMagic = 0x53;
 inline constexpr uint8_t kWireVersion = 1;
 inline constexpr uint32_t kMaxFetchRanges = 4096;
 inline constexpr size_t kMaxStatusMessageBytes = 1024;
+inline constexpr uint32_t kMaxReadRanges = 4096;
+inline constexpr uint32_t kMaxNamespaceBytes = 1024;
+inline constexpr uint64_t kMaxMergedBytes = uint64_t{4} << 20;
 
 // Also the active-message ids.
 enum class MessageType : uint8_t {
@@ -79,6 +111,14 @@ enum class MessageType : uint8_t {
   kFetchDone = 3,
   kPutData = 4,
   kPutDone = 5,
+  kRead = 6,
+  kReadGrant = 7,
+};
+inline constexpr uint8_t kLastMessageType = 7;
+
+enum class ReadOrder : uint8_t {
+  kRangeMajor = 0,  // range 0's layers, then range 1's, ...
+  kLayerMajor = 1,  // layer l of every range (in range order) before layer l + 1
 };
 
 inline constexpr size_t kPrefixBytes = 4;
@@ -87,6 +127,9 @@ inline constexpr size_t kFetchRangeBytes = 16;
 inline constexpr size_t kFetchDataHeaderBytes = 24;
 inline constexpr size_t kDoneHeaderFixedBytes = 20;
 inline constexpr size_t kPutDataHeaderBytes = 32;
+inline constexpr size_t kReadHeaderBytes = 32;
+inline constexpr size_t kReadRangeBytes = 32;
+inline constexpr size_t kReadGrantHeaderBytes = 32;
 
 // A blob key's 128 bits, as radix::PrefixHash holds them (transport does not depend on radix).
 struct BlobKeyBits {
@@ -113,6 +156,7 @@ struct FetchDataHeader {
   uint64_t request_id = 0;
   uint32_t index = 0;
   absl::StatusCode status = absl::StatusCode::kOk;
+  uint32_t count = 1;
   friend bool operator==(const FetchDataHeader&, const FetchDataHeader&) = default;
 };
 
@@ -127,6 +171,38 @@ struct PutDataHeader {
   uint64_t put_id = 0;
   uint64_t offset = 0;
   friend bool operator==(const PutDataHeader&, const PutDataHeader&) = default;
+};
+
+struct ReadHeader {
+  uint64_t request_id = 0;
+  uint32_t range_count = 0;
+  uint32_t lease_ttl_ms = 0;
+  uint32_t ns_bytes = 0;
+  ReadOrder order = ReadOrder::kRangeMajor;
+  bool merge = false;
+  friend bool operator==(const ReadHeader&, const ReadHeader&) = default;
+};
+
+struct ReadRangeBits {
+  BlobKeyBits key;
+  uint32_t first_page = 0;
+  uint32_t num_pages = 0;
+  uint32_t layer_begin = 0;
+  uint32_t layer_end = 0;
+  friend bool operator==(const ReadRangeBits&, const ReadRangeBits&) = default;
+};
+
+// A decoded READ payload; `ns_encoding` points into the payload it came from.
+struct ReadPayload {
+  absl::Span<const uint8_t> ns_encoding;
+  std::vector<ReadRangeBits> ranges;
+};
+
+struct ReadGrantHeader {
+  uint64_t request_id = 0;
+  uint64_t lease_id = 0;
+  uint32_t checksum_count = 0;
+  friend bool operator==(const ReadGrantHeader&, const ReadGrantHeader&) = default;
 };
 
 // The type named by a header's prefix. INVALID_ARGUMENT: shorter than the prefix, wrong
@@ -151,5 +227,19 @@ absl::StatusOr<DoneHeader> DecodeDone(MessageType type, absl::Span<const uint8_t
 
 std::array<uint8_t, kPutDataHeaderBytes> EncodePutDataHeader(const PutDataHeader& header);
 absl::StatusOr<PutDataHeader> DecodePutDataHeader(absl::Span<const uint8_t> bytes);
+
+std::array<uint8_t, kReadHeaderBytes> EncodeReadHeader(const ReadHeader& header);
+// Also checks range_count (1..kMaxReadRanges), ns_bytes (1..kMaxNamespaceBytes) and order.
+absl::StatusOr<ReadHeader> DecodeReadHeader(absl::Span<const uint8_t> bytes);
+std::vector<uint8_t> EncodeReadPayload(absl::Span<const uint8_t> ns_encoding,
+                                       absl::Span<const ReadRangeBits> ranges);
+// REQUIRES: `header` came from DecodeReadHeader. INVALID_ARGUMENT when `payload` is not
+// exactly ns_bytes + range_count * kReadRangeBytes long. (What the ranges mean is checked by
+// the node's engine, like the control plane's Read.)
+absl::StatusOr<ReadPayload> DecodeReadPayload(const ReadHeader& header,
+                                              absl::Span<const uint8_t> payload);
+
+std::array<uint8_t, kReadGrantHeaderBytes> EncodeReadGrantHeader(const ReadGrantHeader& header);
+absl::StatusOr<ReadGrantHeader> DecodeReadGrantHeader(absl::Span<const uint8_t> bytes);
 
 }  // namespace strata::store::transport::wire
