@@ -6,6 +6,7 @@
 
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
 
 namespace strata::client_internal {
 namespace {
@@ -68,7 +69,10 @@ absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string
   out.created = absl::FromUnixMillis(static_cast<int64_t>(info.created_unix_ms()));
   out.last_access = absl::FromUnixMillis(static_cast<int64_t>(info.last_access_unix_ms()));
   out.hits = info.hits();
-  out.tokens.assign(info.tokens().begin(), info.tokens().end());
+  // A node never sends a ragged or oversized token field: if one arrives, that is our bug.
+  auto tokens = proto::TokensFromProto(info.tokens(), absl::StrCat(name, ".tokens"));
+  if (!tokens.ok()) return absl::InternalError(tokens.status().message());
+  out.tokens.assign(tokens->span().begin(), tokens->span().end());
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The limits of limits.h keep every message under kMaxMessageBytes: each test
-// builds the largest message a limit allows (every varint at its longest) and
-// measures it.
+// builds the largest message a limit allows (every varint at its longest, token
+// fields at 4 bytes a token) and measures it.
 #include "strata/proto/limits.h"
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include "strata/proto/protocol_internal.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/radix/kv_layout.h"
 #include "strata/radix/namespace.h"
 
@@ -57,7 +58,7 @@ TEST(LimitsTest, LargestBeginPutRequestFits) {
   FillMaxNamespace(request.mutable_ns());
   FillMaxKey(request.mutable_parent()->mutable_key());
   request.mutable_parent()->set_pages(kU32Max);
-  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  request.mutable_tokens()->assign(kMaxTokensPerRequest * kTokenIdBytes, '\xff');
   request.set_bytes(kU64Max);
   request.mutable_chunk_checksums()->Resize(static_cast<int>(kMaxChunksPerBlob), kU64Max);
   FillMaxKey(request.mutable_key());
@@ -67,7 +68,7 @@ TEST(LimitsTest, LargestBeginPutRequestFits) {
 TEST(LimitsTest, LargestMatchRequestFits) {
   v1::MatchRequest request;
   FillMaxNamespace(request.mutable_ns());
-  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  request.mutable_tokens()->assign(kMaxTokensPerRequest * kTokenIdBytes, '\xff');
   ExpectFits("MatchRequest", request);
 }
 
@@ -131,7 +132,7 @@ TEST(LimitsTest, LargestStatResponseFits) {
   v1::StatResponse response;
   v1::BlobInfo* info = response.mutable_blob();
   FillMaxNamespace(info->mutable_ns());
-  info->mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), kU32Max);
+  info->mutable_tokens()->assign(kMaxTokensPerRequest * kTokenIdBytes, '\xff');
   ExpectFits("StatResponse", response);
 }
 

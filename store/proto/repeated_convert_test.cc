@@ -1,8 +1,12 @@
 #include "strata/proto/repeated_convert.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -17,38 +21,118 @@ TEST(RepeatedConvertTest, TokensRoundTripAsAViewOfTheMessage) {
   const std::vector<radix::TokenId> tokens = {0, 1, 127, 128, 151'935, 0xffffffffu};
   v1::MatchRequest request;
   TokensToProto(tokens, request.mutable_tokens());
-  ASSERT_OK_AND_ASSIGN(absl::Span<const radix::TokenId> view,
-                       TokensFromProto(request.tokens(), "tokens"));
-  EXPECT_EQ(std::vector<radix::TokenId>(view.begin(), view.end()), tokens);
-  EXPECT_EQ(view.data(), request.tokens().data());  // no copy
+  EXPECT_EQ(request.tokens().size(), tokens.size() * 4);
+  ASSERT_OK_AND_ASSIGN(TokenView view, TokensFromProto(request.tokens(), "tokens"));
+  EXPECT_EQ(std::vector<radix::TokenId>(view.span().begin(), view.span().end()), tokens);
+  EXPECT_FALSE(view.copied());
+  EXPECT_EQ(static_cast<const void*>(view.span().data()),
+            static_cast<const void*>(request.tokens().data()));  // no copy
 
   // Replaces, not appends.
   TokensToProto(std::vector<radix::TokenId>{7}, request.mutable_tokens());
-  EXPECT_EQ(request.tokens_size(), 1);
+  EXPECT_EQ(request.tokens(), std::string("\x07\x00\x00\x00", 4));
 }
 
-TEST(RepeatedConvertTest, TokensArePacked) {
+TEST(RepeatedConvertTest, TokensAreLittleEndianUint32s) {
   v1::MatchRequest request;
-  TokensToProto(std::vector<radix::TokenId>{1, 2, 300}, request.mutable_tokens());
-  // One length-delimited field 2 (tag 0x12) of 4 bytes: 01 02 ac 02.
-  EXPECT_EQ(request.SerializeAsString(), std::string("\x12\x04\x01\x02\xac\x02", 6));
+  TokensToProto(std::vector<radix::TokenId>{1, 0x01020304u, 0xffffffffu}, request.mutable_tokens());
+  // One length-delimited field 2 (tag 0x12) of 12 bytes, each id 4 bytes low byte first.
+  EXPECT_EQ(request.SerializeAsString(), std::string("\x12\x0c"
+                                                     "\x01\x00\x00\x00"
+                                                     "\x04\x03\x02\x01"
+                                                     "\xff\xff\xff\xff",
+                                                     14));
+  // And the same bytes parse back to the same ids.
+  v1::MatchRequest parsed;
+  ASSERT_TRUE(parsed.ParseFromString(request.SerializeAsString()));
+  ASSERT_OK_AND_ASSIGN(TokenView view, TokensFromProto(parsed.tokens(), "tokens"));
+  EXPECT_EQ(std::vector<radix::TokenId>(view.span().begin(), view.span().end()),
+            (std::vector<radix::TokenId>{1, 0x01020304u, 0xffffffffu}));
 }
 
-TEST(RepeatedConvertTest, TooManyTokensIsInvalidArgumentNamingTheLimit) {
-  v1::MatchRequest request;
-  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest), 5);
-  EXPECT_OK(TokensFromProto(request.tokens(), "tokens"));
-  request.add_tokens(5);
-  const auto out = TokensFromProto(request.tokens(), "tokens");
+TEST(RepeatedConvertTest, LengthNotAMultipleOfFourIsInvalidArgument) {
+  for (const size_t length : {1, 2, 3, 5, 4099}) {
+    const std::string bytes(length, '\x01');
+    const auto out = TokensFromProto(bytes, "tokens");
+    EXPECT_CODE(out, absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(out.status().message(), "tokens: " + std::to_string(length) +
+                                          " bytes is not a whole number of 4-byte token ids");
+  }
+  // The field name leads the message, whichever field it is.
+  const auto blob = TokensFromProto(std::string(6, '\0'), "blob.tokens");
+  EXPECT_EQ(blob.status().message(),
+            "blob.tokens: 6 bytes is not a whole number of 4-byte token ids");
+}
+
+TEST(RepeatedConvertTest, TooManyTokensIsInvalidArgumentNamingTheLimitInTokens) {
+  std::string bytes(kMaxTokensPerRequest * 4, '\x05');
+  EXPECT_OK(TokensFromProto(bytes, "tokens"));
+  bytes.append(4, '\x05');
+  const auto out = TokensFromProto(bytes, "tokens");
   EXPECT_CODE(out, absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(out.status().message(), "tokens: 2097153 entries exceed the limit of 2097152");
+  // A ragged length is reported as such even past the limit.
+  bytes.push_back('\x05');
+  EXPECT_EQ(TokensFromProto(bytes, "tokens").status().message(),
+            "tokens: 8388613 bytes is not a whole number of 4-byte token ids");
 }
 
 TEST(RepeatedConvertTest, EmptyTokensAreAnEmptyView) {
   v1::MatchRequest request;
-  ASSERT_OK_AND_ASSIGN(absl::Span<const radix::TokenId> view,
-                       TokensFromProto(request.tokens(), "tokens"));
+  ASSERT_OK_AND_ASSIGN(TokenView view, TokensFromProto(request.tokens(), "tokens"));
   EXPECT_TRUE(view.empty());
+  EXPECT_EQ(view.size(), 0u);
+  TokensToProto({}, request.mutable_tokens());
+  EXPECT_TRUE(request.tokens().empty());
+  EXPECT_EQ(request.ByteSizeLong(), 0u);  // proto3: an empty bytes field is not sent
+}
+
+TEST(RepeatedConvertTest, MisalignedBytesAreCopied) {
+  const std::vector<radix::TokenId> tokens = {3, 0x00abcdefu, 0xfffffffeu, 42, 7};
+  std::string wire;
+  TokensToProto(tokens, &wire);
+  // The same bytes at offsets 0..3 of a larger buffer: offset 0 is aligned (heap buffer).
+  std::string buffer(wire.size() + 8, '\0');
+  for (size_t offset = 0; offset < 4; ++offset) {
+    wire.copy(buffer.data() + offset, wire.size());
+    const std::string_view slice(buffer.data() + offset, wire.size());
+    const bool aligned = reinterpret_cast<uintptr_t>(slice.data()) % alignof(radix::TokenId) == 0;
+    ASSERT_OK_AND_ASSIGN(TokenView view, TokensFromProto(slice, "tokens"));
+    EXPECT_EQ(std::vector<radix::TokenId>(view.span().begin(), view.span().end()), tokens)
+        << "offset " << offset;
+    EXPECT_EQ(view.copied(), !aligned) << "offset " << offset;
+    if (aligned) {
+      EXPECT_EQ(static_cast<const void*>(view.span().data()),
+                static_cast<const void*>(slice.data()));
+    } else {
+      EXPECT_NE(static_cast<const void*>(view.span().data()),
+                static_cast<const void*>(slice.data()));
+    }
+  }
+}
+
+TEST(RepeatedConvertTest, MovingACopiedViewKeepsItsSpanValid) {
+  const std::vector<radix::TokenId> tokens = {9, 8, 7, 6};
+  std::string buffer(1 + tokens.size() * 4, '\0');
+  std::memcpy(buffer.data() + 1, tokens.data(), tokens.size() * 4);
+  ASSERT_OK_AND_ASSIGN(TokenView view,
+                       TokensFromProto(std::string_view(buffer).substr(1), "tokens"));
+  ASSERT_TRUE(view.copied());
+  const radix::TokenId* data = view.span().data();
+  // Clobber the source: a copy must not see it.
+  std::fill(buffer.begin(), buffer.end(), '\xee');
+
+  TokenView moved(std::move(view));
+  EXPECT_EQ(moved.span().data(), data);  // the vector's buffer moved with it
+  EXPECT_EQ(std::vector<radix::TokenId>(moved.span().begin(), moved.span().end()), tokens);
+  EXPECT_TRUE(view.empty());  // NOLINT(bugprone-use-after-move): the source is left empty
+
+  TokenView assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.span().data(), data);
+  EXPECT_EQ(std::vector<radix::TokenId>(assigned.span().begin(), assigned.span().end()), tokens);
+  EXPECT_TRUE(moved.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(moved.copied());
 }
 
 TEST(RepeatedConvertTest, ChecksumsRoundTripAndRespectTheLimit) {

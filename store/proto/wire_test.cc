@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
@@ -101,7 +102,7 @@ v1::MatchRequest ValidMatch() {
   l->set_page_tokens(4);
   l->set_format(v1::KV_FORMAT_KEY_VALUE);
   l->set_tp_world(1);
-  for (uint32_t t = 0; t < 8; ++t) request.add_tokens(t);
+  TokensToProto(std::vector<radix::TokenId>{0, 1, 2, 3, 4, 5, 6, 7}, request.mutable_tokens());
   return request;
 }
 
@@ -137,9 +138,20 @@ TEST_F(WireTest, MalformedRequestGetsInvalidArgumentNamingTheField) {
   EXPECT_EQ(status, absl::InvalidArgumentError("ns.layout.dtype: unknown value 42"));
 }
 
+TEST_F(WireTest, RaggedTokenBytesAreInvalidArgument) {
+  v1::MatchRequest request = ValidMatch();
+  request.mutable_tokens()->push_back('\x01');  // 33 bytes: 8 ids and a stray byte
+  grpc::ClientContext context;
+  SetDeadline(&context, std::chrono::seconds(10));
+  v1::MatchResponse response;
+  const absl::Status status = FromGrpcStatus(Stub()->Match(&context, request, &response));
+  EXPECT_EQ(status, absl::InvalidArgumentError(
+                        "tokens: 33 bytes is not a whole number of 4-byte token ids"));
+}
+
 TEST_F(WireTest, TooManyTokensUnderTheSizeLimitIsInvalidArgument) {
   v1::MatchRequest request = ValidMatch();
-  request.mutable_tokens()->Resize(static_cast<int>(kMaxTokensPerRequest) + 1, 1);
+  request.mutable_tokens()->assign((kMaxTokensPerRequest + 1) * kTokenIdBytes, '\x01');
   grpc::ClientContext context;
   SetDeadline(&context, std::chrono::seconds(30));
   v1::MatchResponse response;
@@ -149,9 +161,9 @@ TEST_F(WireTest, TooManyTokensUnderTheSizeLimitIsInvalidArgument) {
 }
 
 TEST_F(WireTest, MessageOverTheLimitIsResourceExhausted) {
-  // 7M tokens of 5-byte varints: 35 MB > kMaxMessageBytes (32 MiB).
+  // 9M tokens of 4 bytes: 36 MB > kMaxMessageBytes (32 MiB).
   v1::MatchRequest request = ValidMatch();
-  request.mutable_tokens()->Resize(7'000'000, 0xffffffffu);
+  request.mutable_tokens()->assign(9'000'000 * kTokenIdBytes, '\xff');
   ASSERT_GT(request.ByteSizeLong(), static_cast<size_t>(kMaxMessageBytes));
 
   // A client with strata's limits refuses to send it.

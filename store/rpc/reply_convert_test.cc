@@ -9,6 +9,7 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 
@@ -258,7 +259,11 @@ TEST(BlobInfoToProtoTest, CopiesEveryField) {
   EXPECT_EQ(out.created_unix_ms(), 1000u);
   EXPECT_EQ(out.last_access_unix_ms(), 2000u);
   EXPECT_EQ(out.hits(), 5u);
-  EXPECT_EQ(std::vector<uint32_t>(out.tokens().begin(), out.tokens().end()), info.tokens);
+  // 4 bytes a token, little-endian.
+  ASSERT_EQ(out.tokens().size(), info.tokens.size() * 4);
+  EXPECT_EQ(out.tokens().substr(0, 8), std::string("\x01\0\0\0\x02\0\0\0", 8));
+  ASSERT_OK_AND_ASSIGN(proto::TokenView tokens, proto::TokensFromProto(out.tokens(), "tokens"));
+  EXPECT_EQ(std::vector<uint32_t>(tokens.span().begin(), tokens.span().end()), info.tokens);
 }
 
 TEST(BlobInfoToProtoTest, NoParentNoTokens) {
@@ -268,7 +273,7 @@ TEST(BlobInfoToProtoTest, NoParentNoTokens) {
   v1::BlobInfo out;
   BlobInfoToProto(info, &out);
   EXPECT_FALSE(out.has_parent());
-  EXPECT_EQ(out.tokens_size(), 0);
+  EXPECT_TRUE(out.tokens().empty());
 }
 
 TEST(ListToProtoTest, KeepsOrderAndToken) {

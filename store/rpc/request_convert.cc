@@ -40,7 +40,9 @@ absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& requ
                             proto::BlobKeyFromProto(request.parent().key(), "parent.key"));
     put.parent = core::BlobParent{.key = parent_key, .pages = request.parent().pages()};
   }
-  STRATA_ASSIGN_OR_RETURN(put.tokens, proto::TokensFromProto(request.tokens(), "tokens"));
+  STRATA_ASSIGN_OR_RETURN(proto::TokenView tokens,
+                          proto::TokensFromProto(request.tokens(), "tokens"));
+  put.tokens = tokens.span();
   STRATA_ASSIGN_OR_RETURN(put.checksums,
                           proto::ChecksumsFromProto(request.chunk_checksums(), "chunk_checksums",
                                                     proto::kMaxChunksPerBlob));
@@ -48,7 +50,7 @@ absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& requ
   if (request.has_key() && (request.key().hi() != 0 || request.key().lo() != 0)) {
     STRATA_ASSIGN_OR_RETURN(put.key, proto::BlobKeyFromProto(request.key(), "key"));
   }
-  return BeginPutArgs{.ns = std::move(ns), .put = put};
+  return BeginPutArgs{.ns = std::move(ns), .put = put, .tokens = std::move(tokens)};
 }
 
 absl::StatusOr<ReadArgs> ReadRequestFromProto(const v1::ReadRequest& request) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -10,6 +11,7 @@
 #include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/radix/prefix_hash.h"
 
 namespace strata::store::rpc {
@@ -45,7 +47,8 @@ TEST(IdFromProtoTest, ZeroIsMissing) {
 v1::BeginPutRequest ValidPut() {
   v1::BeginPutRequest request;
   proto::ToProto(SmallNamespace(), request.mutable_ns());
-  for (uint32_t t = 0; t < 8; ++t) request.add_tokens(t);
+  proto::TokensToProto(std::vector<radix::TokenId>{0, 1, 2, 3, 4, 5, 6, 7},
+                       request.mutable_tokens());
   request.set_bytes(2 * SmallNamespace().layout().BytesPerPage());
   for (int c = 0; c < 8; ++c) request.add_chunk_checksums(c);
   return request;
@@ -62,7 +65,10 @@ TEST(PutRequestFromProtoTest, ViewsTokensAndChecksums) {
   EXPECT_EQ(args.put.parent->key.hash.hi, 5u);
   EXPECT_EQ(args.put.parent->pages, 3u);
   EXPECT_EQ(args.put.tokens.size(), 8u);
-  EXPECT_EQ(args.put.tokens.data(), request.tokens().data());  // a view, not a copy
+  EXPECT_EQ(static_cast<const void*>(args.put.tokens.data()),
+            static_cast<const void*>(request.tokens().data()));  // a view, not a copy
+  EXPECT_FALSE(args.tokens.copied());
+  EXPECT_EQ(args.put.tokens[7], 7u);
   EXPECT_EQ(args.put.checksums.size(), 8u);
   EXPECT_EQ(args.put.bytes, request.bytes());
   ASSERT_TRUE(args.put.key.has_value());
@@ -92,8 +98,13 @@ TEST(PutRequestFromProtoTest, RejectsMalformed) {
   parent_without_key.mutable_parent()->set_pages(2);
   ExpectInvalid(PutRequestFromProto(parent_without_key).status(), "parent.key: missing");
 
+  v1::BeginPutRequest ragged_tokens = ValidPut();
+  ragged_tokens.mutable_tokens()->resize(31);
+  ExpectInvalid(PutRequestFromProto(ragged_tokens).status(),
+                "tokens: 31 bytes is not a whole number of 4-byte token ids");
+
   v1::BeginPutRequest too_many_tokens = ValidPut();
-  too_many_tokens.mutable_tokens()->Resize(proto::kMaxTokensPerRequest + 1, 0);
+  too_many_tokens.mutable_tokens()->assign((proto::kMaxTokensPerRequest + 1) * 4, '\0');
   ExpectInvalid(PutRequestFromProto(too_many_tokens).status(), "tokens: 2097153 entries");
 
   v1::BeginPutRequest too_many_checksums = ValidPut();

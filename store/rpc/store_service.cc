@@ -43,8 +43,9 @@ const core::Clock* ClockOf(const core::NodeEngine& engine) {
 absl::Status DoMatch(core::NodeEngine& engine, const v1::MatchRequest& request,
                      v1::MatchResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
-  STRATA_ASSIGN_OR_RETURN(const auto tokens, proto::TokensFromProto(request.tokens(), "tokens"));
-  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens));
+  STRATA_ASSIGN_OR_RETURN(const proto::TokenView tokens,
+                          proto::TokensFromProto(request.tokens(), "tokens"));
+  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens.span()));
   MatchToProto(reply, response);
   return absl::OkStatus();
 }

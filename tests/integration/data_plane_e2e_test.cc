@@ -16,6 +16,7 @@
 #include "store/dataplane/test_blobs.h"
 #include "store/dataplane/test_client.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "wire_requests.h"
@@ -119,7 +120,7 @@ TEST_F(DataPlaneEndToEndTest, PutThenFetchAPrefixOfEveryLayerThroughGrpcAndUcx) 
 
   v1::MatchRequest match;
   *match.mutable_ns() = ToWire(ns_);
-  for (radix::TokenId t : blob.tokens) match.add_tokens(t);
+  proto::TokensToProto(blob.tokens, match.mutable_tokens());
   v1::MatchResponse matched;
   ASSERT_OK(Call(store_->Match(ContextWithDeadline().get(), match, &matched)));
   EXPECT_EQ(matched.matched_pages(), 8u);

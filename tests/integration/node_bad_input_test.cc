@@ -13,6 +13,7 @@
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/limits.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "wire_requests.h"
 
@@ -86,7 +87,7 @@ void ExpectInvalidAt(const absl::Status& status, const std::string& field) {
 v1::MatchRequest MatchIn(const v1::Namespace& ns) {
   v1::MatchRequest request;
   *request.mutable_ns() = ns;
-  request.add_tokens(1);
+  proto::TokensToProto(std::vector<uint32_t>{1}, request.mutable_tokens());
   return request;
 }
 
@@ -135,10 +136,10 @@ TEST_F(NodeBadInputTest, MalformedNamespacesAreInvalidArgumentNamingTheField) {
 }
 
 TEST_F(NodeBadInputTest, OversizedMessageIsResourceExhaustedFromGrpc) {
-  // 9M tokens of 5-byte varints: ~45 MB, over kMaxMessageBytes (32 MiB). Sent on a channel
-  // without a send limit, so the node's receive limit is what refuses it.
+  // 9M tokens of 4 bytes: 36 MiB, over kMaxMessageBytes (32 MiB). Sent on a channel without
+  // a send limit, so the node's receive limit is what refuses it.
   v1::MatchRequest huge = MatchIn(ToWire(TinyNamespace("bad-size")));
-  huge.mutable_tokens()->Resize(9 << 20, 0xFFFFFFFFu);
+  huge.mutable_tokens()->assign((size_t{9} << 20) * proto::kTokenIdBytes, '\xff');
   ASSERT_GT(huge.ByteSizeLong(), static_cast<size_t>(proto::kMaxMessageBytes));
   auto unlimited = v1::Store::NewStub(node_->Channel(/*with_limits=*/false));
   v1::MatchResponse response;
@@ -152,9 +153,9 @@ TEST_F(NodeBadInputTest, OversizedMessageIsResourceExhaustedFromGrpc) {
 
 TEST_F(NodeBadInputTest, CountsOverTheWireLimitsAreInvalidArgument) {
   const radix::Namespace ns = TinyNamespace("bad-count");
-  // kMaxTokensPerRequest + 1 one-byte tokens: a 2 MiB message, well under the size limit.
+  // kMaxTokensPerRequest + 1 tokens of 4 bytes: an 8 MiB message, well under the size limit.
   v1::MatchRequest match = MatchIn(ToWire(ns));
-  match.mutable_tokens()->Resize(proto::kMaxTokensPerRequest + 1, 1);
+  match.mutable_tokens()->assign((proto::kMaxTokensPerRequest + 1) * proto::kTokenIdBytes, '\x01');
   ExpectInvalidAt(Match(match), "tokens: 2097153 entries exceed the limit of 2097152");
 
   v1::BeginPutRequest put = BeginPutFor(ns, TokenRun(0, 4));
@@ -184,9 +185,7 @@ TEST_F(NodeBadInputTest, PutShapeErrorsAreInvalidArgument) {
   const radix::Namespace ns = TinyNamespace("bad-put");
   // 5 tokens with 4-token pages: not whole pages.
   v1::BeginPutRequest unaligned = BeginPutFor(ns, TokenRun(0, 8));
-  unaligned.mutable_tokens()->RemoveLast();
-  unaligned.mutable_tokens()->RemoveLast();
-  unaligned.mutable_tokens()->RemoveLast();
+  proto::TokensToProto(TokenRun(0, 5), unaligned.mutable_tokens());
   EXPECT_CODE(BeginPut(unaligned), absl::StatusCode::kInvalidArgument);
   v1::BeginPutRequest empty = BeginPutFor(ns, TokenRun(0, 4));
   empty.clear_tokens();
@@ -200,6 +199,29 @@ TEST_F(NodeBadInputTest, PutShapeErrorsAreInvalidArgument) {
   v1::BeginPutRequest parent_without_key = BeginPutFor(ns, TokenRun(0, 4));
   parent_without_key.mutable_parent()->set_pages(1);
   ExpectInvalidAt(BeginPut(parent_without_key), "parent.key: missing");
+}
+
+// Token fields are bytes of 4-byte little-endian ids: any other length is refused before the
+// engine sees the request, with a message naming the field and the length.
+TEST_F(NodeBadInputTest, TokenBytesNotAMultipleOfFourAreInvalidArgument) {
+  const radix::Namespace ns = TinyNamespace("bad-token-bytes");
+  // Make the namespace known, so a well-formed Match would answer OK.
+  ASSERT_OK(BeginPut(BeginPutFor(ns, TokenRun(0, 4))));
+  for (const size_t length : {1, 2, 3, 5, 17, 4 * 4 + 3}) {
+    const std::string expected =
+        "tokens: " + std::to_string(length) + " bytes is not a whole number of 4-byte token ids";
+    v1::MatchRequest match = MatchIn(ToWire(ns));
+    match.set_tokens(std::string(length, '\x01'));
+    EXPECT_EQ(Match(match), absl::InvalidArgumentError(expected));
+
+    v1::BeginPutRequest put = BeginPutFor(ns, TokenRun(100, 4));
+    put.set_tokens(std::string(length, '\x01'));
+    EXPECT_EQ(BeginPut(put), absl::InvalidArgumentError(expected));
+  }
+  // The node still answers well-formed requests in the same namespace.
+  EXPECT_OK(Match(MatchIn(ToWire(ns))));
+  v1::BeginPutRequest fine = BeginPutFor(ns, TokenRun(200, 4));
+  EXPECT_OK(BeginPut(fine));
 }
 
 TEST_F(NodeBadInputTest, UnknownNamespaceIsNotFound) {
@@ -319,6 +341,29 @@ TEST_F(NodeBadInputTest, RawCallsUnknownMethodAndUnparsablePayload) {
               absl::StatusCode::kInternal);
   // An empty payload is a valid, empty MatchRequest: the node's own check answers.
   ExpectInvalidAt(raw_call("/strata.v1.Store/Match", ""), "ns: missing");
+
+  // Hand-encoded requests whose tokens field (a bytes field) holds 7 bytes: the node parses
+  // them and refuses the length.
+  const std::string ns = ToWire(TinyNamespace("raw-tokens")).SerializeAsString();
+  ASSERT_LT(ns.size(), 128u);  // a one-byte length prefix
+  const auto request_with_seven_token_bytes = [&](char tokens_tag) {
+    std::string payload;
+    payload.push_back('\x0a');  // ns: field 1, length-delimited
+    payload.push_back(static_cast<char>(ns.size()));
+    payload.append(ns);
+    payload.push_back(tokens_tag);
+    payload.push_back('\x07');  // 7 bytes: one token id and 3 stray bytes
+    payload.append(std::string("\x01\x00\x00\x00\x02\x00\x00", 7));
+    return payload;
+  };
+  // MatchRequest: tokens = field 2 (tag 0x12).
+  EXPECT_EQ(
+      raw_call("/strata.v1.Store/Match", request_with_seven_token_bytes('\x12')),
+      absl::InvalidArgumentError("tokens: 7 bytes is not a whole number of 4-byte token ids"));
+  // BeginPutRequest: tokens = field 3 (tag 0x1a).
+  EXPECT_EQ(
+      raw_call("/strata.v1.Store/BeginPut", request_with_seven_token_bytes('\x1a')),
+      absl::InvalidArgumentError("tokens: 7 bytes is not a whole number of 4-byte token ids"));
 }
 
 }  // namespace

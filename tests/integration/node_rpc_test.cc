@@ -12,6 +12,7 @@
 
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "wire_requests.h"
 
@@ -42,7 +43,7 @@ class NodeRpcTest : public ::testing::Test {
                      v1::MatchResponse* response) {
     v1::MatchRequest request;
     *request.mutable_ns() = ToWire(ns);
-    request.mutable_tokens()->Add(tokens.begin(), tokens.end());
+    proto::TokensToProto(tokens, request.mutable_tokens());
     return Call(store_->Match(ContextWithDeadline().get(), request, response));
   }
   absl::Status BeginPut(const v1::BeginPutRequest& request, v1::BeginPutResponse* response) {

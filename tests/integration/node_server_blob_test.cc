@@ -18,6 +18,7 @@
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/grpc_limits.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/chunk_checksum.h"
@@ -107,7 +108,7 @@ class NodeServerBlobTest : public ::testing::Test {
                                           const std::vector<uint32_t>& tokens) {
     v1::MatchRequest request;
     *request.mutable_ns() = ToWire(ns);
-    request.mutable_tokens()->Add(tokens.begin(), tokens.end());
+    proto::TokensToProto(tokens, request.mutable_tokens());
     v1::MatchResponse response;
     absl::Status s = Call(store_->Match(ContextWithDeadline().get(), request, &response));
     if (!s.ok()) return s;
@@ -259,9 +260,12 @@ TEST_F(NodeServerBlobTest, StatShowsTheRecordAndChainedBlobsMatchAsSegments) {
   EXPECT_EQ(info.pages_indexed(), 2u);
   EXPECT_FALSE(info.pinned());
   EXPECT_GT(info.created_unix_ms(), static_cast<uint64_t>(absl::ToUnixMillis(before)));
-  EXPECT_EQ(std::vector<uint32_t>(info.tokens().begin(), info.tokens().end()), TokenRun(12, 8));
+  EXPECT_EQ(info.tokens().size(), 8u * 4);  // 4 bytes a token
+  ASSERT_OK_AND_ASSIGN(const proto::TokenView tokens,
+                       proto::TokensFromProto(info.tokens(), "blob.tokens"));
+  EXPECT_EQ(std::vector<uint32_t>(tokens.span().begin(), tokens.span().end()), TokenRun(12, 8));
   ASSERT_OK_AND_ASSIGN(v1::BlobInfo no_tokens, Stat(second.key));
-  EXPECT_EQ(no_tokens.tokens_size(), 0);
+  EXPECT_TRUE(no_tokens.tokens().empty());
 
   ASSERT_OK_AND_ASSIGN(v1::MatchResponse match, Match(ns, TokenRun(0, 20)));
   EXPECT_EQ(match.matched_pages(), 5u);
@@ -295,7 +299,7 @@ TEST_F(NodeServerBlobTest, ListPaginatesInKeyOrderAndFilters) {
     ASSERT_LE(response.blobs_size(), 2);
     for (const v1::BlobInfo& info : response.blobs()) {
       listed.push_back(FromWire(info.key()));
-      EXPECT_EQ(info.tokens_size(), 0);
+      EXPECT_TRUE(info.tokens().empty());
     }
     request.set_page_token(response.next_page_token());
     ASSERT_LT(++pages, 10);

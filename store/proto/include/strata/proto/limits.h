@@ -13,18 +13,18 @@
 //
 // Every count is chosen so that the largest message it allows stays under
 // kMaxMessageBytes. limits_test.cc builds those worst cases (every varint at
-// its longest) and measures them; its figures:
+// its longest; token fields are 4 bytes a token) and measures them; its figures:
 //
 //   message            worst case                                       bytes
 //   -----------------  -----------------------------------------------  ---------
-//   BeginPutRequest    kMaxTokensPerRequest tokens (5 B each) +          18.0 MiB
+//   BeginPutRequest    kMaxTokensPerRequest tokens (4 B each) +          16.0 MiB
 //                      kMaxChunksPerBlob checksums (8 B each)
-//   MatchRequest       kMaxTokensPerRequest tokens                       10.0 MiB
+//   MatchRequest       kMaxTokensPerRequest tokens                        8.0 MiB
 //   MatchResponse      kMaxMatchSegments segments                         3.0 MiB
 //   ReadRequest        kMaxReadRanges ranges                              0.2 MiB
 //   ReadResponse       kMaxChunksPerRead checksums, each chunk its own   28.2 MiB
 //                      layer range, over kMaxReadRanges grants
-//   StatResponse       one record with kMaxTokensPerRequest tokens       10.0 MiB
+//   StatResponse       one record with kMaxTokensPerRequest tokens        8.0 MiB
 //   ListResponse       kMaxListLimit records without tokens               0.6 MiB
 #pragma once
 

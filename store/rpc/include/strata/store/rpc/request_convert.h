@@ -11,6 +11,8 @@
 //   IdFromProto           id 0: "<field>: missing"
 //   PutRequestFromProto   ns malformed: "ns..." (proto::NamespaceFromProto);
 //                         parent without key: "parent.key: missing";
+//                         tokens length not a multiple of 4: "tokens: N bytes is not a
+//                         whole number of 4-byte token ids";
 //                         tokens over kMaxTokensPerRequest: "tokens: N entries exceed ...";
 //                         checksums over kMaxChunksPerBlob: "chunk_checksums: N entries ..."
 //   ReadRequestFromProto  ns malformed; no ranges: "ranges: missing";
@@ -22,7 +24,9 @@
 //   (key fields)          use proto::BlobKeyFromProto: zero key -> "<field>: missing"
 //
 // Checks run in the order listed; the first failure is returned.
-// Spans in the results view the request message: valid while it lives, unmodified.
+// Spans in the results view the request message (valid while it lives, unmodified), except
+// BeginPutArgs.put.tokens, which may view BeginPutArgs.tokens' own copy (valid while that
+// BeginPutArgs, or one it was moved into, lives).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -34,6 +38,7 @@
 #include "absl/time/time.h"
 
 #include "strata/proto/protocol_internal.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/radix/namespace.h"
 #include "strata/store/core/node_engine_types.h"
 
@@ -47,7 +52,8 @@ absl::Duration TtlFromProto(uint32_t ms);
 
 struct BeginPutArgs {
   radix::Namespace ns;
-  core::PutRequest put;  // tokens and checksums view the request
+  core::PutRequest put;     // checksums view the request; tokens view `tokens`
+  proto::TokenView tokens;  // what put.tokens views (the request, or a copy owned here)
 };
 // An all-zero `key` counts as absent (the reserved "unset" key).
 absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& request);
