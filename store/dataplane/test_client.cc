@@ -196,6 +196,14 @@ std::shared_ptr<FetchCall> TestClient::StartFetch(uint64_t lease_id, const radix
   return call;
 }
 
+std::shared_ptr<FetchCall> TestClient::ExpectData(uint64_t request_id,
+                                                  std::vector<absl::Span<uint8_t>> dests) {
+  auto call = std::make_shared<FetchCall>(std::move(dests), options_.hold_data);
+  absl::MutexLock lock(&mu_);
+  fetches_[request_id] = call;
+  return call;
+}
+
 FetchOutcome TestClient::Fetch(uint64_t lease_id, const radix::BlobKey& blob,
                                absl::Span<const wire::ByteRange> ranges,
                                std::vector<absl::Span<uint8_t>> dests) {

@@ -102,6 +102,10 @@ class TestClient {
   FetchOutcome Fetch(uint64_t lease_id, const radix::BlobKey& blob,
                      absl::Span<const transport::wire::ByteRange> ranges,
                      std::vector<absl::Span<uint8_t>> dests);
+  // Lands FETCH_DATA `i` of request `request_id` in dests[i] (for messages sent by hand,
+  // e.g. a READ through SendRaw).
+  std::shared_ptr<FetchCall> ExpectData(uint64_t request_id, std::vector<absl::Span<uint8_t>> dests)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // PUT_DATA of `bytes` at `offset` of put `put_id`; PUT_DONE's status.
   absl::Status Put(uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes);
   // Sends message `type` with `header` and `payload` (eager) and returns the status of the
