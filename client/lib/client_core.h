@@ -93,8 +93,10 @@ class ClientCore {
   // One data-plane READ over `ranges` (the node leases, grants and sends in one round
   // trip); calls *on_layer (if given) in layer order as layers of every range land.
   // read_path.cc.
+  // *delivered: a layer was handed to *on_layer (the read cannot be repeated).
   absl::Status ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
-                        const Client::LayerCallback* on_layer, absl::Time deadline);
+                        const Client::LayerCallback* on_layer, absl::Time deadline,
+                        bool* delivered);
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                            const Client::LayerCallback* on_layer, absl::Time deadline);
 

@@ -10,11 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "absl/cleanup/cleanup.h"
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 
 #include "client/lib/chunk_verify.h"
 #include "client/lib/client_core.h"
+#include "client/lib/retry_policy.h"
 #include "client/lib/wire_types.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/key_convert.h"
@@ -85,15 +86,32 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
   for (size_t r = 0; r < runs.size(); ++r) {
     // Layer callbacks come from the last run: the earlier ones have fully landed by then.
     const Client::LayerCallback* callback = r + 1 == runs.size() ? on_layer : nullptr;
-    STRATA_RETURN_IF_ERROR(ReadOnce(
-        ns, absl::MakeConstSpan(plan).subspan(runs[r].first, runs[r].second - runs[r].first),
-        callback, deadline));
+    const auto run =
+        absl::MakeConstSpan(plan).subspan(runs[r].first, runs[r].second - runs[r].first);
+    // A READ changes nothing on the node (its lease ends with it), so one that failed
+    // UNAVAILABLE (connection lost, node restarted) is repeated like the retryable RPCs.
+    // Not after a layer was handed to the caller: that cannot be taken back.
+    const RetryPolicy policy(options_.retry);
+    absl::BitGen random;
+    for (int attempt = 1;; ++attempt) {
+      bool delivered = false;
+      const absl::Status status = ReadOnce(ns, run, callback, deadline, &delivered);
+      const absl::Duration backoff = policy.Backoff(attempt, absl::Uniform(random, 0.0, 1.0));
+      if (status.ok() || delivered ||
+          !policy.ShouldRetry(Retry::kUnavailable, status, attempt, backoff, absl::Now(),
+                              deadline)) {
+        STRATA_RETURN_IF_ERROR(status);
+        break;
+      }
+      absl::SleepFor(backoff);
+    }
   }
   return absl::OkStatus();
 }
 
 absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
-                                  const Client::LayerCallback* on_layer, absl::Time deadline) {
+                                  const Client::LayerCallback* on_layer, absl::Time deadline,
+                                  bool* delivered) {
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
 
@@ -177,6 +195,7 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   auto deliver_layers = [&]() -> absl::Status {
     while (on_layer != nullptr && next_layer < layout.num_layers &&
            layer_waiting[next_layer] == 0) {
+      *delivered = true;
       STRATA_RETURN_IF_ERROR((*on_layer)(next_layer++));
     }
     return absl::OkStatus();

@@ -4,7 +4,7 @@
 //   control  gRPC (strata.v1 Store and Admin) to ClientOptions::node: Match, BeginPut,
 //            CommitPut, Read leases, Delete, Pin, Stat, List, Tiers, Evict, Drain, Health;
 //   data     UCX active messages to the node's data-plane listener, which the node names in
-//            its Read and BeginPut answers. The UCX side (one worker with its progress
+//            its Health and BeginPut answers. The UCX side (one worker with its progress
 //            thread) is created on the first data-plane use and connects once per node
 //            address; a failed connection is dropped and made again by the next call.
 // Bytes never bounce through the library: a read lands straight in the caller's
@@ -24,8 +24,9 @@
 // DATA_LOSS, and no call ever reports OK over bytes that did not verify. A blob evicted or
 // deleted between Match and Read is NOT_FOUND (a miss: Match again), never garbage.
 //
-// Reads take one lease (the node keeps the bytes until it is released) and release it
-// before returning, in the background (Release is not waited for; a lost Release expires).
+// A read is one data-plane round trip (READ, docs/api.md): the node leases the blobs for the
+// length of the transfer (they cannot be freed under it), sends the chunk checksums and then
+// the bytes, and releases the lease itself; no lease RPC, nothing to release.
 //
 // Writing a blob (two-phase put): Write computes the blob's chunk checksums, BeginPut
 // (nothing is sent if the key exists), sends the bytes as PUT_DATA messages, CommitPut; on
@@ -33,11 +34,11 @@
 //
 // Deadlines and retries: every call has a deadline (options.h). UNAVAILABLE (node down,
 // connection lost) is retried with backoff within the deadline for the calls that are
-// safe to repeat: Match, Read's lease request, Stat, List, Health, Tiers, Pin, Unpin,
-// Drain, CommitPut, and BeginPut (a retried BeginPut that answers `exists` is checked with
-// Stat, because the key may be a pending put of the attempt whose answer was lost: then
-// UNAVAILABLE is returned, docs/api.md "Retry notes"). Delete, Evict and the data plane are
-// never retried. DEADLINE_EXCEEDED when the deadline passes; a call never returns before
+// safe to repeat: Match, Read (before any layer went to a ReadLayers callback), Stat, List,
+// Health, Tiers, Pin, Unpin, Drain, CommitPut, and BeginPut (a retried BeginPut that answers
+// `exists` is checked with Stat, because the key may be a pending put of the attempt whose answer
+// was lost: then UNAVAILABLE is returned, docs/api.md "Retry notes"). Delete, Evict and a write's
+// data are never retried. DEADLINE_EXCEEDED when the deadline passes; a call never returns before
 // the transport has let go of the caller's memory.
 //
 // Errors common to every call: DEADLINE_EXCEEDED, UNAVAILABLE (node unreachable after the
