@@ -5,6 +5,8 @@
 #
 #   deploy/setup.sh            install what is missing
 #   deploy/setup.sh --list     print the package list and exit
+#   deploy/setup.sh --bench    also what deploy/bench-compare.sh compares against
+#                              (redis-server, redis-benchmark, ucx_perftest, python3)
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +19,11 @@ PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
 )
+
+if [[ "${1:-}" == "--bench" ]]; then
+  PACKAGES+=(redis-server redis-tools ucx-utils python3)
+  shift
+fi
 
 if [[ "${1:-}" == "--list" ]]; then
   printf '%s\n' "${PACKAGES[@]}"
