@@ -1,11 +1,8 @@
 #include "strata/worker/chunk_checksums.h"
 
-#include <xxhash.h>
-
 #include "absl/strings/str_cat.h"
 
 #include "strata/base/status_macros.h"
-#include "strata/radix/prefix_hash.h"
 
 namespace strata::worker {
 namespace {
@@ -27,22 +24,13 @@ absl::Status CheckBlob(absl::Span<const std::byte> blob, const radix::KvLayout& 
 
 }  // namespace
 
-uint64_t ChunkChecksum(absl::Span<const std::byte> chunk) {
-  return XXH3_64bits_withSeed(chunk.data(), chunk.size(), radix::kPrefixHashSeed);
-}
-
 absl::StatusOr<std::vector<uint64_t>> ChunkChecksums(absl::Span<const std::byte> blob,
                                                      const radix::KvLayout& layout,
                                                      uint32_t num_pages) {
   STRATA_RETURN_IF_ERROR(CheckBlob(blob, layout, num_pages));
-  const uint64_t chunk_bytes = layout.BytesPerLayerPage();
-  const uint64_t chunks = uint64_t{layout.num_layers} * num_pages;
-  std::vector<uint64_t> checksums(chunks);
-  // Layer-major chunks are consecutive in the blob: chunk i sits at i * chunk_bytes.
-  for (uint64_t i = 0; i < chunks; ++i) {
-    checksums[i] = ChunkChecksum(blob.subspan(i * chunk_bytes, chunk_bytes));
-  }
-  return checksums;
+  STRATA_ASSIGN_OR_RETURN(const radix::BlobLayout blob_layout,
+                          radix::BlobLayout::Create(layout, num_pages));
+  return radix::ComputeChunkChecksums(blob_layout, blob);
 }
 
 absl::Status VerifyChunkChecksums(absl::Span<const std::byte> blob, const radix::KvLayout& layout,

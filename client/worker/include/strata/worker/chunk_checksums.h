@@ -30,12 +30,14 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/kv_layout.h"
 
 namespace strata::worker {
 
-// XXH3-64 of one chunk's bytes with seed radix::kPrefixHashSeed.
-uint64_t ChunkChecksum(absl::Span<const std::byte> chunk);
+// XXH3-64 of one chunk's bytes with seed radix::kPrefixHashSeed (one implementation:
+// strata/radix/chunk_checksum.h).
+using radix::ChunkChecksum;
 
 // The num_layers * num_pages chunk checksums of `blob`, layer-major.
 absl::StatusOr<std::vector<uint64_t>> ChunkChecksums(absl::Span<const std::byte> blob,

@@ -1,54 +1,14 @@
-// Chunk checksums of a blob's bytes.
-//
-// A chunk is one layer of one page: radix::KvLayout::BytesPerLayerPage() bytes. In the
-// layer-major blob layout (radix::BlobLayout) chunk (l, p) of a blob of n pages sits at
-// byte (l * n + p) * BytesPerLayerPage(), and its checksum is
-//
-//   ChunkChecksum(chunk) = XXH3_64bits_withSeed(chunk bytes, radix::kPrefixHashSeed)
-//
-// kept in layer-major order: checksums[l * n + p]. The writer sends them with BeginPut,
-// the node verifies every chunk at CommitPut, Read returns those of the chunks it covers,
-// and the client verifies each chunk as it lands.
-//
-// The blob checksum that Stat shows is XXH3-64 (same seed) over the chunk checksums
-// encoded as consecutive little-endian u64 (8 * num_layers * n bytes):
-//
-//   offset      size  field
-//   ----------  ----  -----------------------------
-//   0           8     u64 checksums[0]
-//   8           8     u64 checksums[1]
-//   ...
-//   8*(k-1)     8     u64 checksums[k-1],  k = num_layers * n
-//
-// All functions are pure and thread-safe. Errors: see each function.
+// Chunk checksums as the engine uses them: radix's (strata/radix/chunk_checksum.h, where the
+// definition, the layout table and the errors are), named in store::core for its callers.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-
-#include "absl/status/statusor.h"
-#include "absl/types/span.h"
-
-#include "strata/radix/kv_layout.h"
+#include "strata/radix/chunk_checksum.h"
 
 namespace strata::store::core {
 
-// XXH3-64 of one chunk with seed radix::kPrefixHashSeed.
-uint64_t ChunkChecksum(absl::Span<const std::byte> chunk);
-
-// The checksums of every chunk of `blob` (layout.TotalBytes() bytes), layer-major.
-// INVALID_ARGUMENT if blob.size() != layout.TotalBytes().
-absl::StatusOr<std::vector<uint64_t>> ComputeChunkChecksums(const radix::BlobLayout& layout,
-                                                            absl::Span<const std::byte> blob);
-
-// Index into a layer-major checksum array of chunk (layer, page) of a blob of
-// `blob_pages` pages.
-inline uint64_t ChunkIndex(uint32_t layer, uint32_t page, uint32_t blob_pages) {
-  return static_cast<uint64_t>(layer) * blob_pages + page;
-}
-
-// XXH3-64 (seed kPrefixHashSeed) of the checksums as little-endian u64s (table above).
-uint64_t BlobChecksum(absl::Span<const uint64_t> chunk_checksums);
+using radix::BlobChecksum;
+using radix::ChunkChecksum;
+using radix::ChunkIndex;
+using radix::ComputeChunkChecksums;
 
 }  // namespace strata::store::core

@@ -1,4 +1,4 @@
-#include "strata/store/core/chunk_checksum.h"
+#include "strata/radix/chunk_checksum.h"
 
 #include <cstring>
 
@@ -7,13 +7,13 @@
 #include "strata/radix/prefix_hash.h"
 #include "xxhash.h"
 
-namespace strata::store::core {
+namespace strata::radix {
 
 uint64_t ChunkChecksum(absl::Span<const std::byte> chunk) {
-  return XXH3_64bits_withSeed(chunk.data(), chunk.size(), radix::kPrefixHashSeed);
+  return XXH3_64bits_withSeed(chunk.data(), chunk.size(), kPrefixHashSeed);
 }
 
-absl::StatusOr<std::vector<uint64_t>> ComputeChunkChecksums(const radix::BlobLayout& layout,
+absl::StatusOr<std::vector<uint64_t>> ComputeChunkChecksums(const BlobLayout& layout,
                                                             absl::Span<const std::byte> blob) {
   if (blob.size() != layout.TotalBytes()) {
     return absl::InvalidArgumentError(
@@ -30,7 +30,7 @@ absl::StatusOr<std::vector<uint64_t>> ComputeChunkChecksums(const radix::BlobLay
 
 uint64_t BlobChecksum(absl::Span<const uint64_t> chunk_checksums) {
   XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset_withSeed(state, radix::kPrefixHashSeed);
+  XXH3_64bits_reset_withSeed(state, kPrefixHashSeed);
   for (const uint64_t c : chunk_checksums) {
     unsigned char le[8];
     for (int i = 0; i < 8; ++i) le[i] = static_cast<unsigned char>(c >> (8 * i));
@@ -41,4 +41,4 @@ uint64_t BlobChecksum(absl::Span<const uint64_t> chunk_checksums) {
   return result;
 }
 
-}  // namespace strata::store::core
+}  // namespace strata::radix

@@ -1,4 +1,4 @@
-#include "strata/store/core/chunk_checksum.h"
+#include "strata/radix/chunk_checksum.h"
 
 #include <vector>
 
@@ -8,7 +8,7 @@
 #include "strata/radix/prefix_hash.h"
 #include "xxhash.h"
 
-namespace strata::store::core {
+namespace strata::radix {
 namespace {
 
 radix::KvLayout Layout() {
@@ -57,4 +57,4 @@ TEST(ChunkChecksumTest, BlobChecksumHashesLittleEndianArray) {
 }
 
 }  // namespace
-}  // namespace strata::store::core
+}  // namespace strata::radix
