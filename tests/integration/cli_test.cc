@@ -565,8 +565,8 @@ TEST_F(CliTest, EvictThenDrain) {
   auto put = [&](uint32_t first, uint32_t seed) {
     std::vector<std::string> args = {
         at,         "put",
-        "--tokens", File("t" + std::to_string(seed), TokenText(Tokens(first, 1))),
-        "-i",       File("b" + std::to_string(seed), RandomBytes(kPageBytes, seed))};
+        "--tokens", File(absl::StrCat("t", seed), TokenText(Tokens(first, 1))),
+        "-i",       File(absl::StrCat("b", seed), RandomBytes(kPageBytes, seed))};
     args.insert(args.end(), ns.begin(), ns.end());
     return RunStrata(args);
   };
