@@ -22,7 +22,7 @@ v1::Tier ToProto(Tier tier);
 absl::StatusOr<Tier> TierFromProto(int value, std::string_view field);
 
 absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& response);
-// INTERNAL (the node broke the contract) for a bad tier, key or layout, and for `tokens`
+// INTERNAL (the node broke the contract) for an unknown tier or a bad namespace, and for `tokens`
 // that are not whole 4-byte ids or exceed kMaxTokensPerRequest.
 absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string_view field);
 absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response);
