@@ -84,6 +84,17 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
     counters_.read_failures.fetch_add(1, std::memory_order_relaxed);
     return;
   }
+  // The grant's size is bounded before anything is leased or allocated.
+  uint64_t chunks = 0;
+  for (const wire::ReadRangeBits& r : decoded->ranges) {
+    const uint64_t layers = r.layer_end > r.layer_begin ? r.layer_end - r.layer_begin : 0;
+    chunks += layers * r.num_pages;  // each term < 2^64; the sum is checked after each
+    if (chunks > wire::kMaxReadChunks) {
+      counters_.malformed.fetch_add(1, std::memory_order_relaxed);
+      return refuse(absl::InvalidArgumentError(
+          absl::StrCat("READ: the ranges cover more than ", wire::kMaxReadChunks, " chunks")));
+    }
+  }
   std::vector<core::ReadRange> ranges;
   ranges.reserve(decoded->ranges.size());
   for (const wire::ReadRangeBits& r : decoded->ranges) {

@@ -123,6 +123,22 @@ TEST_F(DataPlaneReadTest, RefusalsArePreciseAndLeaveNoLease) {
   std::string damaged = ns;
   damaged[0] = 'x';
   EXPECT_CODE(Read(damaged, {Range(0, 1, 0, 1)}), absl::StatusCode::kInvalidArgument);
+  // More chunks than one READ may cover: refused before anything is leased.
+  const wire::ReadRangeBits huge{.key = {key_.hash.hi, key_.hash.lo},
+                                 .first_page = 0,
+                                 .num_pages = 1u << 20,
+                                 .layer_begin = 0,
+                                 .layer_end = 2};
+  const wire::ReadHeader huge_header{
+      .request_id = 91, .range_count = 1, .ns_bytes = static_cast<uint32_t>(ns.size())};
+  const std::vector<wire::ReadRangeBits> huge_ranges = {huge};
+  EXPECT_CODE(client_->SendRaw(
+                  wire::MessageType::kRead, wire::EncodeReadHeader(huge_header),
+                  wire::EncodeReadPayload(
+                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns.data()), ns.size()),
+                      huge_ranges),
+                  wire::MessageType::kFetchDone, 91),
+              absl::StatusCode::kInvalidArgument);
   // Malformed headers and payloads.
   const wire::ReadHeader header{.request_id = 90, .range_count = 1, .ns_bytes = 50};
   EXPECT_CODE(client_->SendRaw(wire::MessageType::kRead, wire::EncodeReadHeader(header), {},
@@ -139,7 +155,7 @@ TEST_F(DataPlaneReadTest, RefusalsArePreciseAndLeaveNoLease) {
               absl::StatusCode::kInvalidArgument);
 
   EXPECT_EQ(engine_->Tiers().leases, 0u);
-  EXPECT_EQ(server_->stats().read_failures, 11u);
+  EXPECT_EQ(server_->stats().read_failures, 12u);
   // Still serving.
   EXPECT_OK(Read(ns, {Range(0, 4, 0, 4)}, /*merge=*/true));
   EXPECT_EQ(engine_->Tiers().leases, 0u);

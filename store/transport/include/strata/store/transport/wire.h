@@ -103,6 +103,9 @@ inline constexpr size_t kMaxStatusMessageBytes = 1024;
 inline constexpr uint32_t kMaxReadRanges = 4096;
 inline constexpr uint32_t kMaxNamespaceBytes = 1024;
 inline constexpr uint64_t kMaxMergedBytes = uint64_t{4} << 20;
+// Chunks (layer-pages) one READ may cover, as the control plane's kMaxChunksPerRead: the
+// READ_GRANT carries one checksum each.
+inline constexpr uint64_t kMaxReadChunks = uint64_t{1} << 20;
 
 // Also the active-message ids.
 enum class MessageType : uint8_t {
