@@ -3,7 +3,8 @@
 //
 //   strata-bench [--node HOST:PORT] [--ucx-tls TLS] [--modes put,get,match]
 //                [--sizes 256K,1M,4M,16M] [--clients 1,2,4,8] [--min-seconds 1.5]
-//                [--min-ops 16] [--max-seconds 10] [--bytes 64G] [--match-tokens 32768] [--match-iters 2000] [--csv]
+//                [--min-ops 16] [--max-seconds 10] [--bytes 64G] [--match-tokens 32768]
+//                [--match-iters 2000] [--csv]
 //
 // Every client is its own strata::Client (its own gRPC channel and UCX worker) on its own
 // thread, doing one call after another:
@@ -213,10 +214,10 @@ absl::StatusOr<RunResult> RunTransfers(const BenchOptions& o, const std::string&
   }
   start.arrive_and_wait();
   const Clock::time_point t0 = Clock::now();
-  const Clock::time_point limit =
-      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.max_seconds));
-  const Clock::time_point enough =
-      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.min_seconds));
+  const Clock::time_point limit = t0 + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(o.max_seconds));
+  const Clock::time_point enough = t0 + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(o.min_seconds));
   std::thread watchdog([&] {
     while (!stop.load() && Clock::now() < limit) {
       if (Clock::now() >= enough) long_enough.store(true);
@@ -243,9 +244,9 @@ absl::StatusOr<RunResult> RunTransfers(const BenchOptions& o, const std::string&
 
 absl::Status RunMatch(const BenchOptions& o, uint64_t seed) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Client> client, Client::Connect(o.client));
-  STRATA_ASSIGN_OR_RETURN(Namespace ns,
-                          Namespace::Create("bench", absl::StrCat("strata-bench-match-", seed),
-                                            MatchLayoutForBench()));
+  STRATA_ASSIGN_OR_RETURN(
+      Namespace ns,
+      Namespace::Create("bench", absl::StrCat("strata-bench-match-", seed), MatchLayoutForBench()));
   const KvLayout& layout = ns.layout();
   std::mt19937_64 rng(seed);
   // The conversation so far: turns of 2048 tokens, each a blob continuing the previous one.
@@ -257,7 +258,8 @@ absl::Status RunMatch(const BenchOptions& o, uint64_t seed) {
   while (prompt.size() < o.match_tokens) {
     const std::vector<TokenId> turn = RandomTokens(rng, turn_tokens);
     STRATA_ASSIGN_OR_RETURN(
-        WriteResult w, client->Write(ns, parent, turn, MemoryDescriptor::Host(kv.data(), kv.size())));
+        WriteResult w,
+        client->Write(ns, parent, turn, MemoryDescriptor::Host(kv.data(), kv.size())));
     prompt.insert(prompt.end(), turn.begin(), turn.end());
     parent = Parent{w.key, static_cast<uint32_t>(prompt.size() / layout.page_tokens)};
     keys.push_back(w.key);
@@ -273,7 +275,8 @@ absl::Status RunMatch(const BenchOptions& o, uint64_t seed) {
     for (int i = 0; i < o.match_iters; ++i) {
       const Clock::time_point c0 = Clock::now();
       STRATA_RETURN_IF_ERROR(call());
-      r.latencies_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - c0).count());
+      r.latencies_us.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - c0).count());
       ++r.ops;
       if (std::chrono::duration<double>(Clock::now() - t0).count() > o.max_seconds) break;
     }
@@ -285,8 +288,8 @@ absl::Status RunMatch(const BenchOptions& o, uint64_t seed) {
   STRATA_RETURN_IF_ERROR(time_calls("match", [&]() -> absl::Status {
     STRATA_ASSIGN_OR_RETURN(MatchResult m, client->Match(ns, prompt));
     if (m.matched_pages != cached_pages) {
-      return absl::InternalError(absl::StrCat("match found ", m.matched_pages, " pages, expected ",
-                                              cached_pages));
+      return absl::InternalError(
+          absl::StrCat("match found ", m.matched_pages, " pages, expected ", cached_pages));
     }
     return absl::OkStatus();
   }));
@@ -365,8 +368,9 @@ int Main(int argc, char** argv) {
       ok = false;
     }
     if (!ok) {
-      std::fprintf(stderr, "strata-bench: bad or incomplete argument '%s' (sizes are whole "
-                           "256K pages)\n",
+      std::fprintf(stderr,
+                   "strata-bench: bad or incomplete argument '%s' (sizes are whole "
+                   "256K pages)\n",
                    argv[i]);
       return Usage(argv[0], 2);
     }
