@@ -19,6 +19,8 @@
 namespace strata::store::transport {
 namespace {
 
+// Message ids [0, kDefaultHandledIds) have a dropping handler until one is registered.
+constexpr uint16_t kDefaultHandledIds = 64;
 // Worker progress calls per loop turn before queued commands get a look in.
 constexpr int kProgressBurst = 64;
 // How long shutdown keeps progressing so that UCX can complete force-closed operations.
@@ -51,6 +53,17 @@ absl::Status MessengerImpl::InitializeUcx() {
   max_header_size_ = worker_->max_am_header();
   if (options_.same_host_shared_memory && context_->has_shared_memory_and_cma()) {
     host_identity_ = LocalHostIdentity();
+  }
+  // Ids without a handler of ours: UCX 1.13 warns and then reads a missing callback on its
+  // reply path (seen as a SEGV under ASan when a peer sent an id the receiver never
+  // registered). Every id below kDefaultHandledIds gets a handler that drops the message, so
+  // an older or smaller peer survives a message it does not know.
+  for (uint16_t id = 0; id < kDefaultHandledIds; ++id) {
+    STRATA_RETURN_IF_ERROR(
+        InstallHandler(id, [this, id](PeerId from, absl::Span<const uint8_t>, IncomingData) {
+          LOG_EVERY_N(WARNING, 100) << options_.name << ": dropping message " << id << " from peer "
+                                    << static_cast<uint64_t>(from) << ": no handler for it";
+        }));
   }
   return InstallHandler(kHandshakeId, [this](PeerId from, absl::Span<const uint8_t> header,
                                              IncomingData) { OnHandshakeMessage(from, header); });

@@ -112,6 +112,31 @@ TEST_P(MessengerTest, HeaderOnlyMessagesRoundTripBetweenPeers) {
   EXPECT_FALSE(client_->OnProgressThread());
 }
 
+// A message whose id the receiver never registered is dropped (eager or rendezvous: the
+// sender's rendezvous ends ABORTED) and the receiver keeps going.
+TEST_P(MessengerTest, MessagesWithoutAHandlerAreDroppedAndTheReceiverSurvives) {
+  Completion eager;
+  client_->Send(to_server_, 9, Bytes("nobody listens"), {}, {}, eager.Callback());
+  ASSERT_TRUE(eager.Wait());
+  EXPECT_OK(eager.status());
+  const std::vector<uint8_t> payload(1 << 20, 0x5A);
+  Completion bulk;
+  client_->Send(to_server_, 10, Bytes("bulk"), payload, {.protocol = DataProtocol::kRendezvous},
+                bulk.Callback());
+  ASSERT_TRUE(bulk.Wait());
+  EXPECT_EQ(bulk.status().code(), absl::StatusCode::kAborted) << bulk.status();
+
+  Completion got;
+  ASSERT_OK(server_->RegisterHandler(9, [&](PeerId, absl::Span<const uint8_t>, IncomingData) {
+    got.Callback()(absl::OkStatus());
+  }));
+  Completion sent;
+  client_->Send(to_server_, 9, Bytes("now it does"), {}, {}, sent.Callback());
+  ASSERT_TRUE(got.Wait());
+  ASSERT_TRUE(sent.Wait());
+  EXPECT_OK(sent.status());
+}
+
 // "tcp" keeps everything on TCP; with shared memory allowed, a same-host peer's messages move
 // to a data endpoint on shared memory (AM) and CMA (rendezvous).
 TEST_P(MessengerTest, UsesTheTransportsAskedFor) {

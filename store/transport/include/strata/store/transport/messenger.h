@@ -123,7 +123,8 @@ class Messenger {
   Messenger& operator=(const Messenger&) = delete;
 
   // Routes messages with `id` to `handler`, replacing an earlier one. Messages for an id
-  // without a handler are dropped (UCX logs a warning). May be called from inside a handler.
+  // below 64 without a handler are dropped (logged); keep protocol ids below 64 (UCX 1.13
+  // may crash on a message whose id has no handler at all). May be called from inside a handler.
   // Errors: INVALID_ARGUMENT id >= kFirstReservedId; CANCELLED shutting down.
   absl::Status RegisterHandler(uint16_t id, MessageHandler handler);
 
