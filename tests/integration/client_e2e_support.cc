@@ -21,12 +21,13 @@ Namespace ClientTestNamespace(const std::string& tenant) {
   return Namespace::Create(tenant, "org/reference-4l", ClientTestLayout()).value();
 }
 
-absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(const std::string& ucx_tls,
-                                                                    uint64_t dram_bytes) {
+absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
+    const std::string& ucx_tls, uint64_t dram_bytes, const std::vector<std::string>& extra_args) {
   NodeProcessOptions options;
-  options.default_listen_and_dram = false;
-  options.args = {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
-                  "--dram_bytes=" + std::to_string(dram_bytes)};
+  // The listen defaults (127.0.0.1:0) apply unless extra_args names the flag.
+  options.default_listen_and_dram = true;
+  options.args = {"--dram_bytes=" + std::to_string(dram_bytes)};
+  options.args.insert(options.args.end(), extra_args.begin(), extra_args.end());
   if (!ucx_tls.empty()) options.env["UCX_TLS"] = ucx_tls;
   return NodeProcess::Start(std::move(options));
 }

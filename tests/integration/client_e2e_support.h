@@ -26,9 +26,11 @@ KvLayout ClientTestLayout();
 Namespace ClientTestNamespace(const std::string& tenant);
 
 // A strata-node with its data plane on 127.0.0.1:0 and UCX_TLS = `ucx_tls` (empty: UCX's
-// default), `dram_bytes` of DRAM tier.
+// default), `dram_bytes` of DRAM tier, and `extra_args` (node flags; a --grpc_listen or
+// --dataplane_listen there replaces the 127.0.0.1:0 default).
 absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
-    const std::string& ucx_tls, uint64_t dram_bytes = uint64_t{64} << 20);
+    const std::string& ucx_tls, uint64_t dram_bytes = uint64_t{64} << 20,
+    const std::vector<std::string>& extra_args = {});
 
 // Options of a client of `node` over `ucx_tls`, with short retries for tests.
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls);

@@ -9,7 +9,9 @@ if(TARGET strata::client AND TARGET strata_integration_harness)
     PRIVATE glog::glog)
   strata_target_defaults(strata_client_e2e_support)
 
-  foreach(name client_roundtrip_test client_concurrency_test client_failure_test)
+  # client_recovery_test has its own main(): it runs itself again as a child reader.
+  foreach(name client_roundtrip_test client_concurrency_test client_failure_test
+               client_recovery_test)
     strata_add_test(NAME integration_${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.cc
                     LIBS strata_client_e2e_support absl::strings absl::synchronization
                          glog::glog

@@ -54,11 +54,23 @@ std::string Tail(const std::string& text, size_t n = 2000) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
 }
 
-// Forks and execs the node. Everything the child touches is prepared before fork(): the
-// parent has gRPC threads, so the child may only make async-signal-safe calls.
-pid_t Spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-            const std::string& cwd, const std::string& out_path, const std::string& err_path) {
-  std::vector<std::string> argv_storage = {STRATA_NODE_BINARY};
+// Exit code of a waitpid status: the code, or 128 + signal.
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+std::string MakeTempDir() { return MakeTestDir("strata-node-test"); }
+
+}  // namespace
+
+// Everything the child touches is prepared before fork(): the parent has gRPC threads, so the
+// child may only make async-signal-safe calls.
+pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env, const std::string& cwd,
+                   const std::string& out_path, const std::string& err_path) {
+  std::vector<std::string> argv_storage = {binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
@@ -94,15 +106,7 @@ pid_t Spawn(const std::vector<std::string>& args, const std::map<std::string, st
   _exit(127);
 }
 
-// Exit code of a waitpid status: the code, or 128 + signal.
-int ExitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
-// Polls waitpid until the child exits or `timeout` passes.
-std::optional<int> PollExit(pid_t pid, absl::Duration timeout) {
+std::optional<int> WaitForChildExit(pid_t pid, absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (true) {
     int status = 0;
@@ -113,10 +117,6 @@ std::optional<int> PollExit(pid_t pid, absl::Duration timeout) {
     absl::SleepFor(absl::Milliseconds(10));
   }
 }
-
-std::string MakeTempDir() { return MakeTestDir("strata-node-test"); }
-
-}  // namespace
 
 std::string MakeTestDir(const std::string& prefix) {
   const char* base = std::getenv("TMPDIR");
@@ -149,8 +149,9 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   }
   if (options.default_data_dir) add_default("data_dir", absl::StrCat(temp, "/data"));
   args.insert(args.end(), options.args.begin(), options.args.end());
-  const pid_t pid = Spawn(args, options.env, options.cwd.empty() ? temp : options.cwd,
-                          temp + "/stdout.txt", temp + "/stderr.txt");
+  const pid_t pid =
+      SpawnProcess(STRATA_NODE_BINARY, args, options.env, options.cwd.empty() ? temp : options.cwd,
+                   temp + "/stdout.txt", temp + "/stderr.txt");
   if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
   std::unique_ptr<NodeProcess> node(new NodeProcess(pid, temp));
 
@@ -170,7 +171,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
       }
     }
     if (ready) break;
-    if (std::optional<int> code = PollExit(pid, absl::ZeroDuration()); code.has_value()) {
+    if (std::optional<int> code = WaitForChildExit(pid, absl::ZeroDuration()); code.has_value()) {
       node->exit_code_ = code;
       return absl::FailedPreconditionError(absl::StrCat("strata-node exited with ", *code,
                                                         " before listening; stderr:\n",
@@ -186,6 +187,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
     return absl::FailedPreconditionError(
         absl::StrCat("no grpc listen line before ready:\n", node->StdoutText()));
   }
+  if (!options.wait_for_health) return node;
   absl::Status healthy = node->WaitHealthy(std::max(deadline - absl::Now(), absl::Seconds(5)));
   if (!healthy.ok()) return healthy;
   return node;
@@ -197,12 +199,13 @@ ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
   ExitResult result;
   const std::string temp = MakeTempDir();
   if (temp.empty()) return result;
-  const pid_t pid = Spawn(args, env, temp, temp + "/stdout.txt", temp + "/stderr.txt");
+  const pid_t pid =
+      SpawnProcess(STRATA_NODE_BINARY, args, env, temp, temp + "/stdout.txt", temp + "/stderr.txt");
   if (pid < 0) return result;
-  std::optional<int> code = PollExit(pid, timeout);
+  std::optional<int> code = WaitForChildExit(pid, timeout);
   if (!code.has_value()) {
     kill(pid, SIGKILL);
-    code = PollExit(pid, absl::Seconds(10));
+    code = WaitForChildExit(pid, absl::Seconds(10));
   }
   result.exit_code = code.value_or(-1);
   result.stdout_text = ReadFile(temp + "/stdout.txt");
@@ -263,7 +266,7 @@ void NodeProcess::Signal(int signal) const {
 
 absl::StatusOr<int> NodeProcess::WaitExit(absl::Duration timeout) {
   if (exit_code_.has_value()) return *exit_code_;
-  exit_code_ = PollExit(pid_, timeout);
+  exit_code_ = WaitForChildExit(pid_, timeout);
   if (!exit_code_.has_value()) {
     return absl::DeadlineExceededError(absl::StrCat(
         "strata-node pid ", pid_, " still running after ", absl::FormatDuration(timeout)));

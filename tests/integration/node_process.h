@@ -2,12 +2,13 @@
 //
 // Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
 // by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
-// --dram_bytes=64MiB --data_dir=<temp>/data`,
-// stdout and stderr going to files in a fresh temporary directory. It waits for the
-// "strata-node: ready" line, which follows the listen lines ("strata-node: grpc listening
-// on HOST:PORT": the port the kernel chose), then for a Health call to succeed. The destructor
-// SIGKILLs a node still running, reaps it and removes the temporary directory. The child also gets
-// SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node behind.
+// --dram_bytes=64MiB --data_dir=<temp>/data`, stdout and stderr going to files in a fresh
+// temporary directory. It waits for the "strata-node: ready" line, which follows the listen
+// lines ("strata-node: grpc listening on HOST:PORT": the port the kernel chose), then
+// (unless wait_for_health is off) for a Health call to succeed. The destructor SIGKILLs a
+// node still running, reaps it and removes the temporary directory. The child also gets
+// SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node
+// behind.
 //
 // RunToExit() runs strata-node to completion (for --help, bad flags, a node that must fail
 // to start) and returns its exit code and output.
@@ -50,6 +51,12 @@ struct NodeProcessOptions {
   std::string cwd;
   // How long to wait for the listen line and then for Health (ASan builds start slowly).
   absl::Duration start_timeout = absl::Seconds(30);
+  // Whether Start waits for a Health call to succeed after the ready line. Off: Start
+  // returns as soon as the node printed "ready" (every listener is up), so that a test can
+  // time how quickly its own client gets through. (Health from the harness would go through
+  // the same gRPC subchannel as the test's client when their channel arguments match:
+  // gRPC shares subchannels process-wide.)
+  bool wait_for_health = true;
 };
 
 struct ExitResult {
@@ -111,6 +118,21 @@ class NodeProcess {
   std::string data_plane_address_;
   std::optional<int> exit_code_;
 };
+
+// Forks and execs `binary` with `args` (argv[1..]), this process's environment plus `env`
+// (which wins), in directory `cwd`, stdout and stderr going to the files named (created or
+// truncated). The child gets SIGKILL if this process dies (PR_SET_PDEATHSIG). Returns the
+// child's pid, or -1 when fork failed (errno set); the caller reaps it (WaitForChildExit).
+// NodeProcess starts the node with it; tests use it for helper processes (e.g. a second
+// client process to kill).
+pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env, const std::string& cwd,
+                   const std::string& out_path, const std::string& err_path);
+
+// Waits up to `timeout` (polling) for child `pid` to exit and reaps it: its exit status, or
+// 128 + N when killed by signal N; -1 when waitpid failed (not our child, reaped already);
+// nullopt while it is still running.
+std::optional<int> WaitForChildExit(pid_t pid, absl::Duration timeout);
 
 // A new empty directory $TMPDIR/<prefix>-XXXXXX (or under /tmp), as an absolute path
 // without "//"; "" on failure. The caller removes it.
