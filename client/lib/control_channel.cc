@@ -1,5 +1,8 @@
 #include "client/lib/control_channel.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "glog/logging.h"
 
 #include "grpcpp/create_channel.h"
@@ -12,12 +15,24 @@ namespace {
 
 // A Release that takes longer than this is abandoned (the lease expires by itself).
 constexpr absl::Duration kReleaseTimeout = absl::Seconds(5);
+// The least reconnect backoff cap (the header's "Reconnecting").
+constexpr int64_t kMinReconnectBackoffCapMs = 100;
+// gRPC's default first reconnect backoff.
+constexpr int64_t kGrpcInitialReconnectBackoffMs = 1000;
 
 }  // namespace
 
 ControlChannel::ControlChannel(const ClientOptions& options) : policy_(options.retry) {
   grpc::ChannelArguments args;
   proto::ApplyMessageLimits(&args);
+  const int64_t cap_ms = std::clamp<int64_t>(absl::ToInt64Milliseconds(options.retry.max_backoff),
+                                             kMinReconnectBackoffCapMs, INT32_MAX);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(cap_ms));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              static_cast<int>(std::min(cap_ms, kGrpcInitialReconnectBackoffMs)));
+  // After a lost connection the channel reconnects only once its resolver answered again,
+  // and gRPC spaces resolutions 30 s apart by default.
+  args.SetInt(GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS, static_cast<int>(cap_ms));
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateCustomChannel(options.node, grpc::InsecureChannelCredentials(), args);
   store_ = v1::Store::NewStub(channel);

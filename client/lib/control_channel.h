@@ -7,6 +7,15 @@
 // whose deadline is the call's; gRPC's status becomes an absl::Status with its code and
 // message unchanged (FromGrpcStatus).
 //
+// Reconnecting: after its connection to the node broke, the channel fails RPCs at once
+// (UNAVAILABLE) until a new connection is up, and it makes one only after its resolver
+// answered again and its reconnect backoff passed. With gRPC's defaults (resolutions at
+// least 30 s apart; backoff from 1 s growing to 120 s) a client of a node restarted on the
+// same address kept failing for about 8 s after the node was back, longer after long
+// outages (tests/integration/client_recovery_test.cc). So both are capped at
+// RetryOptions::max_backoff (at least 100 ms): the channel tries again at least as often
+// as a retrying call does.
+//
 // ReleaseInBackground(lease) sends Release without waiting for the answer (an error is only
 // logged: a lost Release expires with the lease). The destructor waits for the releases in
 // flight (each has a short deadline).
