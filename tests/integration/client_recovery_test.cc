@@ -405,10 +405,10 @@ INSTANTIATE_TEST_SUITE_P(Transports, ClientKilledMidReadTest,
 std::string PortOf(const std::string& address) { return address.substr(address.rfind(':') + 1); }
 
 // A node whose data-plane listener may take a port that still has connections of a dead
-// predecessor in TIME_WAIT: UCX's listening socket gets SO_REUSEADDR only with
-// UCX_TCP_CM_REUSEADDR=y (default n in UCX 1.13), and it must be set on the old node too
-// (the TIME_WAIT sockets inherit its listener's flag). Without it a restart on the same
-// data-plane port fails with "Device is busy" for as long as TIME_WAIT lasts (60 s).
+// predecessor in TIME_WAIT. UCX's listening socket gets SO_REUSEADDR only with
+// UCX_TCP_CM_REUSEADDR=y (default n in UCX 1.13), needed on the old node too; strata-node
+// sets it by default (store/node/main.cc), which this test relies on: without it a restart
+// on the same data-plane port fails with "Device is busy" while TIME_WAIT lasts (60 s).
 absl::StatusOr<std::unique_ptr<NodeProcess>> StartRestartableNode(const std::string& ucx_tls,
                                                                   const std::string& grpc_listen,
                                                                   const std::string& dp_listen,
@@ -418,7 +418,6 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartRestartableNode(const std::str
   options.args = {absl::StrCat("--grpc_listen=", grpc_listen),
                   absl::StrCat("--dataplane_listen=", dp_listen)};
   options.env["UCX_TLS"] = ucx_tls;
-  options.env["UCX_TCP_CM_REUSEADDR"] = "y";
   return NodeProcess::Start(std::move(options));
 }
 
