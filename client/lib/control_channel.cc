@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "glog/logging.h"
-
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -13,8 +11,6 @@
 namespace strata::client_internal {
 namespace {
 
-// A Release that takes longer than this is abandoned (the lease expires by itself).
-constexpr absl::Duration kReleaseTimeout = absl::Seconds(5);
 // The least reconnect backoff cap (the header's "Reconnecting").
 constexpr int64_t kMinReconnectBackoffCapMs = 100;
 // gRPC's default first reconnect backoff.
@@ -37,38 +33,6 @@ ControlChannel::ControlChannel(const ClientOptions& options) : policy_(options.r
       grpc::CreateCustomChannel(options.node, grpc::InsecureChannelCredentials(), args);
   store_ = v1::Store::NewStub(channel);
   admin_ = v1::Admin::NewStub(channel);
-}
-
-ControlChannel::~ControlChannel() {
-  absl::MutexLock lock(&mu_);
-  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return releases_in_flight_ == 0; };
-  mu_.Await(absl::Condition(&idle));
-}
-
-void ControlChannel::ReleaseInBackground(uint64_t lease_id) {
-  struct Pending {
-    grpc::ClientContext context;
-    v1::ReleaseRequest request;
-    v1::ReleaseResponse response;
-  };
-  auto* pending = new Pending;
-  pending->request.set_lease_id(lease_id);
-  pending->context.set_deadline(absl::ToChronoTime(absl::Now() + kReleaseTimeout));
-  {
-    absl::MutexLock lock(&mu_);
-    ++releases_in_flight_;
-  }
-  rpcs_.fetch_add(1, std::memory_order_relaxed);
-  store_->async()->Release(&pending->context, &pending->request, &pending->response,
-                           [this, pending, lease_id](grpc::Status status) {
-                             if (!status.ok()) {
-                               VLOG(1) << "strata client: Release of lease " << lease_id
-                                       << " failed (it will expire): " << status.error_message();
-                             }
-                             delete pending;
-                             absl::MutexLock lock(&mu_);
-                             --releases_in_flight_;
-                           });
 }
 
 }  // namespace strata::client_internal

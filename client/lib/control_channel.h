@@ -16,10 +16,6 @@
 // RetryOptions::max_backoff (at least 100 ms): the channel tries again at least as often
 // as a retrying call does.
 //
-// ReleaseInBackground(lease) sends Release without waiting for the answer (an error is only
-// logged: a lost Release expires with the lease). The destructor waits for the releases in
-// flight (each has a short deadline).
-//
 // Thread-safe: every method from any thread; gRPC stubs are thread-safe.
 #pragma once
 
@@ -45,7 +41,6 @@ namespace strata::client_internal {
 class ControlChannel {
  public:
   explicit ControlChannel(const ClientOptions& options);
-  ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
 
@@ -60,8 +55,6 @@ class ControlChannel {
                     const Request& request, Response* response, absl::Time deadline, Retry retry,
                     int* attempts = nullptr);
 
-  void ReleaseInBackground(uint64_t lease_id) ABSL_LOCKS_EXCLUDED(mu_);
-
   uint64_t rpcs() const { return rpcs_.load(std::memory_order_relaxed); }
   uint64_t retries() const { return retries_.load(std::memory_order_relaxed); }
 
@@ -71,9 +64,6 @@ class ControlChannel {
   std::unique_ptr<v1::Admin::Stub> admin_;
   std::atomic<uint64_t> rpcs_{0};
   std::atomic<uint64_t> retries_{0};
-
-  absl::Mutex mu_;
-  int releases_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 template <typename Stub, typename Request, typename Response>

@@ -117,7 +117,7 @@ absl::Status DataPlane::TakeFetchSlot(PeerId peer, absl::Time deadline) {
   };
   if (!mu_.AwaitWithDeadline(absl::Condition(&slot_free), deadline)) {
     return absl::DeadlineExceededError(
-        "deadline passed while waiting to send FETCH (the connection has its limit in flight)");
+        "deadline passed while waiting to send READ (the connection has its limit in flight)");
   }
   ++fetches_in_flight_[peer];
   return absl::OkStatus();
@@ -130,7 +130,7 @@ void DataPlane::SendRequest(PeerId peer, uint64_t id, uint16_t type,
   // rendezvous.
   const auto protocol = payload->size() <= 8192 ? transport::DataProtocol::kEager
                                                 : transport::DataProtocol::kRendezvous;
-  const char* what = type == Id(wire::MessageType::kRead) ? "READ: " : "FETCH: ";
+  const char* what = type == Id(wire::MessageType::kRead) ? "READ: " : "request: ";
   messenger_->Send(
       peer, type, header, *payload, transport::SendOptions{protocol, nullptr},
       [this, id, payload, what](absl::Status status) {
@@ -140,36 +140,6 @@ void DataPlane::SendRequest(PeerId peer, uint64_t id, uint16_t type,
           r->group->RequestEnded(absl::Status(status.code(), absl::StrCat(what, status.message())));
         }
       });
-}
-
-absl::Status DataPlane::StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
-                                   std::vector<wire::ByteRange> ranges,
-                                   std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
-                                   const std::shared_ptr<TransferGroup>& group,
-                                   std::shared_ptr<const MemoryRegion> region,
-                                   absl::Time deadline) {
-  DCHECK_EQ(ranges.size(), dests.size());
-  STRATA_RETURN_IF_ERROR(TakeFetchSlot(peer, deadline));
-  auto request = std::make_shared<Request>();
-  request->kind = Kind::kFetch;
-  request->peer = peer;
-  request->group = group;
-  request->first_item = first_item;
-  request->dests = std::move(dests);
-  request->region = std::move(region);
-  group->NotePeer(static_cast<uint64_t>(peer));
-  group->RequestStarted();
-  const uint64_t id = AddRequest(std::move(request));  // holds the slot taken above
-
-  wire::FetchHeader header;
-  header.request_id = id;
-  header.lease_id = lease_id;
-  header.key = wire::BlobKeyBits{blob.hash.hi, blob.hash.lo};
-  header.range_count = static_cast<uint32_t>(ranges.size());
-  const auto header_bytes = wire::EncodeFetchHeader(header);
-  SendRequest(peer, id, Id(wire::MessageType::kFetch), header_bytes,
-              std::make_shared<std::vector<uint8_t>>(wire::EncodeFetchRanges(ranges)));
-  return absl::OkStatus();
 }
 
 absl::Status DataPlane::StartRead(PeerId peer, const wire::ReadHeader& header,

@@ -6,20 +6,15 @@
 // made again by the next Connect), and the table of requests in flight, keyed by
 // request_id:
 //
-//   StartFetch  sends FETCH(lease, blob, ranges); each FETCH_DATA(index) is received straight
-//               into dests[index] (IncomingData::Accept: a rendezvous pull into the caller's
-//               memory) and reported to the group as item first_item + index; FETCH_DONE
-//               ends the request with the node's status. At most
-//               options.max_fetches_per_peer FETCHes are in flight per connection: StartFetch
-//               waits for a slot (the node serves a connection's FETCHes in arrival order,
-//               so the order of StartFetch calls is the order data arrives in).
 //   StartRead   sends READ(namespace, ranges): a read in one round trip, no lease RPC. The
 //               node takes the lease itself, answers READ_GRANT (the checksums of every
 //               item, received straight into `grant`, then reported as item kGrantItem),
 //               sends each item as FETCH_DATA(index) into dests[index] (reported as
 //               first_item + index), releases the lease and ends with FETCH_DONE; an error
 //               before any transfer (a miss, a layout mismatch) comes as FETCH_DONE alone.
-//               Shares the FETCH slots.
+//               At most options.max_fetches_per_peer READs are in flight per connection:
+//               StartRead waits for a slot (the node serves a connection's requests in
+//               arrival order).
 //   StartPut    sends PUT_DATA(put_id, offset) with the caller's bytes as a rendezvous
 //               payload (zero-copy from the caller's buffer); PUT_DONE ends it, and its OK
 //               reports the piece as `item`.
@@ -69,7 +64,7 @@ struct DataPlaneOptions {
   absl::Duration connect_timeout = absl::Seconds(5);
   // How long Abandon waits for in-flight transfers before disconnecting their peers.
   absl::Duration abandon_grace = absl::Seconds(2);
-  // FETCH requests in flight per node connection, across all calls; StartFetch waits for a
+  // READ requests in flight per node connection, across all calls; StartRead waits for a
   // slot. The node refuses more than its own limit (256 by default) with RESOURCE_EXHAUSTED.
   uint32_t max_fetches_per_peer = 128;
 };
@@ -87,17 +82,6 @@ class DataPlane {
   // The connection to the data plane at "host:port", made if there is none.
   absl::StatusOr<PeerId> Connect(const std::string& address, absl::Time deadline)
       ABSL_LOCKS_EXCLUDED(connect_mu_, mu_);
-
-  // REQUIRES: dests.size() == ranges.size() and dests[i].size() == ranges[i].length; the
-  // memory stays valid until the group finished or was abandoned. `region`, if not null,
-  // covers every dest. DEADLINE_EXCEEDED when no FETCH slot freed up by `deadline` (nothing
-  // was sent).
-  absl::Status StartFetch(PeerId peer, uint64_t lease_id, const radix::BlobKey& blob,
-                          std::vector<store::transport::wire::ByteRange> ranges,
-                          std::vector<absl::Span<uint8_t>> dests, uint32_t first_item,
-                          const std::shared_ptr<TransferGroup>& group,
-                          std::shared_ptr<const MemoryRegion> region, absl::Time deadline)
-      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The item number READ_GRANT lands as.
   static constexpr uint32_t kGrantItem = UINT32_MAX;
@@ -154,9 +138,9 @@ class DataPlane {
   // Progress-thread handlers.
   void OnFetchData(absl::Span<const uint8_t> header, store::transport::IncomingData data);
   void OnReadGrant(absl::Span<const uint8_t> header, store::transport::IncomingData data);
-  // Waits for a FETCH slot on `peer` and takes it; DEADLINE_EXCEEDED when none freed up.
+  // Waits for a request slot on `peer` and takes it; DEADLINE_EXCEEDED when none freed up.
   absl::Status TakeFetchSlot(PeerId peer, absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
-  // Sends a FETCH or READ message of `request` (registered under `id`); a failed send ends
+  // Sends the READ message of the request registered under `id`; a failed send ends
   // the request.
   void SendRequest(PeerId peer, uint64_t id, uint16_t type, absl::Span<const uint8_t> header,
                    std::shared_ptr<std::vector<uint8_t>> payload);

@@ -137,35 +137,4 @@ std::vector<std::pair<size_t, size_t>> SplitIntoReads(absl::Span<const PlannedRa
   return runs;
 }
 
-absl::Status CheckGrant(const PlannedRange& range, const GrantView& grant, uint64_t chunk_bytes,
-                        std::string_view field) {
-  const std::string name(field);
-  if (grant.blob != range.blob) {
-    return absl::InternalError(
-        absl::StrCat(name, ".blob: ", grant.blob.ToHex(), ", asked for ", range.blob.ToHex()));
-  }
-  if (grant.chunk_bytes != chunk_bytes) {
-    return absl::InternalError(absl::StrCat(name, ".chunk_bytes: ", grant.chunk_bytes,
-                                            ", the namespace's layout has ", chunk_bytes));
-  }
-  const uint32_t layers = range.layer_end - range.layer_begin;
-  if (grant.layer_ranges.size() != layers) {
-    return absl::InternalError(absl::StrCat(name, ".layer_ranges: ", grant.layer_ranges.size(),
-                                            " ranges for ", layers, " layers"));
-  }
-  const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
-  for (size_t i = 0; i < grant.layer_ranges.size(); ++i) {
-    if (grant.layer_ranges[i].length != layer_bytes) {
-      return absl::InternalError(absl::StrCat(name, ".layer_ranges[", i,
-                                              "].length: ", grant.layer_ranges[i].length,
-                                              ", expected ", layer_bytes));
-    }
-  }
-  if (grant.checksums.size() != range.chunks()) {
-    return absl::InternalError(absl::StrCat(name, ".chunk_checksums: ", grant.checksums.size(),
-                                            " for ", range.chunks(), " chunks"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace strata::client_internal

@@ -14,10 +14,6 @@
 // one Read RPC; SplitIntoReads then groups consecutive ranges into RPCs within
 // kMaxReadRanges and kMaxChunksPerRead.
 //
-// CheckGrant compares the node's ReadGrant with what was asked: the same blob, chunk size,
-// one layer range per layer of num_pages * L bytes, one checksum per chunk. A grant that
-// does not match is INTERNAL (a node bug): nothing is fetched.
-//
 // Errors (INVALID_ARGUMENT naming the argument, e.g. "ranges[2].num_pages"):
 //   PlanRanges  sizes of ranges and destinations differ; no ranges; num_pages 0; a
 //               destination CheckMemoryDescriptor refuses (UNIMPLEMENTED for device memory)
@@ -73,17 +69,5 @@ std::vector<PlannedRange> CutLargeRanges(std::vector<PlannedRange> ranges, uint6
 // chunks. REQUIRES: every range has at most max_chunks chunks.
 std::vector<std::pair<size_t, size_t>> SplitIntoReads(absl::Span<const PlannedRange> ranges,
                                                       size_t max_ranges, uint64_t max_chunks);
-
-// A ReadGrant as the node answered it, in plain types.
-struct GrantView {
-  radix::BlobKey blob;
-  uint64_t chunk_bytes = 0;
-  std::vector<radix::ByteRange> layer_ranges;
-  absl::Span<const uint64_t> checksums;
-};
-
-// OK when `grant` is what `range` asked for (see above), else INTERNAL naming `field`.
-absl::Status CheckGrant(const PlannedRange& range, const GrantView& grant, uint64_t chunk_bytes,
-                        std::string_view field);
 
 }  // namespace strata::client_internal

@@ -142,30 +142,5 @@ TEST(ReadPlanTest, LargeRangesAreCutByPagesAndRunsRespectLimits) {
   EXPECT_TRUE(SplitIntoReads({}, 2, 12).empty());
 }
 
-TEST(ReadPlanTest, GrantsMustMatchTheRequest) {
-  PlannedRange range{Key(1), 2, 3, 0, 2, {}};
-  const std::vector<uint64_t> sums(6, 7);
-  GrantView grant{Key(1), 16, {{32, 48}, {112, 48}}, sums};
-  EXPECT_OK(CheckGrant(range, grant, 16, "grants[0]"));
-
-  GrantView other = grant;
-  other.blob = Key(2);
-  EXPECT_CODE(CheckGrant(range, other, 16, "g"), absl::StatusCode::kInternal);
-  other = grant;
-  other.chunk_bytes = 8;
-  EXPECT_CODE(CheckGrant(range, other, 16, "g"), absl::StatusCode::kInternal);
-  other = grant;
-  other.layer_ranges.pop_back();
-  EXPECT_CODE(CheckGrant(range, other, 16, "g"), absl::StatusCode::kInternal);
-  other = grant;
-  other.layer_ranges[1].length = 32;
-  EXPECT_CODE(CheckGrant(range, other, 16, "g"), absl::StatusCode::kInternal);
-  other = grant;
-  other.checksums = absl::MakeConstSpan(sums).first(5);
-  const absl::Status status = CheckGrant(range, other, 16, "grants[4]");
-  EXPECT_CODE(status, absl::StatusCode::kInternal);
-  EXPECT_NE(status.message().find("grants[4].chunk_checksums"), absl::string_view::npos);
-}
-
 }  // namespace
 }  // namespace strata::client_internal

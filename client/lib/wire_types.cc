@@ -105,17 +105,4 @@ HealthInfo HealthInfoFromProto(const v1::HealthResponse& response) {
   return out;
 }
 
-GrantView GrantViewFromProto(const v1::ReadGrant& grant) {
-  GrantView view;
-  view.blob = KeyOf(grant.blob());
-  view.chunk_bytes = grant.chunk_bytes();
-  view.layer_ranges.reserve(grant.layer_ranges_size());
-  for (const v1::ByteRange& r : grant.layer_ranges()) {
-    view.layer_ranges.push_back(radix::ByteRange{r.offset(), r.length()});
-  }
-  view.checksums = absl::MakeConstSpan(grant.chunk_checksums().data(),
-                                       static_cast<size_t>(grant.chunk_checksums_size()));
-  return view;
-}
-
 }  // namespace strata::client_internal

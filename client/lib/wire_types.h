@@ -28,6 +28,5 @@ absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string
 absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response);
 HealthInfo HealthInfoFromProto(const v1::HealthResponse& response);
 // A view of the grant (its checksums point into `grant`).
-GrantView GrantViewFromProto(const v1::ReadGrant& grant);
 
 }  // namespace strata::client_internal
