@@ -11,6 +11,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "node_process.h"
+#include "shared_node_test.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/limits.h"
 #include "strata/proto/repeated_convert.h"
@@ -20,24 +21,8 @@
 namespace strata::integration {
 namespace {
 
-absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
-
-class NodeBadInputTest : public ::testing::Test {
+class NodeBadInputTest : public SharedNodeTest {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start();
-    ASSERT_TRUE(node.ok()) << node.status();
-    node_ = node->release();
-  }
-  static void TearDownTestSuite() {
-    delete node_;
-    node_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(node_, nullptr);
-    store_ = node_->StoreStub();
-    admin_ = node_->AdminStub();
-  }
   // Every test ends by checking the node still answers.
   void TearDown() override {
     if (node_ == nullptr) return;
@@ -70,13 +55,7 @@ class NodeBadInputTest : public ::testing::Test {
     v1::ListResponse response;
     return Call(store_->List(ContextWithDeadline().get(), request, &response));
   }
-
-  static NodeProcess* node_;
-  std::unique_ptr<v1::Store::Stub> store_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
-
-NodeProcess* NodeBadInputTest::node_ = nullptr;
 
 // The message must start with the wire field's path.
 void ExpectInvalidAt(const absl::Status& status, const std::string& field) {

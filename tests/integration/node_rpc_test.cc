@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include "node_process.h"
+#include "shared_node_test.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
@@ -19,26 +20,8 @@
 namespace strata::integration {
 namespace {
 
-// The status of a stub call, as the client library sees it.
-absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
-
-class NodeRpcTest : public ::testing::Test {
+class NodeRpcTest : public SharedNodeTest {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start();
-    ASSERT_TRUE(node.ok()) << node.status();
-    node_ = node->release();
-  }
-  static void TearDownTestSuite() {
-    delete node_;
-    node_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(node_, nullptr);
-    store_ = node_->StoreStub();
-    admin_ = node_->AdminStub();
-  }
-
   absl::Status Match(const radix::Namespace& ns, const std::vector<uint32_t>& tokens,
                      v1::MatchResponse* response) {
     v1::MatchRequest request;
@@ -68,13 +51,7 @@ class NodeRpcTest : public ::testing::Test {
     if (!s.ok()) return s;
     return response;
   }
-
-  static NodeProcess* node_;
-  std::unique_ptr<v1::Store::Stub> store_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
 };
-
-NodeProcess* NodeRpcTest::node_ = nullptr;
 
 TEST_F(NodeRpcTest, HealthReportsServingVersionAndDataPlane) {
   v1::HealthResponse health;
