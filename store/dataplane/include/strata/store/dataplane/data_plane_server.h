@@ -22,7 +22,13 @@
 //   rendezvous), then engine.PutReceived(put_id, offset, size), the HeldSpan is released
 //   (so a CommitPut after PUT_DONE is not refused for it), and PUT_DONE{request_id, status}
 //   is sent. On an error the payload is dropped and PUT_DONE carries the status.
-//   CommitPut, AbortPut, Read and Release stay on the control plane (gRPC).
+//   READ (client -> node): a read in one round trip. engine.Read(namespace, ranges, ttl)
+//   takes the lease (on error: FETCH_DONE alone with the engine's status); READ_GRANT
+//   carries every item's chunk checksums; the items are then served exactly like a FETCH's
+//   ranges (consecutive layers contiguous in the blob merged into one FETCH_DATA of at most
+//   kMaxMergedBytes when the READ allows it); when the request finishes, however it ends,
+//   engine.Release(lease). CommitPut, AbortPut and the lease RPCs stay on the control plane
+//   (gRPC).
 //
 // Statuses in FETCH_DONE
 //   OK; INVALID_ARGUMENT a header or range list that does not decode (wrong magic,
@@ -32,6 +38,11 @@
 //   prefixed "range <i>: "); RESOURCE_EXHAUSTED more than options.max_fetches_per_peer
 //   FETCH requests of one peer unfinished; ABORTED the client dropped a FETCH_DATA
 //   payload; UNAVAILABLE the send failed (connection broken); CANCELLED the server stopped.
+// Statuses in FETCH_DONE of a READ, before any transfer
+//   those of NodeEngine::Read (NOT_FOUND, FAILED_PRECONDITION, OUT_OF_RANGE,
+//   INVALID_ARGUMENT); INVALID_ARGUMENT a header, payload or namespace encoding that does
+//   not decode, or more than kMaxReadChunks chunks; RESOURCE_EXHAUSTED and CANCELLED as for
+//   FETCH. After the grant, those of FETCH.
 // Statuses in PUT_DONE
 //   OK; INVALID_ARGUMENT a header that does not decode; NOT_FOUND put unknown or expired;
 //   FAILED_PRECONDITION the put's commit is in progress; OUT_OF_RANGE [offset, offset +
