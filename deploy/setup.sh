@@ -6,7 +6,8 @@
 #   deploy/setup.sh            install what is missing
 #   deploy/setup.sh --list     print the package list and exit
 #   deploy/setup.sh --bench    also what deploy/bench-compare.sh compares against
-#                              (redis-server, redis-benchmark, ucx_perftest, python3)
+#                              (redis-server, redis-benchmark, ucx_perftest, python3) and
+#                              fio (tiering/io's ssd_bench measures the SSD against it)
 set -euo pipefail
 
 PACKAGES=(
@@ -21,7 +22,7 @@ PACKAGES=(
 )
 
 if [[ "${1:-}" == "--bench" ]]; then
-  PACKAGES+=(redis-server redis-tools ucx-utils python3)
+  PACKAGES+=(redis-server redis-tools ucx-utils python3 fio)
   shift
 fi
 
