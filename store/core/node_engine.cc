@@ -211,8 +211,11 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
   info.pages = record.pages;
   info.bytes = record.bytes;
   info.blob_checksum = BlobChecksum(record.checksums);
-  info.tier = tiering::TierKind::kDram;
-  if (record.extent.has_value()) info.extent = *record.extent;
+  if (record.extent.has_value()) {
+    info.tiers.push_back(TierState::kDram);
+    info.extent = *record.extent;
+  }
+  if (info.tiers.empty()) info.tiers.push_back(TierState::kText);
   info.pages_in_index = record.pages_in_index;
   info.leases = record.leases;
   info.pinned = record.pinned;
@@ -253,8 +256,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
     CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
                              << ", which is not linked";
     reply.segments.push_back(MatchedSegment{s.blob, s.blob_page_offset, s.page_count,
-                                            s.seq_page_begin, record->pages,
-                                            tiering::TierKind::kDram});
+                                            s.seq_page_begin, record->pages, TierState::kDram});
   }
   matches_.fetch_add(1, std::memory_order_relaxed);
   matched_pages_.fetch_add(match.matched_pages, std::memory_order_relaxed);

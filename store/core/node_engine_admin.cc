@@ -70,10 +70,10 @@ absl::StatusOr<tiering::Extent> NodeEngine::AllocateLocked(uint64_t bytes) {
   }
 }
 
-absl::StatusOr<EvictReply> NodeEngine::Evict(tiering::TierKind tier, uint64_t bytes) {
-  if (tier != tiering::TierKind::kDram) {
+absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
+  if (tier != TierState::kDram) {
     return absl::InvalidArgumentError(
-        absl::StrCat("this node has no ", std::string(tiering::TierKindName(tier)), " tier"));
+        absl::StrCat("this node has no ", std::string(TierStateName(tier)), " tier"));
   }
   absl::MutexLock lock(&mu_);
   EvictReply reply;

@@ -69,7 +69,7 @@ TEST_F(NodeEngineAdminTest, PinnedBlobsResistDeleteAndEviction) {
   ASSERT_OK(engine_->Pin(cb.key));  // idempotent
   EXPECT_CODE(engine_->Delete(cb.key), absl::StatusCode::kFailedPrecondition);
   EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kFailedPrecondition);  // above a pin
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 0u);
   ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(cb.key));
   EXPECT_TRUE(info.pinned);
@@ -77,7 +77,7 @@ TEST_F(NodeEngineAdminTest, PinnedBlobsResistDeleteAndEviction) {
   ASSERT_OK(engine_->Unpin(cb.key));
   ASSERT_OK(engine_->Unpin(cb.key));  // idempotent
   EXPECT_EQ(engine_->Tiers().index.pinned_nodes, 0u);
-  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 4u);
   EXPECT_EQ(evicted.blobs_unlinked, 2u);
   EXPECT_CODE(engine_->Pin(cb.key), absl::StatusCode::kNotFound);
@@ -102,7 +102,7 @@ TEST_F(NodeEngineAdminTest, StatShowsTheRecord) {
   EXPECT_EQ(info.pages, 2u);
   EXPECT_EQ(info.bytes, 512u);
   EXPECT_EQ(info.blob_checksum, BlobChecksum(b.checksums));
-  EXPECT_EQ(info.tier, tiering::TierKind::kDram);
+  EXPECT_EQ(info.tiers, std::vector<TierState>{TierState::kDram});
   EXPECT_GE(info.extent.length, 512u);
   EXPECT_EQ(info.pages_in_index, 2u);
   EXPECT_EQ(info.created, clock_.Now());
@@ -187,7 +187,7 @@ TEST_F(NodeEngineAdminTest, NamespacesOfDifferentPageSizesUseTheirOwnTrees) {
   const NodeTiers tiers = engine_->Tiers();
   EXPECT_EQ(tiers.index.pages, 5u);
   EXPECT_EQ(tiers.index.roots, 2u);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 5u);
   EXPECT_EQ(evicted.blobs_unlinked, 2u);
 }
@@ -202,13 +202,13 @@ TEST_F(NodeEngineAdminTest, EvictFreesTheRequestedBytesOldestFirst) {
   // Touch blob 0 so it is the most recently matched.
   ASSERT_EQ(Matched(ns_, blobs[0].tokens), 2u);
   const uint64_t used = UsedBytes();
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 4096));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 4096));
   EXPECT_GE(evicted.bytes_freed, 4096u);
   EXPECT_EQ(UsedBytes(), used - evicted.bytes_freed);
   EXPECT_CODE(engine_->Stat(keys[1]), absl::StatusCode::kNotFound);  // least recent
   EXPECT_OK(engine_->Stat(keys[0]));
-  EXPECT_CODE(engine_->Evict(tiering::TierKind::kSsd, 1), absl::StatusCode::kInvalidArgument);
-  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(tiering::TierKind::kDram, 0));
+  EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 0));
   EXPECT_EQ(evicted.pages_evicted, 0u);
 }
 

@@ -79,7 +79,7 @@ TEST_F(NodeEnginePutTest, PutCommitThenMatchFindsTheBlob) {
   ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 3u);
   ASSERT_EQ(match.segments.size(), 1u);
-  EXPECT_EQ(match.segments[0], (MatchedSegment{expected, 0, 3, 0, 3, tiering::TierKind::kDram}));
+  EXPECT_EQ(match.segments[0], (MatchedSegment{expected, 0, 3, 0, 3, TierState::kDram}));
   // The committed put is gone as a put.
   EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->AbortPut(begin.put_id), absl::StatusCode::kNotFound);
@@ -317,12 +317,12 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
   ASSERT_OK_AND_ASSIGN(MatchReply mb, engine_->Match(ns_, seq_b));
   EXPECT_EQ(mb.matched_pages, 4u);
   ASSERT_EQ(mb.segments.size(), 2u);
-  EXPECT_EQ(mb.segments[0], (MatchedSegment{ca.key, 0, 2, 0, 4, tiering::TierKind::kDram}));
-  EXPECT_EQ(mb.segments[1], (MatchedSegment{cb.key, 0, 2, 2, 2, tiering::TierKind::kDram}));
+  EXPECT_EQ(mb.segments[0], (MatchedSegment{ca.key, 0, 2, 0, 4, TierState::kDram}));
+  EXPECT_EQ(mb.segments[1], (MatchedSegment{cb.key, 0, 2, 2, 2, TierState::kDram}));
   ASSERT_OK_AND_ASSIGN(MatchReply ma, engine_->Match(ns_, a.tokens));
   EXPECT_EQ(ma.matched_pages, 4u);
   ASSERT_EQ(ma.segments.size(), 1u);  // a's split halves merge back into one segment
-  EXPECT_EQ(ma.segments[0], (MatchedSegment{ca.key, 0, 4, 0, 4, tiering::TierKind::kDram}));
+  EXPECT_EQ(ma.segments[0], (MatchedSegment{ca.key, 0, 4, 0, 4, TierState::kDram}));
 
   // c continues b at its end: its key chains over a's head, b and c.
   const BlobContent c = MakeBlob(ns_, 1, 22);
@@ -332,7 +332,7 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
   ASSERT_OK_AND_ASSIGN(MatchReply mc, engine_->Match(ns_, seq_c));
   EXPECT_EQ(mc.matched_pages, 5u);
   ASSERT_EQ(mc.segments.size(), 3u);
-  EXPECT_EQ(mc.segments[2], (MatchedSegment{cc.key, 0, 1, 4, 1, tiering::TierKind::kDram}));
+  EXPECT_EQ(mc.segments[2], (MatchedSegment{cc.key, 0, 1, 4, 1, TierState::kDram}));
 
   // Parent pages must end inside or at the end of the parent: (a_p, b_p].
   EXPECT_CODE(BeginBlob(*engine_, ns_, BlobParent{cb.key, 2}, c),
@@ -357,7 +357,7 @@ TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
   ASSERT_OK(engine_->Pin(cb.key));
   // Evicting everything unpinned takes a's own nodes and z's page 3: a leaves the index,
   // but b (and z's pages above it) stay, and b's record still chains through a's tokens.
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 3u);
   EXPECT_EQ(evicted.blobs_unlinked, 1u);
   EXPECT_CODE(engine_->Stat(ca.key), absl::StatusCode::kNotFound);
@@ -384,7 +384,7 @@ TEST_F(NodeEnginePutTest, ParentWhosePrefixWasCutIsRefused) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{ca.key, 2}, c));
   ASSERT_OK(engine_->Pin(cc.key));
   // Evicting everything unpinned takes a's pages [2, 4) only: a stays, cut to 2 pages.
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 2u);
   ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(ca.key));
   EXPECT_EQ(info.pages_in_index, 2u);
@@ -401,7 +401,7 @@ TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
   const BlobContent b = MakeBlob(ns_, 1, 41);
   ASSERT_OK_AND_ASSIGN(BeginPutReply bb, BeginBlob(*engine_, ns_, BlobParent{ca.key, 2}, b));
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 0u);
   EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(SendBlob(*engine_, bb.put_id, b));

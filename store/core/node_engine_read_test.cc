@@ -176,7 +176,7 @@ TEST_F(NodeEngineReadTest, ExpiredLeaseOfADeletedBlobIsReclaimedByTheReaper) {
 TEST_F(NodeEngineReadTest, BlobEvictedBetweenMatchAndReadIsAMiss) {
   ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob_.tokens));
   ASSERT_EQ(match.matched_pages, 3u);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(tiering::TierKind::kDram, 1));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1));
   EXPECT_EQ(evicted.blobs_unlinked, 1u);
   EXPECT_EQ(UsedBytes(), 0u);
   const ReadRange range{match.segments[0].blob, 0, 3, 0, 2};

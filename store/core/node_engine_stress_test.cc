@@ -90,7 +90,7 @@ class Worker {
       } else if (r < 93) {
         PinUnpin();
       } else if (r < 97) {
-        ASSERT_OK(engine_.Evict(tiering::TierKind::kDram, 1 + rng_() % 32768));
+        ASSERT_OK(engine_.Evict(TierState::kDram, 1 + rng_() % 32768));
       } else {
         engine_.ReapExpired();
       }
@@ -274,7 +274,7 @@ TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
   // Unpin everything still known, evict all: nothing may remain.
   ASSERT_OK_AND_ASSIGN(ListReply list, engine->List({std::nullopt, "", 1000}));
   for (const BlobInfo& b : list.blobs) ASSERT_OK(engine->Unpin(b.key));
-  ASSERT_OK(engine->Evict(tiering::TierKind::kDram, UINT64_MAX));
+  ASSERT_OK(engine->Evict(TierState::kDram, UINT64_MAX));
   tiers = engine->Tiers();
   EXPECT_EQ(tiers.blobs, 0u);
   EXPECT_EQ(tiers.unlinked_blobs, 0u);

@@ -41,7 +41,7 @@ grpc::Status AdminService::Tiers(grpc::ServerContext*, const v1::TiersRequest*,
 grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
                                  v1::EvictResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  absl::StatusOr<tiering::TierKind> tier = TierFromProto(request->tier(), "tier");
+  absl::StatusOr<core::TierState> tier = TierStateFromProto(request->tier(), "tier");
   if (!tier.ok()) return Answer("Evict", tier.status());
   absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
   if (!reply.ok()) return Answer("Evict", reply.status());

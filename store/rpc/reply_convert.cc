@@ -6,6 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
@@ -50,6 +51,17 @@ absl::StatusOr<tiering::TierKind> TierFromProto(int value, std::string_view fiel
   }
 }
 
+v1::Tier TierStateToProto(core::TierState state) {
+  if (state == core::TierState::kText) return v1::TIER_TEXT;
+  return TierToProto(core::TierKindOf(state));
+}
+
+absl::StatusOr<core::TierState> TierStateFromProto(int value, std::string_view field) {
+  if (value == v1::TIER_TEXT) return core::TierState::kText;
+  STRATA_ASSIGN_OR_RETURN(tiering::TierKind kind, TierFromProto(value, field));
+  return core::TierStateOf(kind);
+}
+
 uint64_t ExpiresInMs(absl::Time expiry, absl::Time now) {
   if (expiry <= now) return 0;
   const absl::Duration left = expiry - now;
@@ -76,7 +88,7 @@ void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out, size_t 
     s->set_page_count(segment.page_count);
     s->set_seq_page_begin(segment.seq_page_begin);
     s->set_blob_pages(segment.blob_pages);
-    s->set_tier(TierToProto(segment.tier));
+    s->set_tier(TierStateToProto(segment.tier));
     covered = segment.seq_page_begin + segment.page_count;
   }
   if (kept < reply.segments.size()) {
@@ -152,7 +164,7 @@ void BlobInfoToProto(const core::BlobInfo& info, v1::BlobInfo* out) {
   out->set_pages(info.pages);
   out->set_bytes(info.bytes);
   out->set_checksum(info.blob_checksum);
-  out->add_tiers(TierToProto(info.tier));
+  for (const core::TierState tier : info.tiers) out->add_tiers(TierStateToProto(tier));
   out->set_pages_indexed(info.pages_in_index);
   out->set_leases(info.leases);
   out->set_pinned(info.pinned);

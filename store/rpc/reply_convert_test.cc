@@ -83,19 +83,19 @@ core::MatchReply ThreeSegments() {
        .page_count = 4,
        .seq_page_begin = 0,
        .blob_pages = 4,
-       .tier = tiering::TierKind::kDram},
+       .tier = core::TierState::kDram},
       {.blob = Key(2, 2),
        .blob_page_offset = 0,
        .page_count = 3,
        .seq_page_begin = 4,
        .blob_pages = 6,
-       .tier = tiering::TierKind::kDram},
+       .tier = core::TierState::kDram},
       {.blob = Key(3, 3),
        .blob_page_offset = 1,
        .page_count = 2,
        .seq_page_begin = 7,
        .blob_pages = 5,
-       .tier = tiering::TierKind::kSsd},
+       .tier = core::TierState::kSsd},
   };
   return reply;
 }
@@ -221,7 +221,7 @@ core::BlobInfo SampleInfo() {
   info.pages = 2;
   info.bytes = 2 * SmallLayout().BytesPerPage();
   info.blob_checksum = 0xFEEDFACE;
-  info.tier = tiering::TierKind::kDram;
+  info.tiers = {core::TierState::kDram};
   info.extent = {.offset = 0, .length = 65536};
   info.pages_in_index = 1;
   info.leases = 2;

@@ -75,7 +75,11 @@
 //   Pin, Unpin   NOT_FOUND not in the index (Pin and Unpin are idempotent)
 //   Stat         NOT_FOUND not in the index
 //   List         INVALID_ARGUMENT a page token this engine did not write
-//   Evict        INVALID_ARGUMENT a tier this node does not have (only DRAM today)
+//   Evict        INVALID_ARGUMENT a tier this node does not have (HBM; SSD when none)
+//   RequestRebuild NOT_FOUND not in the index; RESOURCE_EXHAUSTED the queue is full
+//                (options.max_rebuild_queue)
+//   PullRebuildTasks INVALID_ARGUMENT max_tasks == 0
+//   Prefetch     NOT_FOUND namespace not known to this node
 //   Drain        DEADLINE_EXCEEDED puts, leases or transfers still in flight after `timeout`
 //                (draining stays on)
 //   Tiers, ReapExpired never fail.
@@ -83,6 +87,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -135,6 +140,27 @@ struct NodeEngineOptions {
   uint32_t evict_batch_pages = 64;
   // Not owned; must outlive the engine. nullptr: RealClock::Default().
   Clock* clock = nullptr;
+
+  // ---- tiers beyond DRAM, policies, rebuild
+  // The SSD tier (tiering/io's SsdTier, opened by the node); none: DRAM and TEXT only.
+  std::shared_ptr<tiering::Tier> ssd;
+  // Eviction policies of the byte tiers (tiering::MakeEvictionPolicy names).
+  std::string dram_policy = "lru";
+  std::string ssd_policy = "lru";
+  // Background demotion: when DRAM use passes high, blobs leave DRAM until it is at low.
+  // REQUIRES: 0 < low <= high <= 1.
+  double dram_high_watermark = 0.95;
+  double dram_low_watermark = 0.85;
+  // Budget of the TEXT tier (token bytes of blobs whose KV bytes are dropped, plus a
+  // per-record overhead); over it, TEXT records are deleted leaf-first (LRU). 0: no TEXT
+  // tier (a blob whose bytes are dropped leaves the index at once).
+  uint64_t text_bytes = uint64_t{64} << 20;
+  // A rebuild task handed to a worker returns to the queue if no put fills its blob in
+  // this time; after max_rebuild_attempts hand-outs it is dropped. REQUIRES: > 0.
+  absl::Duration rebuild_task_ttl = absl::Seconds(30);
+  uint32_t max_rebuild_attempts = 3;
+  // Most tasks queued or in flight. REQUIRES: > 0.
+  uint64_t max_rebuild_queue = uint64_t{1} << 20;
 };
 
 class NodeEngine {
@@ -200,8 +226,28 @@ class NodeEngine {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<ListReply> List(const ListRequest& request) const ABSL_LOCKS_EXCLUDED(mu_);
   NodeTiers Tiers() const ABSL_LOCKS_EXCLUDED(mu_);
-  // Evicts from `tier` until at least `bytes` bytes are freed or nothing more can go.
-  absl::StatusOr<EvictReply> Evict(tiering::TierKind tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
+  // Evicts from `tier` until at least `bytes` bytes are freed or nothing more can go:
+  // kDram demotes blobs to SSD (when the node has one and admission agrees) or drops their
+  // bytes to TEXT; kSsd drops SSD copies (blobs without a DRAM copy become TEXT); kText
+  // deletes TEXT records (leaf-first) from the index.
+  absl::StatusOr<EvictReply> Evict(TierState tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- rebuild from text
+  // Queues a rebuild of blob `key` if it is TEXT; with_prefix: also of every TEXT blob on
+  // its prefix path (parents first, so a worker can fill them in order).
+  absl::StatusOr<RebuildRequestReply> RequestRebuild(const radix::BlobKey& key, bool with_prefix)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Hands out up to `max_tasks` queued tasks (oldest first), waiting up to `wait` (at most
+  // 60 s) for the first. Each is leased to the caller until its deadline
+  // (options.rebuild_task_ttl); a put that fills the blob completes it, else it is queued
+  // again. An empty vector when nothing came within `wait`.
+  absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(uint32_t max_tasks, absl::Duration wait)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Matches `tokens` and gets the matched prefix ready ahead of need: starts promoting
+  // SSD-only blobs into DRAM and queues rebuilds of TEXT blobs. Returns without waiting.
+  absl::StatusOr<PrefetchReply> Prefetch(const radix::Namespace& ns,
+                                         absl::Span<const radix::TokenId> tokens)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Stops accepting puts (BeginPut answers UNAVAILABLE from now on) and waits, up to
   // `timeout` of real time, until no put is pending, no lease is held and no HeldSpan is
   // alive (no transfer in flight). Draining cannot be undone: a drained node is stopped.

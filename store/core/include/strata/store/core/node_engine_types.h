@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -19,6 +20,7 @@
 
 #include "strata/radix/blob_key.h"
 #include "strata/radix/kv_layout.h"
+#include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/radix_tree.h"
 #include "strata/radix/token_span.h"
@@ -27,24 +29,41 @@
 
 namespace strata::store::core {
 
+// Where a blob's KV bytes are: in a byte tier (a blob may be in DRAM and on SSD at once),
+// or nowhere but its tokens are kept (kText: rebuildable by recomputation). Listed fastest
+// first; the numbering is the wire's (strata.v1.Tier) minus one.
+enum class TierState { kHbm, kDram, kSsd, kText };
+
+// "hbm", "dram", "ssd" or "text".
+std::string_view TierStateName(TierState state);
+// The byte tier of a state. REQUIRES: state != kText.
+tiering::TierKind TierKindOf(TierState state);
+TierState TierStateOf(tiering::TierKind kind);
+
 // ---------------------------------------------------------------------------- Match
 
 // Matched pages [seq_page_begin, seq_page_begin + page_count) of the query are pages
 // [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages`
-// pages whose bytes are in `tier`.
+// pages whose bytes are in `tier` (the fastest tier holding them; a Read is served from
+// it, promoting SSD bytes into DRAM first). A kText segment has no bytes: `tokens` then
+// holds the blob's tokens of the matched pages (page_count * page_tokens of them), so a
+// worker can recompute the KV (or ask the node for a rebuild) instead of re-sending the
+// conversation. Empty for every other tier.
 struct MatchedSegment {
   radix::BlobKey blob;
   uint32_t blob_page_offset = 0;
   uint32_t page_count = 0;
   uint32_t seq_page_begin = 0;
   uint32_t blob_pages = 0;
-  tiering::TierKind tier = tiering::TierKind::kDram;
+  TierState tier = TierState::kDram;
+  std::vector<radix::TokenId> tokens;
 
   friend bool operator==(const MatchedSegment&, const MatchedSegment&) = default;
 };
 
 struct MatchReply {
-  // Whole pages of the query cached, from page 0; the segments cover them in order.
+  // Whole pages of the query in the index, from page 0; the segments cover them in
+  // order. Pages of kText segments are matched (their tokens are known) but have no bytes.
   uint32_t matched_pages = 0;
   std::vector<MatchedSegment> segments;
 };
@@ -146,8 +165,11 @@ struct BlobInfo {
   uint32_t pages = 0;            // b - a
   uint64_t bytes = 0;
   uint64_t blob_checksum = 0;  // BlobChecksum(chunk checksums)
-  tiering::TierKind tier = tiering::TierKind::kDram;
-  tiering::Extent extent;
+  // Where the bytes are, fastest first: some of kDram, kSsd; exactly {kText} when the
+  // bytes were dropped and only the tokens are kept.
+  std::vector<TierState> tiers;
+  tiering::Extent extent;      // the DRAM extent; empty when not in DRAM
+  tiering::Extent ssd_extent;  // the SSD extent; empty when not on SSD
   uint32_t pages_in_index = 0;
   uint32_t leases = 0;
   bool pinned = false;
@@ -171,9 +193,32 @@ struct ListReply {
   std::string next_page_token;  // empty when this was the last page
 };
 
-// Everything Tiers() reports: the DRAM tier's stats and the engine's own counts.
+// The TEXT tier: records whose KV bytes are gone but whose tokens are kept.
+struct TextTierStats {
+  uint64_t capacity_bytes = 0;  // options.text_bytes
+  uint64_t used_bytes = 0;      // their tokens' bytes plus a per-record overhead
+  uint64_t blobs = 0;           // linked blobs in the TEXT state
+  uint64_t drops = 0;           // blobs whose bytes were dropped to TEXT
+  uint64_t deletions = 0;       // TEXT records deleted under text pressure or on request
+  uint64_t rebuilds = 0;        // TEXT blobs refilled by a put (rebuilt)
+};
+
+// The rebuild queue (RequestRebuild, Prefetch, PullRebuildTasks).
+struct RebuildQueueStats {
+  uint64_t queued = 0;     // waiting for a worker
+  uint64_t in_flight = 0;  // handed to a worker, not yet filled or expired
+  uint64_t requested = 0;  // tasks ever queued
+  uint64_t completed = 0;  // tasks filled by a put
+  uint64_t expired = 0;    // handed out and not filled within rebuild_task_ttl (requeued)
+  uint64_t dropped = 0;    // given up after max_rebuild_attempts, or their blob went away
+};
+
+// Everything Tiers() reports: each tier's stats and the engine's own counts.
 struct NodeTiers {
   tiering::TierStats dram;
+  std::optional<tiering::TierStats> ssd;  // none when the node has no SSD tier
+  TextTierStats text;
+  RebuildQueueStats rebuild;
   radix::RadixTreeStats index;  // summed over the trees (one per page size)
   uint64_t namespaces = 0;
   uint64_t blobs = 0;             // committed blobs in the index
@@ -188,9 +233,45 @@ struct NodeTiers {
 };
 
 struct EvictReply {
-  uint64_t bytes_freed = 0;  // granted extent bytes returned to the tier
-  uint64_t pages_evicted = 0;
-  uint64_t blobs_unlinked = 0;
+  uint64_t bytes_freed = 0;     // granted extent bytes returned to the tier (TEXT: token bytes)
+  uint64_t pages_evicted = 0;   // index pages removed (TEXT evictions only)
+  uint64_t blobs_unlinked = 0;  // blobs that left the index (TEXT evictions only)
+  uint64_t blobs_demoted = 0;   // DRAM evictions: blobs whose bytes moved to SSD
+  uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped (now TEXT)
+};
+
+// ---------------------------------------------------------------------------- Rebuild
+
+// One blob to recompute: its KV bytes were dropped, its tokens kept. The worker computes
+// pages [first_page, first_page + pages) of the sequence `sequence_tokens` (pages
+// [0, first_page + pages), i.e. the blob's prefix and its own tokens) in `ns`'s layout and
+// fills the blob with an ordinary put: BeginPut(ns, {parent, own tokens, bytes,
+// checksums}) + data + CommitPut. The node accepts the put only if every chunk checksum
+// equals the original's (`checksums`), so a rebuilt blob is byte-identical.
+struct RebuildTask {
+  uint64_t task_id = 0;
+  std::optional<radix::Namespace> ns;  // always set (Namespace has no empty value)
+  radix::BlobKey key;
+  std::optional<BlobParent> parent;
+  uint32_t first_page = 0;
+  uint32_t pages = 0;
+  std::vector<radix::TokenId> sequence_tokens;
+  std::vector<uint64_t> checksums;  // the original's, layer-major
+  // The task returns to the queue if no put fills the blob before this instant.
+  absl::Time deadline = absl::InfinitePast();
+};
+
+struct RebuildRequestReply {
+  uint64_t queued = 0;          // tasks added to the queue
+  uint64_t already_queued = 0;  // TEXT blobs already queued or handed out
+  uint64_t resident = 0;        // blobs on the path that still have bytes (nothing to do)
+};
+
+struct PrefetchReply {
+  uint32_t matched_pages = 0;    // as Match
+  uint32_t resident_pages = 0;   // matched pages whose bytes are in DRAM or SSD
+  uint64_t promotions = 0;       // SSD-only blobs whose promotion into DRAM was started
+  uint64_t rebuilds_queued = 0;  // TEXT blobs queued for rebuild
 };
 
 struct ReapReply {

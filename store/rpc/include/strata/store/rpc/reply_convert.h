@@ -47,6 +47,10 @@ v1::Tier TierToProto(tiering::TierKind tier);
 // TIER_UNSPECIFIED, "<field>: TIER_TEXT holds no bytes" for TIER_TEXT, "<field>: unknown
 // value N" for a number the wire does not define.
 absl::StatusOr<tiering::TierKind> TierFromProto(int value, std::string_view field);
+// A tier state (TIER_TEXT included) to and from the wire; TierStateFromProto is
+// TierFromProto plus TIER_TEXT.
+v1::Tier TierStateToProto(core::TierState state);
+absl::StatusOr<core::TierState> TierStateFromProto(int value, std::string_view field);
 
 // max(0, whole milliseconds from `now` until `expiry`).
 uint64_t ExpiresInMs(absl::Time expiry, absl::Time now);
