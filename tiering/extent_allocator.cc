@@ -145,6 +145,7 @@ absl::StatusOr<Extent> ExtentAllocator::Allocate(uint64_t bytes) {
   }
   live_.emplace(start, granules);
   ++allocations_;
+  DropOrderedIndex();
   return Extent{start << granule_shift_, granules << granule_shift_};
 }
 
@@ -160,6 +161,7 @@ void ExtentAllocator::Free(const Extent& extent) {
       << "Free of an extent that is not live (double free or foreign extent): [" << extent.offset
       << ", +" << extent.length << ")";
   live_.erase(live);
+  DropOrderedIndex();
 
   // Coalesce with the free neighbours on either side.
   if (const auto right = free_by_start_.find(start + length); right != free_by_start_.end()) {
@@ -174,6 +176,68 @@ void ExtentAllocator::Free(const Extent& extent) {
     RemoveFree(index);
   }
   InsertFree(start, length);
+}
+
+absl::Status ExtentAllocator::Reserve(const Extent& extent) {
+  const uint64_t mask = granule_bytes() - 1;
+  if (extent.length == 0 || (extent.offset & mask) != 0 || (extent.length & mask) != 0 ||
+      extent.offset > capacity_bytes() || extent.length > capacity_bytes() - extent.offset) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot reserve [", extent.offset, ", +", extent.length, "): not a non-empty extent of ",
+        granule_bytes(), "-byte granules inside [0, ", capacity_bytes(), ")"));
+  }
+  const uint64_t start = extent.offset >> granule_shift_;
+  const uint64_t length = extent.length >> granule_shift_;
+  if (const auto live = live_.find(start); live != live_.end() && live->second == length) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("extent [", extent.offset, ", +", extent.length, ") is already live"));
+  }
+  const uint32_t index = FreeNodeContaining(start, length);
+  if (index == kNoNode) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("extent [", extent.offset, ", +", extent.length, ") overlaps a live extent"));
+  }
+  const FreeNode node = nodes_[index];
+  RemoveFree(index);
+  if (ordered_index_valid_) ordered_free_starts_.erase(node.start);
+  // Give back the free head and tail around the reserved extent.
+  if (node.start < start) {
+    InsertFree(node.start, start - node.start);
+    if (ordered_index_valid_) ordered_free_starts_.insert(node.start);
+  }
+  const uint64_t end = start + length;
+  if (end < node.start + node.length) {
+    InsertFree(end, node.start + node.length - end);
+    if (ordered_index_valid_) ordered_free_starts_.insert(end);
+  }
+  live_.emplace(start, length);
+  return absl::OkStatus();
+}
+
+uint32_t ExtentAllocator::FreeNodeContaining(uint64_t start, uint64_t length) {
+  // A restart reserving extents in address order always hits a free extent's start.
+  if (const auto exact = free_by_start_.find(start); exact != free_by_start_.end()) {
+    return nodes_[exact->second].length >= length ? exact->second : kNoNode;
+  }
+  if (!ordered_index_valid_) {
+    ordered_free_starts_.clear();
+    for (const auto& entry : free_by_start_) ordered_free_starts_.insert(entry.first);
+    ordered_index_valid_ = true;
+  }
+  auto it = ordered_free_starts_.upper_bound(start);
+  if (it == ordered_free_starts_.begin()) return kNoNode;
+  --it;
+  const auto node = free_by_start_.find(*it);
+  DCHECK(node != free_by_start_.end());
+  const FreeNode& free = nodes_[node->second];
+  // Free extents are coalesced, so a fully free range lies inside a single one.
+  return free.start + free.length >= start + length ? node->second : kNoNode;
+}
+
+void ExtentAllocator::DropOrderedIndex() {
+  if (!ordered_index_valid_) return;
+  ordered_free_starts_.clear();
+  ordered_index_valid_ = false;
 }
 
 bool ExtentAllocator::IsLive(const Extent& extent) const {

@@ -44,17 +44,29 @@
 //   Stats().fragmentation_failures counts requests that failed although free_bytes would
 //       have sufficed (the share of such failures is the end-to-end measure).
 //
+// Reserve (restart): a node that restarts from its metadata marks the extents it recorded
+//   live again with Reserve(extent), which carves exactly that extent out of the free
+//   extent containing it. Free extents are indexed by hash maps only, so Reserve keeps a
+//   sorted index of free-extent starts that it builds on first use (O(F log F) for F free
+//   extents) and keeps up to date itself; Allocate and Free drop it. A restart's run of
+//   Reserve calls therefore costs O(log F) each after the first; a lone Reserve between
+//   allocations costs O(F log F). Reserved extents are ordinary live extents (Free them).
+//
 // Thread safety: thread-compatible. Const methods may run concurrently with each other;
 // anything else needs external synchronization (DramArena holds a mutex).
 // Errors: Allocate returns INVALID_ARGUMENT for 0 bytes or more than max_extent_bytes and
 // RESOURCE_EXHAUSTED when no free extent is large enough (including a request above
 // capacity_bytes but within max_extent_bytes: max_extent_bytes may exceed the capacity,
-// as the 1 GiB default does for a small arena). Free CHECK-fails on an extent
+// as the 1 GiB default does for a small arena). Reserve returns INVALID_ARGUMENT for an
+// empty or not granule-aligned extent or one that leaves [0, capacity), ALREADY_EXISTS if
+// exactly that extent is already live, and FAILED_PRECONDITION if it overlaps live bytes
+// otherwise (nothing changes on error). Free CHECK-fails on an extent
 // that is not live (double free, foreign or altered extent): that is a caller bug.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -106,7 +118,10 @@ class ExtentAllocator {
   // Reserves bytes rounded up to the granule. The returned extent's length is that
   // rounded size.
   absl::StatusOr<Extent> Allocate(uint64_t bytes);
-  // REQUIRES: `extent` was returned by Allocate and not freed since.
+  // Marks exactly `extent` live (see "Reserve" above for the statuses and the cost).
+  absl::Status Reserve(const Extent& extent);
+  // REQUIRES: `extent` was returned by Allocate (or accepted by Reserve) and not freed
+  // since.
   void Free(const Extent& extent);
   // True if `extent` is exactly a live extent of this allocator.
   bool IsLive(const Extent& extent) const;
@@ -163,6 +178,11 @@ class ExtentAllocator {
   void InsertFree(uint64_t start, uint64_t length);
   // Unlinks and unindexes node `index` and recycles it.
   void RemoveFree(uint32_t index);
+  // Node index of the free extent holding granules [start, start + length), or kNoNode.
+  // Builds ordered_free_starts_ if it is not valid.
+  uint32_t FreeNodeContaining(uint64_t start, uint64_t length);
+  // Allocate and Free change the free extents without updating the ordered index.
+  void DropOrderedIndex();
   void LinkIntoClass(uint32_t index);
   void UnlinkFromClass(uint32_t index);
 
@@ -182,6 +202,9 @@ class ExtentAllocator {
   absl::flat_hash_map<uint64_t, uint32_t> free_by_start_;  // start granule -> node
   absl::flat_hash_map<uint64_t, uint32_t> free_by_end_;    // end granule -> node
   absl::flat_hash_map<uint64_t, uint64_t> live_;           // start granule -> length
+  // Starts of all free extents, sorted; valid only while ordered_index_valid_ (Reserve).
+  std::set<uint64_t> ordered_free_starts_;
+  bool ordered_index_valid_ = false;
 
   uint64_t allocations_ = 0;
   uint64_t failed_allocations_ = 0;
