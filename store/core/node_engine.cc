@@ -43,8 +43,17 @@ absl::Status ValidateOptions(const NodeEngineOptions& o) {
   if (o.reap_interval < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("reap_interval must be >= 0");
   }
-  if (o.evict_batch_pages == 0) {
-    return absl::InvalidArgumentError("evict_batch_pages must be > 0");
+  if (!(o.dram_low_watermark > 0 && o.dram_low_watermark <= o.dram_high_watermark &&
+        o.dram_high_watermark <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("DRAM watermarks must satisfy 0 < low (",
+                                                   o.dram_low_watermark, ") <= high (",
+                                                   o.dram_high_watermark, ") <= 1"));
+  }
+  if (o.rebuild_task_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("rebuild_task_ttl must be > 0");
+  }
+  if (o.max_rebuild_attempts == 0 || o.max_rebuild_queue == 0) {
+    return absl::InvalidArgumentError("max_rebuild_attempts and max_rebuild_queue must be > 0");
   }
   return absl::OkStatus();
 }
@@ -83,22 +92,42 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<tiering::DramArena> arena,
                           tiering::DramArena::Create(arena_options));
   Clock* clock = options.clock != nullptr ? options.clock : RealClock::Default();
+  Policies policies;
+  STRATA_ASSIGN_OR_RETURN(policies.dram, tiering::MakeEvictionPolicy(options.dram_policy));
+  STRATA_ASSIGN_OR_RETURN(policies.ssd, tiering::MakeEvictionPolicy(options.ssd_policy));
+  STRATA_ASSIGN_OR_RETURN(policies.text, tiering::MakeEvictionPolicy("lru"));
   absl::BitGen gen;
   const uint64_t secret = absl::Uniform<uint64_t>(gen);
-  return std::unique_ptr<NodeEngine>(new NodeEngine(options, clock, std::move(arena), secret));
+  return std::unique_ptr<NodeEngine>(
+      new NodeEngine(options, clock, std::move(arena), std::move(policies), secret));
 }
 
 NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
-                       std::unique_ptr<tiering::DramArena> arena, uint64_t id_secret)
-    : options_(options), clock_(clock), arena_(std::move(arena)), id_secret_(id_secret) {
+                       std::unique_ptr<tiering::DramArena> arena, Policies policies,
+                       uint64_t id_secret)
+    : options_(options),
+      clock_(clock),
+      arena_(std::move(arena)),
+      id_secret_(id_secret),
+      ssd_(options.ssd),
+      dram_policy_(std::move(policies.dram)),
+      ssd_policy_(std::move(policies.ssd)),
+      text_policy_(std::move(policies.text)) {
+  text_.capacity_bytes = options_.text_bytes;
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
+  if (options_.background_demotion) mover_ = std::thread([this] { MoverLoop(); });
 }
 
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
+  {
+    absl::MutexLock lock(&mu_);
+    pressure_.SignalAll();
+  }
   if (reaper_.joinable()) reaper_.join();
+  if (mover_.joinable()) mover_.join();
   absl::MutexLock lock(&mu_);
   DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
 }
@@ -125,14 +154,19 @@ uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
   uint64_t freed = 0;
   while (record != nullptr) {
     if (record->state != BlobState::kUnlinked) break;
-    if (record->leases > 0 || record->holds > 0) break;
+    if (record->leases > 0 || record->holds > 0 || record->moving) break;
     if (record->extent.has_value()) {
       arena_->Free(*record->extent);
       freed += record->extent->length;
       record->extent.reset();
-      // Only the tokens (and what chains them) are needed from now on.
-      std::vector<uint64_t>().swap(record->checksums);
     }
+    if (record->ssd_extent.has_value()) {
+      ssd_->Free(*record->ssd_extent);
+      record->ssd_extent.reset();
+    }
+    // Only the tokens (and what chains them) are needed from now on.
+    std::vector<uint64_t>().swap(record->checksums);
+    if (record->rebuild != RebuildStage::kNone) EndRebuildLocked(record, /*filled=*/false);
     if (record->children > 0) break;
     const tiering::BlobId parent_id = record->parent_id;
     table_.Erase(record->id);
@@ -153,7 +187,11 @@ void NodeEngine::UnlinkRecord(BlobRecord* record) {
   record->pinned = false;
   record->pin.Release();
   record->pages_in_index = 0;
+  CountInParentLocked(*record, -1);
+  if (record->in_dram()) dram_policy_->OnErase(record->id);
+  if (record->on_ssd()) ssd_policy_->OnErase(record->id);
   table_.Unlink(record);
+  SyncTextLocked(record);
 }
 
 uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,
@@ -215,6 +253,10 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
     info.tiers.push_back(TierState::kDram);
     info.extent = *record.extent;
   }
+  if (record.ssd_extent.has_value()) {
+    info.tiers.push_back(TierState::kSsd);
+    info.ssd_extent = *record.ssd_extent;
+  }
   if (info.tiers.empty()) info.tiers.push_back(TierState::kText);
   info.pages_in_index = record.pages_in_index;
   info.leases = record.leases;
@@ -255,8 +297,21 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
     const BlobRecord* record = table_.FindLinked(s.blob);
     CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
                              << ", which is not linked";
-    reply.segments.push_back(MatchedSegment{s.blob, s.blob_page_offset, s.page_count,
-                                            s.seq_page_begin, record->pages, TierState::kDram});
+    MatchedSegment segment{
+        s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record->pages, TierState::kDram,
+        {}};
+    if (!record->in_dram()) {
+      if (record->on_ssd()) {
+        segment.tier = TierState::kSsd;
+      } else {
+        segment.tier = TierState::kText;
+        const size_t page_tokens = ns.layout().page_tokens;
+        const auto own = absl::MakeConstSpan(record->tokens)
+                             .subspan(s.blob_page_offset * page_tokens, s.page_count * page_tokens);
+        segment.tokens.assign(own.begin(), own.end());
+      }
+    }
+    reply.segments.push_back(std::move(segment));
   }
   matches_.fetch_add(1, std::memory_order_relaxed);
   matched_pages_.fetch_add(match.matched_pages, std::memory_order_relaxed);
@@ -273,6 +328,11 @@ NodeTiers NodeEngine::Tiers() const {
   // Under the lock, so the tier's occupancy agrees with the counts below (extents are
   // allocated and freed only under the exclusive lock).
   tiers.dram = arena_->Stats();
+  if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
+  tiers.text = text_;
+  tiers.rebuild = rebuild_;
+  tiers.rebuild.queued = rebuild_queue_.size();
+  tiers.rebuild.in_flight = rebuild_in_flight_.size();
   tiers.index = registry_.IndexStats();
   tiers.namespaces = registry_.size();
   tiers.blobs = table_.linked();

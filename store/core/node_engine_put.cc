@@ -98,7 +98,9 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     return absl::InvalidArgumentError(absl::StrCat(
         "key mismatch: the client computed ", request.key->ToHex(), ", the node ", key.ToHex()));
   }
-  if (table_.FindLinked(key) != nullptr || pending_keys_.contains(key)) {
+  // A TEXT blob (bytes dropped, tokens kept) is refilled by a put: a rebuild.
+  const BlobRecord* linked = table_.FindLinked(key);
+  if ((linked != nullptr && linked->has_bytes()) || pending_keys_.contains(key)) {
     BeginPutReply reply;
     reply.exists = true;
     reply.key = key;
@@ -265,6 +267,9 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     AbortPutLocked(put_id);
     return loss;
   }
+  if (BlobRecord* text = table_.FindLinked(key); text != nullptr) {
+    return RefillLocked(put_id, text);
+  }
   absl::StatusOr<uint32_t> inserted =
       record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
   if (!inserted.ok()) {
@@ -286,8 +291,43 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     return reply;
   }
   record->pages_in_index = *inserted;
+  const tiering::Extent extent = *record->extent;
+  record->extent.reset();
   table_.Link(record);
+  AttachDramLocked(record, extent);
+  if (AbovePressureLocked()) pressure_.Signal();
   return reply;
+}
+
+absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRecord* text) {
+  auto it = puts_.find(put_id);
+  CHECK(it != puts_.end());
+  BlobRecord* record = it->second.record;
+  const radix::BlobKey key = record->key;
+  if (text->has_bytes() || text->moving) {
+    // Refilled by another put, or promoted, meanwhile: this one is redundant.
+    AbortPutLocked(put_id);
+    return CommitPutReply{key, 0};
+  }
+  if (record->checksums != text->checksums) {
+    uint64_t i = 0;
+    while (i < record->checksums.size() && record->checksums[i] == text->checksums[i]) ++i;
+    absl::Status differ = absl::FailedPreconditionError(absl::StrCat(
+        "put ", put_id, " would rebuild blob ", key.ToHex(), " with other bytes than the original ",
+        "(chunk ", i,
+        " differs: another model, seed or layout?); put aborted, the blob stays TEXT"));
+    AbortPutLocked(put_id);
+    return differ;
+  }
+  const tiering::Extent extent = *record->extent;
+  record->extent.reset();  // the bytes move to the TEXT record
+  AbortPutLocked(put_id);
+  AttachDramLocked(text, extent);
+  text->last_access = clock_->Now();
+  ++text_.rebuilds;
+  EndRebuildLocked(text, /*filled=*/true);
+  if (AbovePressureLocked()) pressure_.Signal();
+  return CommitPutReply{key, text->pages_in_index};
 }
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {

@@ -58,7 +58,12 @@ TEST(NodeEngineCreateTest, RejectsBadOptions) {
               absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(bad([](auto& o) { o.put_ttl = absl::ZeroDuration(); }),
               absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(bad([](auto& o) { o.evict_batch_pages = 0; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.dram_low_watermark = 0; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.dram_high_watermark = 1.5; }),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.dram_policy = "fifo?"; }), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(bad([](auto& o) { o.rebuild_task_ttl = absl::ZeroDuration(); }),
+              absl::StatusCode::kInvalidArgument);
   EXPECT_OK(bad([](auto&) {}));
 }
 
@@ -343,11 +348,11 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
               absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
+TEST_F(NodeEnginePutTest, EvictionNeverDropsAContinuedParentOrAPinnedPath) {
   // z caches pages [0, 4); a repeats them and adds [4, 6), so only a's last two pages
   // are a's own nodes; b branches off a at page 3, under z's node.
   const BlobContent z = MakeBlob(ns_, 4, 30);
-  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, z));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cz, PutBlob(*engine_, ns_, std::nullopt, z));
   BlobContent a = MakeBlob(ns_, 6, 31);
   std::copy(z.tokens.begin(), z.tokens.end(), a.tokens.begin());
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
@@ -355,13 +360,12 @@ TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
   const BlobContent b = MakeBlob(ns_, 2, 32);
   ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, BlobParent{ca.key, 3}, b));
   ASSERT_OK(engine_->Pin(cb.key));
-  // Evicting everything unpinned takes a's own nodes and z's page 3: a leaves the index,
-  // but b (and z's pages above it) stay, and b's record still chains through a's tokens.
+  // b is pinned, z holds b's pinned path, and a is continued by b: nothing can go.
   ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
-  EXPECT_EQ(evicted.pages_evicted, 3u);
-  EXPECT_EQ(evicted.blobs_unlinked, 1u);
-  EXPECT_CODE(engine_->Stat(ca.key), absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine_->Tiers().token_only_blobs, 1u);
+  EXPECT_EQ(evicted.blobs_dropped, 0u);
+  EXPECT_EQ(evicted.pages_evicted, 0u);
+  for (const auto& key : {cz.key, ca.key, cb.key}) EXPECT_OK(engine_->Stat(key));
+  // A continuation of b still finds its whole prefix.
   const BlobContent c = MakeBlob(ns_, 1, 33);
   ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{cb.key, 5}, c));
   std::vector<radix::TokenId> seq(a.tokens.begin(), a.tokens.begin() + 12);
@@ -370,30 +374,13 @@ TEST_F(NodeEnginePutTest, ParentChainSurvivesAParentLeavingTheIndex) {
   EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, seq, 4)});
   ASSERT_OK_AND_ASSIGN(MatchReply m, engine_->Match(ns_, seq));
   EXPECT_EQ(m.matched_pages, 6u);
-  // Once b and c go, a's tokens are no longer needed.
+  // Unpinned, everything can go, leaves first.
   ASSERT_OK(engine_->Unpin(cb.key));
-  ASSERT_OK(engine_->Delete(cb.key));
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_GE(evicted.blobs_dropped, 1u);  // z's removal takes the pages below it too
+  EXPECT_EQ(engine_->Tiers().blobs, 0u);
   EXPECT_EQ(engine_->Tiers().token_only_blobs, 0u);
-  EXPECT_EQ(engine_->Tiers().blobs, 1u);  // z
-}
-
-TEST_F(NodeEnginePutTest, ParentWhosePrefixWasCutIsRefused) {
-  // a = pages [0, 4); c branches off at page 2, which splits a's node in two.
-  const BlobContent a = MakeBlob(ns_, 4, 42), c = MakeBlob(ns_, 1, 43);
-  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
-  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{ca.key, 2}, c));
-  ASSERT_OK(engine_->Pin(cc.key));
-  // Evicting everything unpinned takes a's pages [2, 4) only: a stays, cut to 2 pages.
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
-  EXPECT_EQ(evicted.pages_evicted, 2u);
-  ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(ca.key));
-  EXPECT_EQ(info.pages_in_index, 2u);
-  const BlobContent b = MakeBlob(ns_, 1, 44);
-  const absl::StatusOr<BeginPutReply> refused = BeginBlob(*engine_, ns_, BlobParent{ca.key, 4}, b);
-  EXPECT_CODE(refused, absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(refused.status().message().find("no longer cached"), std::string::npos);
-  // Continuing inside what is left still works.
-  ASSERT_OK(PutBlob(*engine_, ns_, BlobParent{ca.key, 1}, b));
+  EXPECT_EQ(engine_->Tiers().dram.used_bytes, 0u);
 }
 
 TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {

@@ -36,6 +36,46 @@ void NodeEngine::ReleaseLeaseLocked(const Lease& lease) {
   }
 }
 
+absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
+                                           absl::Span<const ReadRange> ranges,
+                                           std::vector<BlobRecord*>* records) {
+  const radix::KvLayout& layout = ns.layout();
+  for (const ReadRange& range : ranges) {
+    BlobRecord* record = table_.FindLinked(range.blob);
+    if (record != nullptr && record->namespace_hash != h0) {
+      const radix::Namespace& other = *record->ns;
+      if (other.tenant() == ns.tenant() && other.model() == ns.model()) {
+        return radix::CheckCompatible(other.layout(), layout);
+      }
+      record = nullptr;  // another tenant's or model's blob: as if absent
+    }
+    if (record == nullptr) {
+      arena_->counters().RecordMiss();
+      return BlobMissing(range.blob);
+    }
+    if (!record->has_bytes() && !record->moving) {
+      arena_->counters().RecordMiss();
+      return absl::NotFoundError(absl::StrCat(
+          "blob ", range.blob.ToHex(),
+          " has no bytes on this node (TEXT: its KV was dropped, its tokens kept; rebuild it)"));
+    }
+    if (range.num_pages == 0 || range.layer_begin >= range.layer_end) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("read of blob ", range.blob.ToHex(), ": empty range (", range.num_pages,
+                       " pages, layers [", range.layer_begin, ", ", range.layer_end, "))"));
+    }
+    if (uint64_t{range.first_page} + range.num_pages > record->pages ||
+        range.layer_end > layout.num_layers) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "read of blob ", range.blob.ToHex(), ": pages [", range.first_page, ", +",
+          range.num_pages, ") layers [", range.layer_begin, ", ", range.layer_end, ") outside its ",
+          record->pages, " pages and ", layout.num_layers, " layers"));
+    }
+    records->push_back(record);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
                                            absl::Span<const ReadRange> ranges, absl::Duration ttl) {
   if (ranges.empty()) return absl::InvalidArgumentError("a read needs at least one range");
@@ -50,32 +90,33 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   absl::MutexLock lock(&mu_);
   std::vector<BlobRecord*> records;
   records.reserve(ranges.size());
-  for (const ReadRange& range : ranges) {
-    BlobRecord* record = table_.FindLinked(range.blob);
-    if (record != nullptr && record->namespace_hash != h0) {
-      const radix::Namespace& other = *record->ns;
-      if (other.tenant() == ns.tenant() && other.model() == ns.model()) {
-        return radix::CheckCompatible(other.layout(), layout);
+  // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
+  // the lock, so the world may change meanwhile and the ranges are checked again).
+  constexpr int kMaxPromotionRounds = 8;
+  for (int round = 0;; ++round) {
+    records.clear();
+    STRATA_RETURN_IF_ERROR(ResolveReadLocked(ns, h0, ranges, &records));
+    std::vector<BlobRecord*> promote;
+    bool wait = false;
+    for (BlobRecord* record : records) {
+      if (record->moving) {
+        wait = true;
+      } else if (!record->in_dram() &&
+                 std::find(promote.begin(), promote.end(), record) == promote.end()) {
+        promote.push_back(record);
       }
-      record = nullptr;  // another tenant's or model's blob: as if absent
     }
-    if (record == nullptr) {
-      arena_->counters().RecordMiss();
-      return BlobMissing(range.blob);
+    if (wait) {
+      moved_.Wait(&mu_);
+      continue;
     }
-    if (range.num_pages == 0 || range.layer_begin >= range.layer_end) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("read of blob ", range.blob.ToHex(), ": empty range (", range.num_pages,
-                       " pages, layers [", range.layer_begin, ", ", range.layer_end, "))"));
+    if (promote.empty()) break;
+    if (round == kMaxPromotionRounds) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "DRAM tier too small to hold the ", records.size(), " blobs of this read at once"));
     }
-    if (uint64_t{range.first_page} + range.num_pages > record->pages ||
-        range.layer_end > layout.num_layers) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "read of blob ", range.blob.ToHex(), ": pages [", range.first_page, ", +",
-          range.num_pages, ") layers [", range.layer_begin, ", ", range.layer_end, ") outside its ",
-          record->pages, " pages and ", layout.num_layers, " layers"));
-    }
-    records.push_back(record);
+    if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
+    STRATA_RETURN_IF_ERROR(PromoteLocked(promote));
   }
 
   ReadReply reply;
@@ -111,6 +152,8 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     ++record->leases;
     ++record->hits;
     record->last_access = now;
+    dram_policy_->OnAccess(record->id);
+    if (record->on_ssd()) ssd_policy_->OnAccess(record->id);
   }
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;

@@ -246,7 +246,6 @@ class Worker {
 TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
   FakeClock clock;
   NodeEngineOptions options = SmallOptions(&clock, 256 << 10);  // 64 extents of 4 KiB
-  options.evict_batch_pages = 4;
   ASSERT_OK_AND_ASSIGN(auto engine, NodeEngine::Create(options));
   const radix::Namespace ns = SmallNamespace();
   KnownKeys keys;

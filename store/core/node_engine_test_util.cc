@@ -54,6 +54,8 @@ NodeEngineOptions SmallOptions(Clock* clock, uint64_t dram_bytes) {
   options.dram_try_hugetlb = false;
   options.dram_name = "strata-test";
   options.reap_interval = absl::ZeroDuration();
+  options.background_demotion = false;
+  options.text_bytes = 0;  // a dropped blob leaves the index (tests of TEXT set a budget)
   options.clock = clock;
   return options;
 }

@@ -20,7 +20,13 @@
 //             RESOURCE_EXHAUSTED  no free extent fits (the tier is full or too fragmented)
 //   Write,    INVALID_ARGUMENT    the extent is empty or does not lie inside this tier
 //   Read      OUT_OF_RANGE        [offset, offset + size) does not lie inside the extent
-//             (an SSD tier will add UNAVAILABLE for transient I/O errors)
+//             and, for the SSD tier (tiering/io/ssd_tier.h), I/O failures:
+//             DATA_LOSS           a read failed (EIO) or came back short
+//             UNAVAILABLE         a write failed (EIO; the bytes are undefined) or the
+//                                 kernel kept asking to retry (EAGAIN / EINTR)
+//             RESOURCE_EXHAUSTED  out of space on a sparse file (ENOSPC, EDQUOT, EFBIG)
+//             A tier returns the bytes it holds without verifying them (corrupt bytes
+//             come back with OK; blob checksums above the tiers catch them).
 //   Free      -                   REQUIRES: a live extent of this tier (CHECK-fails if not)
 //
 // Synchronous and batched I/O. Read and Write are synchronous: they return once the bytes
@@ -108,6 +114,11 @@ class Tier {
   // `done` before returning.
   virtual void ReadBatch(std::vector<TierRead> reads, TierIoDone done) const;
   virtual void WriteBatch(std::vector<TierWrite> writes, TierIoDone done);
+
+  // Makes every completed write durable (an SSD tier: fdatasync). A blob becomes visible
+  // in a tier only after this returns OK for its bytes. The default (volatile tiers) does
+  // nothing.
+  virtual absl::Status Flush() { return absl::OkStatus(); }
 
   // Capacity, occupancy and the event counts of counters().
   virtual TierStats Stats() const = 0;

@@ -7,7 +7,17 @@
 //              kLinked   committed and in the index (pages_in_index > 0)
 //              kUnlinked out of the index (evicted, deleted, aborted, redundant); bytes
 //                        kept while leases > 0 or holds > 0, tokens kept while children > 0
-//   extent     the DRAM bytes; none once freed. A linked or pending record always has one.
+//   extent     the DRAM bytes; none once freed or dropped. A pending record always has one.
+//   ssd_extent the SSD copy, if the blob was demoted (bytes durable there). A linked record
+//              with neither extent is TEXT: tokens and checksums kept, KV bytes gone.
+//   children_in_dram / children_with_bytes
+//              linked records whose parent_id is this record and that have DRAM bytes /
+//              any bytes (DRAM or SSD): eviction is leaf-first, so a blob leaves DRAM only
+//              when children_in_dram == 0 and drops its last bytes only when
+//              children_with_bytes == 0.
+//   path_pins  pins (Pin) whose prefix path includes this blob's index pages: never evicted
+//   moving     a demotion or promotion of its bytes is in flight (I/O without the lock)
+//   rebuild    where the blob is in the rebuild queue
 //   tokens     the blob's own tokens (pages [first_page, first_page + pages) only)
 //   checksums  one per chunk, layer-major: checksums[l * pages + p] (chunk_checksum.h)
 //   parent_id  the record of parent->key (it stays alive while this record does), 0 = none
@@ -35,6 +45,7 @@
 namespace strata::store::core {
 
 enum class BlobState { kPending, kLinked, kUnlinked };
+enum class RebuildStage { kNone, kQueued, kInFlight };
 
 struct BlobRecord {
   tiering::BlobId id = 0;  // unique among records; the put id while pending
@@ -51,19 +62,31 @@ struct BlobRecord {
   std::vector<radix::TokenId> tokens;
   std::vector<uint64_t> checksums;
   std::optional<tiering::Extent> extent;
+  std::optional<tiering::Extent> ssd_extent;
 
   BlobState state = BlobState::kPending;
   uint32_t pages_in_index = 0;
   uint32_t leases = 0;
   uint32_t holds = 0;
   uint32_t children = 0;
+  uint32_t children_in_dram = 0;
+  uint32_t children_with_bytes = 0;
+  uint32_t path_pins = 0;
+  bool moving = false;
+  bool text_tracked = false;  // counted in the TEXT tier (linked, no bytes)
+  RebuildStage rebuild = RebuildStage::kNone;
+  uint32_t rebuild_attempts = 0;
   absl::Time created = absl::InfinitePast();
   absl::Time last_access = absl::InfinitePast();
   uint64_t hits = 0;
   bool pinned = false;
   radix::MatchHandle pin;
+  std::vector<tiering::BlobId> pinned_path;  // records whose path_pins this pin counts in
 
   uint32_t end_page() const { return first_page + pages; }
+  bool in_dram() const { return extent.has_value(); }
+  bool on_ssd() const { return ssd_extent.has_value(); }
+  bool has_bytes() const { return in_dram() || on_ssd(); }
 };
 
 }  // namespace strata::store::core

@@ -86,6 +86,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +114,8 @@
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
 #include "strata/tiering/dram_arena.h"
+#include "strata/tiering/eviction_policy.h"
+#include "strata/tiering/tier.h"
 
 namespace strata::store::core {
 
@@ -135,9 +138,9 @@ struct NodeEngineOptions {
   absl::Duration put_ttl = absl::Seconds(60);
   // How often the background reaper runs ReapExpired(); 0: no thread (call it yourself).
   absl::Duration reap_interval = absl::Seconds(1);
-  // Most index pages evicted per RadixTree::Evict call when room is needed (batches
-  // start at 1 page and double up to this). REQUIRES: > 0.
-  uint32_t evict_batch_pages = 64;
+  // A background thread demotes blobs out of DRAM between the watermarks below (false:
+  // only allocation pressure and Evict move bytes; tests use it for determinism).
+  bool background_demotion = true;
   // Not owned; must outlive the engine. nullptr: RealClock::Default().
   Clock* clock = nullptr;
 
@@ -243,8 +246,9 @@ class NodeEngine {
   // again. An empty vector when nothing came within `wait`.
   absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(uint32_t max_tasks, absl::Duration wait)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Matches `tokens` and gets the matched prefix ready ahead of need: starts promoting
-  // SSD-only blobs into DRAM and queues rebuilds of TEXT blobs. Returns without waiting.
+  // Matches `tokens` and gets the matched prefix ready ahead of need: promotes its
+  // SSD-only blobs into DRAM (waiting for that I/O; a failure shows in the next Match)
+  // and queues rebuilds of its TEXT blobs (without waiting for them).
   absl::StatusOr<PrefetchReply> Prefetch(const radix::Namespace& ns,
                                          absl::Span<const radix::TokenId> tokens)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -261,8 +265,13 @@ class NodeEngine {
  private:
   friend class HeldSpan;
 
+  struct Policies {
+    std::unique_ptr<tiering::EvictionPolicy> dram;
+    std::unique_ptr<tiering::EvictionPolicy> ssd;
+    std::unique_ptr<tiering::EvictionPolicy> text;
+  };
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
-             std::unique_ptr<tiering::DramArena> arena, uint64_t id_secret);
+             std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
 
   // ---- ids (node_engine.cc)
   uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -277,6 +286,7 @@ class NodeEngine {
   uint64_t ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans, bool count_evictions,
                              uint64_t* bytes_freed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnlinkRecord(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
   // record->first_page < pages <= record->first_page + record->pages (or pages == 0).
   std::vector<radix::TokenId> SequenceTokens(const BlobRecord& record, uint32_t pages) const
@@ -286,24 +296,69 @@ class NodeEngine {
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
-  // ---- eviction (node_engine_evict.cc)
-  // Evicts up to `batch_pages` index pages from each tree. Returns the pages evicted
-  // (0: nothing unpinned is left).
-  uint64_t EvictBatchLocked(uint64_t batch_pages, EvictReply* reply)
+  // ---- tier bookkeeping (node_engine_tiers.cc)
+  // Every change of a linked record's extents goes through these, which keep the parent's
+  // children_in_dram / children_with_bytes, the tier policies and the TEXT tier in step.
+  void AttachDramLocked(BlobRecord* record, const tiering::Extent& extent)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Batches grow 1, 2, 4, ... up to evict_batch_pages, so a small need evicts little and
-  // a large one takes few rounds.
-  uint64_t NextBatch(uint64_t batch) const;
-  // Allocates `bytes` in the arena, evicting as needed.
+  // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
+  void DetachDramLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AttachSsdLocked(BlobRecord* record, const tiering::Extent& extent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DetachSsdLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds (+1) or removes (-1) `record`'s bytes from its parent's child counts.
+  void CountInParentLocked(const BlobRecord& record, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts or stops counting `record` in the TEXT tier to match its state.
+  void SyncTextLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops every byte copy of a linked record: it becomes TEXT (or leaves the index when
+  // there is no TEXT tier). Enforces the TEXT budget.
+  void DropToTextLocked(BlobRecord* record, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes TEXT records (leaf-first, policy order) until `bytes` token bytes are freed.
+  void EvictTextLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the index pages `record` owns and everything below them.
+  absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
+                                     DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool DramEvictable(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Frees DRAM without I/O: drops DRAM copies of blobs that are also on SSD and the bytes
+  // of leaves nothing continues (to TEXT). Returns extent bytes freed.
+  uint64_t FreeDramLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Frees SSD space by dropping SSD copies, leaf-first. Returns extent bytes freed.
+  uint64_t FreeSsdLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves `bytes` out of DRAM: demotes blobs to SSD (I/O without the lock) where the node
+  // has one, else as FreeDramLocked. Returns extent bytes freed.
+  uint64_t MoveOutOfDram(uint64_t bytes, EvictReply* reply) ABSL_LOCKS_EXCLUDED(mu_);
+  // The same with the lock held on entry and exit (it is dropped during I/O).
+  uint64_t MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Copies the SSD bytes of `records` (each SSD-only, moving, held) into fresh DRAM
+  // extents without the lock, verifies every chunk checksum and attaches them. A record
+  // whose bytes fail to read or verify loses its SSD copy (becomes TEXT); the first such
+  // failure is returned (DATA_LOSS, or the tier's error).
+  absl::Status PromoteLocked(const std::vector<BlobRecord*>& records)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Allocates `bytes` in the arena, freeing DRAM as needed (FreeDramLocked).
   absl::StatusOr<tiering::Extent> AllocateLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Background demotion: keeps DRAM use between the watermarks.
+  void MoverLoop();
+  bool AbovePressureLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // ---- puts (node_engine_put.cc)
   // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
   absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbortPutLocked(uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Commits put `put_id` by moving its (verified) bytes into `text`, the linked TEXT
+  // record of the same key: a rebuild. FAILED_PRECONDITION (put aborted) if its chunk
+  // checksums differ from the original's.
+  absl::StatusOr<CommitPutReply> RefillLocked(uint64_t put_id, BlobRecord* text)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- leases (node_engine_read.cc)
+  // The linked records the ranges name, checked (the errors of Read).
+  absl::Status ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
+                                 absl::Span<const ReadRange> ranges,
+                                 std::vector<BlobRecord*>* records)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseLeaseLocked(const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Duration ClampTtl(absl::Duration ttl) const;
 
@@ -328,8 +383,38 @@ class NodeEngine {
   mutable std::atomic<uint64_t> matched_pages_{0};
   mutable std::atomic<uint64_t> queried_pages_{0};
 
+  // ---- tiers
+  const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier
+  std::unique_ptr<tiering::EvictionPolicy> dram_policy_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<tiering::EvictionPolicy> ssd_policy_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<tiering::EvictionPolicy> text_policy_ ABSL_GUARDED_BY(mu_);
+  TextTierStats text_ ABSL_GUARDED_BY(mu_);
+  absl::CondVar moved_;  // signalled whenever a record's `moving` clears
+
+  // ---- rebuild queue (node_engine_rebuild.cc)
+  struct InFlightRebuild {
+    tiering::BlobId record_id = 0;
+    absl::Time deadline;
+  };
+  // Requeues in-flight tasks past their deadline; drops queued entries whose blob is gone.
+  void ExpireRebuildsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues `record` (TEXT, linked) unless it is queued already. RESOURCE_EXHAUSTED full.
+  absl::Status QueueRebuildLocked(BlobRecord* record, RebuildRequestReply* reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The record's rebuild (if any) is finished: filled, or the blob went away.
+  void EndRebuildLocked(BlobRecord* record, bool filled) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool RebuildQueuedLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return !rebuild_queue_.empty() || draining_;
+  }
+  std::deque<tiering::BlobId> rebuild_queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, InFlightRebuild> rebuild_in_flight_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<tiering::BlobId, uint64_t> rebuild_task_of_ ABSL_GUARDED_BY(mu_);
+  RebuildQueueStats rebuild_ ABSL_GUARDED_BY(mu_);
+
   absl::Notification stop_reaper_;
   std::thread reaper_;
+  std::thread mover_;
+  absl::CondVar pressure_;  // signalled when DRAM use passes the high watermark
 };
 
 }  // namespace strata::store::core

@@ -1,0 +1,344 @@
+// NodeEngine tiers: DRAM pressure drops bytes to TEXT (or demotes them to SSD), Match
+// reports tier states and TEXT tokens, rebuild tasks refill TEXT blobs byte-identically,
+// SSD blobs are promoted on Read and a corrupt SSD copy is DATA_LOSS, never garbage.
+// The SSD tier is the real SsdTier over an in-memory, fault-injecting block file.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "node_engine_test_util.h"
+#include "strata/base/status_macros.h"
+#include "strata/base/status_test_macros.h"
+#include "strata/store/core/node_engine.h"
+#include "strata/tiering/io/memory_block_file.h"
+#include "strata/tiering/io/ssd_tier.h"
+
+namespace strata::store::core {
+namespace {
+
+using ::strata::store::core::testing::BlobContent;
+using ::strata::store::core::testing::MakeBlob;
+using ::strata::store::core::testing::PutBlob;
+using ::strata::store::core::testing::ReadBytes;
+using ::strata::store::core::testing::SmallNamespace;
+using ::strata::store::core::testing::SmallOptions;
+using ::strata::store::core::testing::WholeBlob;
+using ::testing::ElementsAre;
+
+constexpr uint32_t kPages = 12;  // 12 pages x 256 bytes = 3 KiB: one 4 KiB extent each
+
+class TiersTest : public ::testing::Test {
+ protected:
+  // A node with `dram_blobs` extents of DRAM and, if ssd_blobs > 0, an SSD tier of
+  // `ssd_blobs` extents.
+  void Start(uint64_t dram_blobs, uint64_t ssd_blobs, uint64_t text_bytes = 1 << 20) {
+    NodeEngineOptions options = SmallOptions(&clock_, dram_blobs * 4096);
+    options.text_bytes = text_bytes;
+    if (ssd_blobs > 0) {
+      tiering::io::MemoryBlockFileOptions file_options;
+      file_options.size_bytes = ssd_blobs * 4096;
+      auto file = tiering::io::MemoryBlockFile::Create(file_options);
+      ASSERT_OK(file);
+      file_ = file->get();
+      tiering::io::SsdTierOptions ssd_options;
+      ssd_options.capacity_bytes = ssd_blobs * 4096;
+      ssd_options.granule_bytes = 4096;
+      ssd_options.max_extent_bytes = 1 << 20;
+      ssd_options.large_extent_bytes = 0;
+      auto ssd = tiering::io::SsdTier::Create(std::move(*file), ssd_options);
+      ASSERT_OK(ssd);
+      options.ssd = std::shared_ptr<tiering::Tier>(std::move(*ssd));
+    }
+    auto engine = NodeEngine::Create(options);
+    ASSERT_OK(engine);
+    engine_ = std::move(*engine);
+  }
+
+  // Puts a chain of `n` blobs of kPages pages (blob i continues blob i-1).
+  std::vector<radix::BlobKey> PutChain(int n, uint64_t seed) {
+    std::vector<radix::BlobKey> keys;
+    std::optional<BlobParent> parent;
+    for (int i = 0; i < n; ++i) {
+      blobs_.push_back(MakeBlob(ns_, kPages, seed + i));
+      auto commit = PutBlob(*engine_, ns_, parent, blobs_.back());
+      EXPECT_OK(commit);
+      if (!commit.ok()) return keys;
+      keys.push_back(commit->key);
+      parent = BlobParent{commit->key, kPages * (i + 1)};
+    }
+    return keys;
+  }
+
+  // The whole sequence of the first `n` blobs put.
+  std::vector<radix::TokenId> Sequence(size_t n) const {
+    std::vector<radix::TokenId> tokens;
+    for (size_t i = 0; i < n; ++i) {
+      tokens.insert(tokens.end(), blobs_[i].tokens.begin(), blobs_[i].tokens.end());
+    }
+    return tokens;
+  }
+
+  std::vector<TierState> TiersOf(const radix::BlobKey& key) {
+    auto info = engine_->Stat(key);
+    EXPECT_OK(info);
+    return info.ok() ? info->tiers : std::vector<TierState>{};
+  }
+
+  // Reads the whole blob and returns its bytes.
+  absl::StatusOr<std::vector<std::byte>> ReadAll(const radix::BlobKey& key) {
+    const ReadRange range = WholeBlob(key, kPages);
+    STRATA_ASSIGN_OR_RETURN(ReadReply reply, engine_->Read(ns_, {&range, 1}));
+    auto bytes = ReadBytes(*engine_, reply.lease_id, key, 0, reply.ranges[0].blob_bytes);
+    EXPECT_OK(engine_->Release(reply.lease_id));
+    return bytes;
+  }
+
+  ManualClock clock_;
+  radix::Namespace ns_ = SmallNamespace();
+  std::vector<BlobContent> blobs_;
+  tiering::io::MemoryBlockFile* file_ = nullptr;  // owned by the SSD tier
+  std::unique_ptr<NodeEngine> engine_;
+};
+
+TEST_F(TiersTest, DramPressureDropsLeavesToTextAndMatchCarriesTheirTokens) {
+  Start(/*dram_blobs=*/3, /*ssd_blobs=*/0);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 100);
+  ASSERT_EQ(keys.size(), 3u);
+  // A fourth blob of another sequence needs room: only the chain's leaf may go.
+  const BlobContent other = MakeBlob(ns_, kPages, 900);
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, other));
+  EXPECT_THAT(TiersOf(keys[2]), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kDram));
+
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  EXPECT_EQ(match.matched_pages, 3 * kPages);  // TEXT pages are still in the index
+  ASSERT_EQ(match.segments.size(), 3u);
+  EXPECT_EQ(match.segments[1].tier, TierState::kDram);
+  EXPECT_TRUE(match.segments[1].tokens.empty());
+  EXPECT_EQ(match.segments[2].tier, TierState::kText);
+  EXPECT_EQ(match.segments[2].tokens, blobs_[2].tokens);
+
+  // A TEXT blob is a miss, never garbage.
+  EXPECT_CODE(ReadAll(keys[2]), absl::StatusCode::kNotFound);
+  const NodeTiers tiers = engine_->Tiers();
+  EXPECT_EQ(tiers.text.blobs, 1u);
+  EXPECT_EQ(tiers.text.drops, 1u);
+  EXPECT_GT(tiers.text.used_bytes, 0u);
+}
+
+TEST_F(TiersTest, LeasedAndPinnedBlobsKeepTheirBytes) {
+  Start(/*dram_blobs=*/2, /*ssd_blobs=*/0);
+  const BlobContent a = MakeBlob(ns_, kPages, 1);
+  const BlobContent b = MakeBlob(ns_, kPages, 2);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, std::nullopt, b));
+  const ReadRange range = WholeBlob(ca.key, kPages);
+  ASSERT_OK_AND_ASSIGN(ReadReply lease, engine_->Read(ns_, {&range, 1}));
+  ASSERT_OK(engine_->Pin(cb.key));
+  // Nothing may go: the third put finds the tier full.
+  EXPECT_CODE(PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 3)),
+              absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kDram));
+  ASSERT_OK(engine_->Release(lease.lease_id));
+  ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 3)));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kDram));
+}
+
+TEST_F(TiersTest, RebuildTaskRefillsTheTextBlobByteIdentically) {
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/0);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 200);
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_dropped, 3u);
+  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(TierState::kText));
+
+  ASSERT_OK_AND_ASSIGN(RebuildRequestReply requested, engine_->RequestRebuild(keys[2], true));
+  EXPECT_EQ(requested.queued, 3u);
+  ASSERT_OK_AND_ASSIGN(requested, engine_->RequestRebuild(keys[2], true));
+  EXPECT_EQ(requested.already_queued, 3u);
+
+  ASSERT_OK_AND_ASSIGN(std::vector<RebuildTask> tasks,
+                       engine_->PullRebuildTasks(10, absl::ZeroDuration()));
+  ASSERT_EQ(tasks.size(), 3u);
+  // Parents first, each with its whole sequence and the original checksums.
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(tasks[i].key, keys[i]);
+    EXPECT_EQ(tasks[i].first_page, kPages * i);
+    EXPECT_EQ(tasks[i].sequence_tokens, Sequence(i + 1));
+    EXPECT_EQ(tasks[i].checksums, blobs_[i].checksums);
+    ASSERT_TRUE(tasks[i].ns.has_value());
+    EXPECT_EQ(*tasks[i].ns, ns_);
+  }
+  EXPECT_EQ(engine_->Tiers().rebuild.in_flight, 3u);
+
+  // A put of other bytes is refused; the blob stays TEXT.
+  BlobContent wrong = MakeBlob(ns_, kPages, 999);
+  wrong.tokens = blobs_[0].tokens;
+  EXPECT_CODE(PutBlob(*engine_, ns_, std::nullopt, wrong), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kText));
+
+  // The original bytes refill it: byte-identical, same checksum.
+  for (size_t i = 0; i < 3; ++i) {
+    std::optional<BlobParent> parent = tasks[i].parent;
+    ASSERT_OK_AND_ASSIGN(CommitPutReply commit, PutBlob(*engine_, ns_, parent, blobs_[i]));
+    EXPECT_EQ(commit.key, keys[i]);
+    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(TierState::kDram));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
+    EXPECT_EQ(bytes, blobs_[i].bytes);
+  }
+  const NodeTiers tiers = engine_->Tiers();
+  EXPECT_EQ(tiers.rebuild.completed, 3u);
+  EXPECT_EQ(tiers.rebuild.in_flight, 0u);
+  EXPECT_EQ(tiers.text.rebuilds, 3u);
+  EXPECT_EQ(tiers.text.blobs, 0u);
+}
+
+TEST_F(TiersTest, UnfilledRebuildTasksReturnToTheQueueAndAreGivenUp) {
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/0);
+  const std::vector<radix::BlobKey> keys = PutChain(1, 300);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->RequestRebuild(keys[0], false));
+  EXPECT_CODE(engine_->PullRebuildTasks(0, absl::ZeroDuration()),
+              absl::StatusCode::kInvalidArgument);
+  for (uint32_t attempt = 0; attempt < 3; ++attempt) {  // max_rebuild_attempts = 3
+    ASSERT_OK_AND_ASSIGN(std::vector<RebuildTask> tasks,
+                         engine_->PullRebuildTasks(1, absl::ZeroDuration()));
+    ASSERT_EQ(tasks.size(), 1u) << "attempt " << attempt;
+    ASSERT_OK_AND_ASSIGN(std::vector<RebuildTask> none,
+                         engine_->PullRebuildTasks(1, absl::ZeroDuration()));
+    EXPECT_TRUE(none.empty());  // in flight, not handed out twice
+    clock_.Advance(absl::Minutes(1));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<RebuildTask> none,
+                       engine_->PullRebuildTasks(1, absl::ZeroDuration()));
+  EXPECT_TRUE(none.empty());
+  const NodeTiers tiers = engine_->Tiers();
+  EXPECT_EQ(tiers.rebuild.expired, 3u);
+  EXPECT_EQ(tiers.rebuild.dropped, 1u);
+}
+
+TEST_F(TiersTest, TextBudgetDeletesTextLeavesFirst) {
+  // Room for the text of about two blobs of 48 tokens and 24 checksums.
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/0, /*text_bytes=*/1000);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 400);
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_dropped, 3u);
+  // The leaf's text went first; the prefix is kept.
+  EXPECT_CODE(engine_->Stat(keys[2]), absl::StatusCode::kNotFound);
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kText));
+  const NodeTiers tiers = engine_->Tiers();
+  EXPECT_LE(tiers.text.used_bytes, 1000u);
+  EXPECT_GE(tiers.text.deletions, 1u);
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  EXPECT_EQ(match.matched_pages, (3 - tiers.text.deletions) * kPages);
+}
+
+TEST_F(TiersTest, WithoutTextTierDroppedBlobsLeaveTheIndex) {
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/0, /*text_bytes=*/0);
+  const std::vector<radix::BlobKey> keys = PutChain(2, 500);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_CODE(engine_->Stat(keys[0]), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(2)));
+  EXPECT_EQ(match.matched_pages, 0u);
+}
+
+TEST_F(TiersTest, DemotedBlobsArePromotedOnReadWithTheirBytesIntact) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 600);
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_demoted, 3u);
+  EXPECT_EQ(evicted.blobs_dropped, 0u);
+  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(TierState::kSsd));
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  ASSERT_EQ(match.segments.size(), 3u);
+  EXPECT_EQ(match.segments[0].tier, TierState::kSsd);
+  EXPECT_TRUE(match.segments[0].tokens.empty());
+
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[1]));
+  EXPECT_EQ(bytes, blobs_[1].bytes);
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kDram, TierState::kSsd));
+  const NodeTiers tiers = engine_->Tiers();
+  ASSERT_TRUE(tiers.ssd.has_value());
+  EXPECT_EQ(tiers.dram.demotions, 3u);
+  EXPECT_EQ(tiers.dram.promotions, 1u);
+  EXPECT_EQ(tiers.ssd->blobs, 3u);
+
+  // Dropping the DRAM copy again costs no I/O: the SSD copy is kept.
+  const uint64_t writes = file_->Stats().writes;
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(file_->Stats().writes, writes);
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kSsd));
+}
+
+TEST_F(TiersTest, CorruptSsdCopyIsDataLossAndTheBlobBecomesText) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(2, 700);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(keys[1]));
+  file_->FlipBits(info.ssd_extent.offset + 100);
+  EXPECT_CODE(ReadAll(keys[1]), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
+  // The node keeps serving: the parent is intact.
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
+  EXPECT_EQ(bytes, blobs_[0].bytes);
+}
+
+TEST_F(TiersTest, FullSsdDropsOlderSsdBlobsToText) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/2);
+  const BlobContent a = MakeBlob(ns_, kPages, 1);
+  const BlobContent b = MakeBlob(ns_, kPages, 2);
+  const BlobContent c = MakeBlob(ns_, kPages, 3);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, std::nullopt, b));
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, std::nullopt, c));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_demoted, 1u);
+  EXPECT_THAT(TiersOf(cc.key), ElementsAre(TierState::kSsd));
+  // One of the older SSD blobs (LRU: a) made room.
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kSsd));
+}
+
+TEST_F(TiersTest, FailedDemotionWritesKeepTheBlobInDram) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(1, 800);
+  file_->SetWriteBudget(0);  // ENOSPC from now on
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_demoted, 0u);
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kDram));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
+  EXPECT_EQ(bytes, blobs_[0].bytes);
+  const NodeTiers tiers = engine_->Tiers();
+  ASSERT_TRUE(tiers.ssd.has_value());
+  EXPECT_EQ(tiers.ssd->used_bytes, 0u);  // the failed extent was given back
+}
+
+TEST_F(TiersTest, PrefetchPromotesSsdBlobsAndQueuesTextRebuilds) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(2, 900);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));  // both on SSD
+  ASSERT_OK(engine_->Evict(TierState::kSsd, 4096));      // the leaf to TEXT
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
+  ASSERT_OK_AND_ASSIGN(PrefetchReply prefetch, engine_->Prefetch(ns_, Sequence(2)));
+  EXPECT_EQ(prefetch.matched_pages, 2 * kPages);
+  EXPECT_EQ(prefetch.resident_pages, kPages);
+  EXPECT_EQ(prefetch.promotions, 1u);
+  EXPECT_EQ(prefetch.rebuilds_queued, 1u);
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kDram, TierState::kSsd));
+  EXPECT_EQ(engine_->Tiers().rebuild.queued, 1u);
+}
+
+TEST_F(TiersTest, EvictNamesOnlyTiersTheNodeHas) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/0);
+  EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(engine_->Evict(TierState::kHbm, 1), absl::StatusCode::kInvalidArgument);
+  EXPECT_OK(engine_->Evict(TierState::kText, 1));
+}
+
+}  // namespace
+}  // namespace strata::store::core
