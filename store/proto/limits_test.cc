@@ -85,7 +85,45 @@ TEST(LimitsTest, LargestMatchResponseFits) {
     s->set_blob_pages(kU32Max);
     s->set_tier(v1::TIER_TEXT);
   }
+  // The TEXT segments' tokens, kMaxMatchTextTokens between them (spread evenly).
+  const size_t per_segment = kMaxMatchTextTokens / kMaxMatchSegments;
+  for (v1::Segment& s : *response.mutable_segments()) {
+    s.mutable_tokens()->assign(per_segment * kTokenIdBytes, '\xff');
+  }
   ExpectFits("MatchResponse", response);
+}
+
+TEST(LimitsTest, LargestPrefetchRequestFits) {
+  v1::PrefetchRequest request;
+  FillMaxNamespace(request.mutable_ns());
+  request.mutable_tokens()->assign(kMaxTokensPerRequest * kTokenIdBytes, '\xff');
+  ExpectFits("PrefetchRequest", request);
+}
+
+void FillMaxRebuildTask(v1::RebuildTask* task) {
+  task->set_task_id(kU64Max);
+  FillMaxNamespace(task->mutable_ns());
+  FillMaxKey(task->mutable_key());
+  FillMaxKey(task->mutable_parent()->mutable_key());
+  task->mutable_parent()->set_pages(kU32Max);
+  task->set_first_page(kU32Max);
+  task->set_pages(kU32Max);
+  task->mutable_sequence_tokens()->assign(kMaxRebuildSequenceTokens * kTokenIdBytes, '\xff');
+  task->mutable_chunk_checksums()->Resize(static_cast<int>(kMaxChunksPerBlob), kU64Max);
+  task->set_expires_in_ms(kU64Max);
+}
+
+TEST(LimitsTest, LargestPullRebuildTasksResponseFits) {
+  // The adapter stops taking tasks once they reach kPullResponseFillBytes: the worst answer
+  // is just under that much, then one more task of the largest size.
+  v1::PullRebuildTasksResponse response;
+  FillMaxRebuildTask(response.add_tasks());
+  const size_t largest = response.ByteSizeLong();
+  ExpectFits("RebuildTask (one)", response);
+  v1::RebuildTask* filler = response.add_tasks();
+  filler->mutable_sequence_tokens()->assign(kPullResponseFillBytes - 1, '\xff');
+  ExpectFits("PullRebuildTasksResponse", response);
+  EXPECT_LE(kPullResponseFillBytes + largest + 16, static_cast<size_t>(kMaxMessageBytes));
 }
 
 TEST(LimitsTest, LargestReadRequestFits) {

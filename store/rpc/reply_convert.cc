@@ -75,9 +75,20 @@ uint64_t UnixMillis(absl::Time time) {
   return static_cast<uint64_t>(absl::ToUnixMillis(time));
 }
 
-void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out, size_t max_segments) {
+void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out, size_t max_segments,
+                  size_t max_text_tokens) {
   out->Clear();
-  const size_t kept = std::min(reply.segments.size(), max_segments);
+  size_t kept = std::min(reply.segments.size(), max_segments);
+  size_t text_tokens = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const core::MatchedSegment& segment = reply.segments[i];
+    if (segment.tier != core::TierState::kText) continue;
+    if (segment.tokens.size() > max_text_tokens - text_tokens) {
+      kept = i;
+      break;
+    }
+    text_tokens += segment.tokens.size();
+  }
   out->mutable_segments()->Reserve(static_cast<int>(kept));
   uint32_t covered = 0;
   for (size_t i = 0; i < kept; ++i) {
@@ -89,6 +100,9 @@ void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out, size_t 
     s->set_seq_page_begin(segment.seq_page_begin);
     s->set_blob_pages(segment.blob_pages);
     s->set_tier(TierStateToProto(segment.tier));
+    if (segment.tier == core::TierState::kText) {
+      proto::TokensToProto(segment.tokens, s->mutable_tokens());
+    }
     covered = segment.seq_page_begin + segment.page_count;
   }
   if (kept < reply.segments.size()) {
@@ -181,19 +195,75 @@ void ListToProto(const core::ListReply& reply, v1::ListResponse* out) {
   out->set_next_page_token(reply.next_page_token);
 }
 
+void PrefetchToProto(const core::PrefetchReply& reply, v1::PrefetchResponse* out) {
+  out->Clear();
+  out->set_matched_pages(reply.matched_pages);
+  out->set_resident_pages(reply.resident_pages);
+  out->set_promotions(reply.promotions);
+  out->set_rebuilds_queued(reply.rebuilds_queued);
+}
+
+void RebuildRequestToProto(const core::RebuildRequestReply& reply,
+                           v1::RequestRebuildResponse* out) {
+  out->Clear();
+  out->set_queued(reply.queued);
+  out->set_already_queued(reply.already_queued);
+  out->set_resident(reply.resident);
+}
+
+void RebuildTaskToProto(const core::RebuildTask& task, absl::Time now, v1::RebuildTask* out) {
+  out->Clear();
+  out->set_task_id(task.task_id);
+  if (task.ns.has_value()) proto::ToProto(*task.ns, out->mutable_ns());
+  proto::ToProto(task.key, out->mutable_key());
+  if (task.parent.has_value()) {
+    proto::ToProto(task.parent->key, out->mutable_parent()->mutable_key());
+    out->mutable_parent()->set_pages(task.parent->pages);
+  }
+  out->set_first_page(task.first_page);
+  out->set_pages(task.pages);
+  proto::TokensToProto(task.sequence_tokens, out->mutable_sequence_tokens());
+  proto::ChecksumsToProto(task.checksums, out->mutable_chunk_checksums());
+  out->set_expires_in_ms(ExpiresInMs(task.deadline, now));
+}
+
+namespace {
+
+void TierStatsToProto(v1::Tier tier, const tiering::TierStats& stats, v1::TierStats* out) {
+  out->set_tier(tier);
+  out->set_capacity_bytes(stats.capacity_bytes);
+  out->set_used_bytes(stats.used_bytes);
+  out->set_free_bytes(stats.free_bytes());
+  out->set_blobs(stats.blobs);
+  out->set_hits(stats.hits);
+  out->set_misses(stats.misses);
+  out->set_evictions(stats.evictions);
+  out->set_promotions(stats.promotions);
+  out->set_demotions(stats.demotions);
+}
+
+}  // namespace
+
 void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out) {
   out->Clear();
-  v1::TierStats* dram = out->add_tiers();
-  dram->set_tier(v1::TIER_DRAM);
-  dram->set_capacity_bytes(tiers.dram.capacity_bytes);
-  dram->set_used_bytes(tiers.dram.used_bytes);
-  dram->set_free_bytes(tiers.dram.free_bytes());
-  dram->set_blobs(tiers.dram.blobs);
-  dram->set_hits(tiers.dram.hits);
-  dram->set_misses(tiers.dram.misses);
-  dram->set_evictions(tiers.dram.evictions);
-  dram->set_promotions(tiers.dram.promotions);
-  dram->set_demotions(tiers.dram.demotions);
+  TierStatsToProto(v1::TIER_DRAM, tiers.dram, out->add_tiers());
+  if (tiers.ssd.has_value()) TierStatsToProto(v1::TIER_SSD, *tiers.ssd, out->add_tiers());
+
+  v1::TextTierStats* text = out->mutable_text();
+  text->set_capacity_bytes(tiers.text.capacity_bytes);
+  text->set_used_bytes(tiers.text.used_bytes);
+  text->set_blobs(tiers.text.blobs);
+  text->set_drops(tiers.text.drops);
+  text->set_deletions(tiers.text.deletions);
+  text->set_rebuilds(tiers.text.rebuilds);
+
+  v1::RebuildQueueStats* rebuild = out->mutable_rebuild();
+  rebuild->set_queued(tiers.rebuild.queued);
+  rebuild->set_in_flight(tiers.rebuild.in_flight);
+  rebuild->set_requested(tiers.rebuild.requested);
+  rebuild->set_completed(tiers.rebuild.completed);
+  rebuild->set_expired(tiers.rebuild.expired);
+  rebuild->set_dropped(tiers.rebuild.dropped);
 
   v1::IndexStats* index = out->mutable_index();
   index->set_roots(tiers.index.roots);
@@ -222,6 +292,8 @@ void EvictToProto(const core::EvictReply& reply, v1::EvictResponse* out) {
   out->set_bytes_freed(reply.bytes_freed);
   out->set_pages_evicted(reply.pages_evicted);
   out->set_blobs_unlinked(reply.blobs_unlinked);
+  out->set_blobs_demoted(reply.blobs_demoted);
+  out->set_blobs_dropped(reply.blobs_dropped);
 }
 
 }  // namespace strata::store::rpc

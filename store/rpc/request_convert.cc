@@ -110,4 +110,33 @@ absl::StatusOr<core::ListRequest> ListRequestFromProto(const v1::ListRequest& re
   return list;
 }
 
+absl::StatusOr<PrefetchArgs> PrefetchRequestFromProto(const v1::PrefetchRequest& request) {
+  STRATA_ASSIGN_OR_RETURN(radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
+  STRATA_ASSIGN_OR_RETURN(proto::TokenView tokens,
+                          proto::TokensFromProto(request.tokens(), "tokens"));
+  return PrefetchArgs{.ns = std::move(ns), .tokens = std::move(tokens)};
+}
+
+absl::StatusOr<RebuildRequestArgs> RequestRebuildFromProto(
+    const v1::RequestRebuildRequest& request) {
+  STRATA_ASSIGN_OR_RETURN(const radix::BlobKey key, proto::BlobKeyFromProto(request.key(), "key"));
+  return RebuildRequestArgs{.key = key, .with_prefix = request.with_prefix()};
+}
+
+absl::StatusOr<PullRebuildTasksArgs> PullRebuildTasksFromProto(
+    const v1::PullRebuildTasksRequest& request) {
+  if (request.max_tasks() == 0) return absl::InvalidArgumentError("max_tasks: must be >= 1");
+  if (request.max_tasks() > proto::kMaxRebuildTasksPerPull) {
+    return absl::InvalidArgumentError(absl::StrCat("max_tasks: ", request.max_tasks(),
+                                                   " exceeds the limit of ",
+                                                   proto::kMaxRebuildTasksPerPull));
+  }
+  if (request.wait_ms() > proto::kMaxRebuildWaitMs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "wait_ms: ", request.wait_ms(), " exceeds the limit of ", proto::kMaxRebuildWaitMs));
+  }
+  return PullRebuildTasksArgs{.max_tasks = request.max_tasks(),
+                              .wait = absl::Milliseconds(request.wait_ms())};
+}
+
 }  // namespace strata::store::rpc

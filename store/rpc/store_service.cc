@@ -1,13 +1,18 @@
 #include "strata/store/rpc/store_service.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "glog/logging.h"
 
 #include "strata/base/status_macros.h"
 #include "strata/proto/key_convert.h"
+#include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
@@ -65,6 +70,60 @@ absl::Status DoRead(core::NodeEngine& engine, const core::Clock& clock,
   STRATA_ASSIGN_OR_RETURN(const ReadArgs args, ReadRequestFromProto(request));
   STRATA_ASSIGN_OR_RETURN(const core::ReadReply reply, engine.Read(args.ns, args.ranges, args.ttl));
   ReadToProto(reply, args.ranges, args.ns.layout(), clock.Now(), data_plane, response);
+  return absl::OkStatus();
+}
+
+absl::Status DoPrefetch(core::NodeEngine& engine, const v1::PrefetchRequest& request,
+                        v1::PrefetchResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const PrefetchArgs args, PrefetchRequestFromProto(request));
+  STRATA_ASSIGN_OR_RETURN(const core::PrefetchReply reply,
+                          engine.Prefetch(args.ns, args.tokens.span()));
+  PrefetchToProto(reply, response);
+  return absl::OkStatus();
+}
+
+absl::Status DoRequestRebuild(core::NodeEngine& engine, const v1::RequestRebuildRequest& request,
+                              v1::RequestRebuildResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const RebuildRequestArgs args, RequestRebuildFromProto(request));
+  STRATA_ASSIGN_OR_RETURN(const core::RebuildRequestReply reply,
+                          engine.RequestRebuild(args.key, args.with_prefix));
+  RebuildRequestToProto(reply, response);
+  return absl::OkStatus();
+}
+
+// Bytes a task adds to the response: its encoding plus its tag and length prefix.
+size_t EncodedTaskBytes(const v1::RebuildTask& task) { return task.ByteSizeLong() + 1 + 5; }
+
+absl::Status DoPullRebuildTasks(core::NodeEngine& engine, const core::Clock& clock,
+                                absl::Time call_deadline,
+                                const v1::PullRebuildTasksRequest& request,
+                                v1::PullRebuildTasksResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const PullRebuildTasksArgs args, PullRebuildTasksFromProto(request));
+  // The caller's deadline bounds the wait too (an answer after it would be lost, and the
+  // tasks in it would wait out their deadline before anyone else got them).
+  const absl::Duration left = call_deadline - absl::Now();
+  absl::Duration wait = std::max(absl::ZeroDuration(), std::min(args.wait, left));
+  size_t bytes = 0;
+  while (static_cast<uint32_t>(response->tasks_size()) < args.max_tasks &&
+         bytes < proto::kPullResponseFillBytes) {
+    absl::StatusOr<std::vector<core::RebuildTask>> tasks = engine.PullRebuildTasks(1, wait);
+    // Tasks already taken are the caller's: answer with them rather than lose them.
+    if (!tasks.ok() && response->tasks_size() == 0) return tasks.status();
+    if (!tasks.ok() || tasks->empty()) break;
+    wait = absl::ZeroDuration();  // only the first task is waited for
+    for (const core::RebuildTask& task : *tasks) {
+      if (task.sequence_tokens.size() > proto::kMaxRebuildSequenceTokens) {
+        LOG(WARNING) << "Store.PullRebuildTasks: task " << task.task_id << " of blob "
+                     << task.key.ToHex() << " has " << task.sequence_tokens.size()
+                     << " sequence tokens, more than the wire carries ("
+                     << proto::kMaxRebuildSequenceTokens << "); not sent";
+        continue;
+      }
+      v1::RebuildTask* out = response->add_tasks();
+      RebuildTaskToProto(task, clock.Now(), out);
+      bytes += EncodedTaskBytes(*out);
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -193,6 +252,28 @@ grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
   response->set_uptime_ms(static_cast<uint64_t>(absl::ToInt64Milliseconds(absl::Now() - started_)));
   return grpc::Status::OK;
+}
+
+grpc::Status StoreService::Prefetch(grpc::ServerContext*, const v1::PrefetchRequest* request,
+                                    v1::PrefetchResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
+  return Answer("Prefetch", DoPrefetch(*engine_, *request, response));
+}
+
+grpc::Status StoreService::RequestRebuild(grpc::ServerContext*,
+                                          const v1::RequestRebuildRequest* request,
+                                          v1::RequestRebuildResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
+  return Answer("RequestRebuild", DoRequestRebuild(*engine_, *request, response));
+}
+
+grpc::Status StoreService::PullRebuildTasks(grpc::ServerContext* context,
+                                            const v1::PullRebuildTasksRequest* request,
+                                            v1::PullRebuildTasksResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
+  return Answer("PullRebuildTasks",
+                DoPullRebuildTasks(*engine_, *clock_, absl::FromChrono(context->deadline()),
+                                   *request, response));
 }
 
 }  // namespace strata::store::rpc

@@ -20,7 +20,13 @@
 //   BeginPutRequest    kMaxTokensPerRequest tokens (4 B each) +          16.0 MiB
 //                      kMaxChunksPerBlob checksums (8 B each)
 //   MatchRequest       kMaxTokensPerRequest tokens                        8.0 MiB
-//   MatchResponse      kMaxMatchSegments segments                         3.0 MiB
+//   MatchResponse      kMaxMatchSegments TEXT segments carrying          11.3 MiB
+//                      kMaxMatchTextTokens tokens between them
+//   PrefetchRequest    kMaxTokensPerRequest tokens                        8.0 MiB
+//   RebuildTask        kMaxRebuildSequenceTokens sequence tokens +       16.0 MiB
+//                      kMaxChunksPerBlob checksums (one task)
+//   PullRebuildTasks-  tasks just under kPullResponseFillBytes, then     31.0 MiB
+//   Response           one more of the largest size
 //   ReadRequest        kMaxReadRanges ranges                              0.2 MiB
 //   ReadResponse       kMaxChunksPerRead checksums, each chunk its own   28.2 MiB
 //                      layer range, over kMaxReadRanges grants
@@ -49,6 +55,26 @@ inline constexpr size_t kMaxChunksPerBlob = size_t{1} << 20;
 // Segments in one MatchResponse; beyond it the match is cut short at a
 // segment boundary and MatchResponse.truncated is set.
 inline constexpr size_t kMaxMatchSegments = size_t{1} << 16;
+
+// Token ids carried by the TEXT segments of one MatchResponse, summed. A TEXT segment's
+// tokens are the query's own tokens at its pages, so a query within kMaxTokensPerRequest
+// never reaches it; it guards the answer's size all the same: the segment that would pass
+// it is left out, with everything after it, and MatchResponse.truncated is set.
+inline constexpr size_t kMaxMatchTextTokens = kMaxTokensPerRequest;
+
+// PullRebuildTasksRequest: max_tasks in 1..kMaxRebuildTasksPerPull, wait_ms at most
+// kMaxRebuildWaitMs (the engine waits at most 60 s for a task); beyond: INVALID_ARGUMENT.
+inline constexpr uint32_t kMaxRebuildTasksPerPull = 1024;
+inline constexpr uint32_t kMaxRebuildWaitMs = 60'000;
+
+// A PullRebuildTasksResponse stops taking tasks once its tasks' encoded size reaches this
+// (it may then carry fewer than max_tasks: pull again). One task is at most ~16 MiB (its
+// sequence within kMaxTokensPerRequest tokens, kMaxChunksPerBlob checksums), so the answer
+// stays under kMaxMessageBytes. A task whose sequence is longer than kMaxTokensPerRequest
+// tokens (beyond what any Match can query) is never sent: the node logs it and lets it
+// expire (after its attempts it is dropped).
+inline constexpr size_t kPullResponseFillBytes = size_t{15} << 20;
+inline constexpr size_t kMaxRebuildSequenceTokens = kMaxTokensPerRequest;
 
 // ReadRange entries in one ReadRequest (one lease).
 inline constexpr size_t kMaxReadRanges = 4096;

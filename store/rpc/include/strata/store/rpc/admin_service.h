@@ -4,8 +4,9 @@
 // Thin, like StoreService: converts, calls the engine, converts the reply, maps the
 // status with proto::ToGrpcStatus. Failures (docs/api.md):
 //   Tiers  never fails.
-//   Evict  INVALID_ARGUMENT tier unspecified, unknown or TIER_TEXT (reply_convert.h:
-//          TierFromProto); the engine's INVALID_ARGUMENT for a tier the node lacks.
+//   Evict  INVALID_ARGUMENT tier unspecified or unknown (reply_convert.h:
+//          TierStateFromProto; TIER_TEXT is a tier here: it deletes TEXT records); the
+//          engine's INVALID_ARGUMENT for a tier the node lacks (HBM; SSD without one).
 //   Drain  DEADLINE_EXCEEDED puts or leases still in flight when the wait ends. The wait is
 //          min(timeout_ms, the time left before the call's own deadline); draining stays
 //          on either way.

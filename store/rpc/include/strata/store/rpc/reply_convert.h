@@ -13,12 +13,14 @@
 // epoch, 0 for an instant before 1970 (InfinitePast: never).
 //
 // Match truncation: a MatchResponse carries at most `max_segments` segments
-// (kMaxMatchSegments on the wire). Past it the answer is cut at a segment boundary,
-// `matched_pages` shrinks to the pages the kept segments cover (so the segments still
-// cover [0, matched_pages) without gaps) and `truncated` is set.
+// (kMaxMatchSegments on the wire), and its TEXT segments at most `max_text_tokens` tokens
+// between them (kMaxMatchTextTokens). Past either the answer is cut at a segment boundary
+// (the segment that would pass a limit is left out, with all after it), `matched_pages`
+// shrinks to the pages the kept segments cover (so the segments still cover
+// [0, matched_pages) without gaps) and `truncated` is set.
 //
-// Errors: only TierFromProto fails, with INVALID_ARGUMENT (below). Everything else is
-// total. REQUIRES: every `out` is non-null.
+// Errors: only TierFromProto and TierStateFromProto fail, with INVALID_ARGUMENT (below).
+// Everything else is total. REQUIRES: every `out` is non-null.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -60,8 +62,10 @@ uint64_t UnixMillis(absl::Time time);
 
 // ---------------------------------------------------------------- Store replies
 
+// TEXT segments carry their tokens (Segment.tokens); other tiers none.
 void MatchToProto(const core::MatchReply& reply, v1::MatchResponse* out,
-                  size_t max_segments = proto::kMaxMatchSegments);
+                  size_t max_segments = proto::kMaxMatchSegments,
+                  size_t max_text_tokens = proto::kMaxMatchTextTokens);
 
 // `data_plane` is where PUT_DATA goes ("host:port"); left unset when reply.exists.
 void BeginPutToProto(const core::BeginPutReply& reply, absl::Time now, std::string_view data_plane,
@@ -83,9 +87,20 @@ void BlobInfoToProto(const core::BlobInfo& info, v1::BlobInfo* out);
 
 void ListToProto(const core::ListReply& reply, v1::ListResponse* out);
 
+// ---------------------------------------------------------------- rebuild from text
+
+void PrefetchToProto(const core::PrefetchReply& reply, v1::PrefetchResponse* out);
+
+void RebuildRequestToProto(const core::RebuildRequestReply& reply, v1::RequestRebuildResponse* out);
+
+// Every field; the deadline becomes expires_in_ms (above). A task without a namespace (the
+// engine always sets one) leaves `ns` unset.
+void RebuildTaskToProto(const core::RebuildTask& task, absl::Time now, v1::RebuildTask* out);
+
 // ---------------------------------------------------------------- Admin replies
 
-// One TierStats (DRAM: the only tier the engine has), the index and the engine counts.
+// The byte tiers (DRAM, then SSD when the node has one), the TEXT tier, the rebuild
+// queue, the index and the engine counts.
 void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out);
 
 void EvictToProto(const core::EvictReply& reply, v1::EvictResponse* out);

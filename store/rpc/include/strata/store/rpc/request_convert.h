@@ -21,6 +21,14 @@
 //                         "ranges[i].layer_end: E must be > layer_begin B";
 //                         over kMaxChunksPerRead: "ranges: cover more than M chunks"
 //   ListRequestFromProto  ns filter malformed: "ns..."
+//   PrefetchRequestFromProto
+//                         ns malformed: "ns..."; tokens as PutRequestFromProto
+//   RequestRebuildFromProto
+//                         zero or missing key: "key: missing"
+//   PullRebuildTasksFromProto
+//                         max_tasks 0: "max_tasks: must be >= 1"; over
+//                         kMaxRebuildTasksPerPull: "max_tasks: N exceeds the limit of M";
+//                         wait_ms over kMaxRebuildWaitMs: "wait_ms: N exceeds the limit of M"
 //   (key fields)          use proto::BlobKeyFromProto: zero key -> "<field>: missing"
 //
 // Checks run in the order listed; the first failure is returned.
@@ -68,5 +76,25 @@ absl::StatusOr<ReadArgs> ReadRequestFromProto(const v1::ReadRequest& request);
 // The namespace filter (ns -> its h_0, or namespace_hash as sent), page token and limit
 // (the engine applies the default and clamps).
 absl::StatusOr<core::ListRequest> ListRequestFromProto(const v1::ListRequest& request);
+
+struct PrefetchArgs {
+  radix::Namespace ns;
+  proto::TokenView tokens;  // views the request (or its own copy)
+};
+absl::StatusOr<PrefetchArgs> PrefetchRequestFromProto(const v1::PrefetchRequest& request);
+
+struct RebuildRequestArgs {
+  radix::BlobKey key;
+  bool with_prefix = false;
+};
+absl::StatusOr<RebuildRequestArgs> RequestRebuildFromProto(
+    const v1::RequestRebuildRequest& request);
+
+struct PullRebuildTasksArgs {
+  uint32_t max_tasks = 0;  // 1..kMaxRebuildTasksPerPull
+  absl::Duration wait;     // 0..kMaxRebuildWaitMs
+};
+absl::StatusOr<PullRebuildTasksArgs> PullRebuildTasksFromProto(
+    const v1::PullRebuildTasksRequest& request);
 
 }  // namespace strata::store::rpc

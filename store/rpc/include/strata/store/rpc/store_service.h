@@ -9,6 +9,13 @@
 // (store/core/node_engine.h). This class adds no failure of its own beyond the
 // INVALID_ARGUMENT of request_convert.h.
 //
+// PullRebuildTasks is a long poll: it waits up to min(wait_ms, the time left before the
+// call's deadline) for the first task (as Admin.Drain bounds its wait), then takes more
+// without waiting, one at a time, until it holds max_tasks or its tasks' encoded size
+// reaches kPullResponseFillBytes (so the answer stays under kMaxMessageBytes). A task whose
+// sequence is longer than kMaxRebuildSequenceTokens is not sent (logged; it expires and is
+// queued again, then dropped by the engine). It blocks one of gRPC's threads meanwhile.
+//
 // Synchronous gRPC API: gRPC calls the handlers on its own thread pool, concurrently.
 // Thread safety: every handler is thread-safe (the engine is; the service's own state is
 // set at construction and never changes).
@@ -66,6 +73,14 @@ class StoreService final : public v1::Store::Service {
   // SERVING, or DRAINING once the engine drains; never fails.
   grpc::Status Health(grpc::ServerContext* context, const v1::HealthRequest* request,
                       v1::HealthResponse* response) override;
+  grpc::Status Prefetch(grpc::ServerContext* context, const v1::PrefetchRequest* request,
+                        v1::PrefetchResponse* response) override;
+  grpc::Status RequestRebuild(grpc::ServerContext* context,
+                              const v1::RequestRebuildRequest* request,
+                              v1::RequestRebuildResponse* response) override;
+  grpc::Status PullRebuildTasks(grpc::ServerContext* context,
+                                const v1::PullRebuildTasksRequest* request,
+                                v1::PullRebuildTasksResponse* response) override;
 
   // Handlers running right now.
   int64_t in_flight() const { return in_flight_.count(); }
