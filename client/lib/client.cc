@@ -1,6 +1,8 @@
 #include "strata/client.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "client/lib/client_core.h"
 #include "strata/base/status_macros.h"
@@ -83,6 +85,28 @@ void Client::WriteAsync(const Namespace& ns, const std::optional<Parent>& parent
                               deadline = core_->Deadline(call), done = std::move(done)]() mutable {
     std::move(done)(core->Write(ns, parent, tokens, source, deadline));
   });
+}
+
+absl::StatusOr<PrefetchResult> Client::Prefetch(const Namespace& ns,
+                                                absl::Span<const TokenId> tokens,
+                                                const CallOptions& call) {
+  return core_->Prefetch(ns, tokens, core_->Deadline(call));
+}
+
+absl::StatusOr<RebuildRequestResult> Client::RequestRebuild(const BlobKey& key, bool with_prefix,
+                                                            const CallOptions& call) {
+  return core_->RequestRebuild(key, with_prefix, core_->Deadline(call));
+}
+
+absl::StatusOr<std::vector<RebuildTask>> Client::PullRebuildTasks(uint32_t max_tasks,
+                                                                  absl::Duration wait,
+                                                                  const CallOptions& call) {
+  // Without a deadline of its own, the call waits up to `wait` and then the default.
+  const absl::Duration waited = std::max(wait, absl::ZeroDuration());
+  const absl::Time deadline = call.deadline == absl::InfiniteFuture()
+                                  ? absl::Now() + waited + options().default_timeout
+                                  : call.deadline;
+  return core_->PullRebuildTasks(max_tasks, wait, deadline);
 }
 
 absl::StatusOr<DeleteResult> Client::Delete(const BlobKey& key, const CallOptions& call) {

@@ -144,7 +144,8 @@ absl::StatusOr<EvictResult> ClientCore::Evict(Tier tier, uint64_t bytes, absl::T
   v1::EvictResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Evict, request,
                                        &response, deadline, Retry::kNever));
-  return EvictResult{response.bytes_freed(), response.pages_evicted(), response.blobs_unlinked()};
+  return EvictResult{response.bytes_freed(), response.pages_evicted(), response.blobs_unlinked(),
+                     response.blobs_demoted(), response.blobs_dropped()};
 }
 
 absl::Status ClientCore::Drain(absl::Duration timeout, absl::Time deadline) {

@@ -9,8 +9,9 @@
 // and destroys them in reverse: async calls finish first, then the data plane shuts down
 // (every transfer completes), then background Releases are waited for.
 //
-// The read path lives in read_path.cc, the write path in write_path.cc, the rest in
-// client_core.cc. Errors and thread safety: as strata/client.h says for each call.
+// The read path lives in read_path.cc, the write path in write_path.cc, Prefetch and the
+// rebuild calls in rebuild_calls.cc, the rest in client_core.cc. Errors and thread safety: as
+// strata/client.h says for each call.
 #pragma once
 
 #include <atomic>
@@ -56,6 +57,15 @@ class ClientCore {
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, absl::Time deadline);
   absl::Status Drain(absl::Duration timeout, absl::Time deadline);
   absl::StatusOr<HealthInfo> Health(absl::Time deadline);
+
+  // ---- rebuild_calls.cc
+  absl::StatusOr<PrefetchResult> Prefetch(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                          absl::Time deadline);
+  absl::StatusOr<RebuildRequestResult> RequestRebuild(const BlobKey& key, bool with_prefix,
+                                                      absl::Time deadline);
+  absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(uint32_t max_tasks, absl::Duration wait,
+                                                            absl::Time deadline);
+
   absl::StatusOr<std::string> DescribeDataPlane(absl::Time deadline);
   absl::Status RegisterMemory(const MemoryDescriptor& memory) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status UnregisterMemory(const void* ptr) ABSL_LOCKS_EXCLUDED(mu_);

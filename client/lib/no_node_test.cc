@@ -137,6 +137,19 @@ TEST(NoNodeTest, LocalRefusalsSendNothing) {
   EXPECT_CODE(client->Drain(-absl::Seconds(1)), absl::StatusCode::kInvalidArgument);
   const std::vector<TokenId> too_many(size_t{1} << 21 | 4, 1);
   EXPECT_CODE(client->Match(ns, too_many), absl::StatusCode::kInvalidArgument);
+  // A TEXT segment is never read: a miss before anything is sent.
+  const std::vector<Segment> text = {{BlobKey{PrefixHash{1, 1}}, 0, 1, 0, 1, Tier::kText, {}}};
+  EXPECT_CODE(client->Read(ns, text, 1, MemoryDescriptor::Host(buffer.data(), kPage)),
+              absl::StatusCode::kNotFound);
+  // Rebuild calls: limits checked here.
+  EXPECT_CODE(client->Prefetch(ns, too_many), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->RequestRebuild(BlobKey{}, true), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->PullRebuildTasks(0, absl::ZeroDuration()),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->PullRebuildTasks(1025, absl::ZeroDuration()),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->PullRebuildTasks(1, absl::Seconds(61)), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->PullRebuildTasks(1, -absl::Seconds(1)), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(client->stats().rpcs, 0u);
 }
 

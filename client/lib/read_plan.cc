@@ -80,6 +80,14 @@ absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layo
                        seg.page_count, ") past the blob's ", seg.blob_pages, " pages"));
     }
     const uint32_t take = std::min(seg.page_count, pages - next);
+    if (seg.tier == Tier::kText) {
+      return absl::NotFoundError(absl::StrCat(
+          Field("segments", i, ""), ": sequence pages [", next, ", ", next + take,
+          ") are TEXT (the node dropped their KV bytes and kept the tokens): read only the ", next,
+          " pages before them (MatchResult::ReadablePages()), recompute, or "
+          "RequestRebuild ",
+          seg.blob.ToHex()));
+    }
     PlannedRange planned{seg.blob, seg.blob_page_offset, take, 0, layout.num_layers, {}};
     planned.layer_dest.reserve(layout.num_layers);
     for (uint32_t l = 0; l < layout.num_layers; ++l) {

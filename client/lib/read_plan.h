@@ -18,7 +18,9 @@
 //   PlanRanges  sizes of ranges and destinations differ; no ranges; num_pages 0; a
 //               destination CheckMemoryDescriptor refuses (UNIMPLEMENTED for device memory)
 //   PlanPrefix  segments not covering [0, pages) from page 0 in order, a segment with
-//               page_count 0 or past its blob's end; a bad destination
+//               page_count 0 or past its blob's end; a bad destination. NOT_FOUND (a miss,
+//               as the node answers for a blob without bytes) for a kText segment inside
+//               [0, pages): nothing of a TEXT blob is ever asked of the node.
 //
 // Pure functions on plain values; thread-safe. PlannedRange borrows the destinations.
 #pragma once

@@ -115,6 +115,34 @@ TEST(ReadPlanTest, PrefixRefusesGapsShortCoverAndBadSegments) {
               absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ReadPlanTest, PrefixNeverReadsTextSegments) {
+  const radix::KvLayout layout = Layout();
+  std::vector<std::byte> dst(3 * 5 * 16);
+  // Pages 0..2 in DRAM, 3..4 TEXT (bytes dropped, tokens kept).
+  const std::vector<Segment> segments = {{Key(1), 0, 3, 0, 3, Tier::kDram},
+                                         {Key(2), 0, 2, 3, 2, Tier::kText, {1, 2, 3, 4}}};
+  const auto into = [&](uint32_t pages) {
+    return MemoryDescriptor::Host(dst.data(), 3 * pages * 16);
+  };
+  // Up to the TEXT segment: fine.
+  ASSERT_OK_AND_ASSIGN(std::vector<PlannedRange> plan, PlanPrefix(layout, segments, 3, into(3)));
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].blob, Key(1));
+  // Into it: NOT_FOUND (a miss) naming the pages, before anything could be sent.
+  const auto into_text = PlanPrefix(layout, segments, 4, into(4));
+  EXPECT_CODE(into_text, absl::StatusCode::kNotFound);
+  EXPECT_NE(into_text.status().message().find("segments[1]: sequence pages [3, 4) are TEXT"),
+            absl::string_view::npos)
+      << into_text.status();
+  // A TEXT segment first: nothing is readable.
+  const std::vector<Segment> text_first = {{Key(2), 0, 2, 0, 2, Tier::kText, {1, 2, 3, 4}}};
+  EXPECT_CODE(PlanPrefix(layout, text_first, 1, into(1)), absl::StatusCode::kNotFound);
+  // SSD segments are read (the node promotes them).
+  const std::vector<Segment> ssd = {{Key(3), 0, 2, 0, 2, Tier::kSsd}};
+  ASSERT_OK_AND_ASSIGN(plan, PlanPrefix(layout, ssd, 2, into(2)));
+  EXPECT_EQ(plan.size(), 1u);
+}
+
 TEST(ReadPlanTest, LargeRangesAreCutByPagesAndRunsRespectLimits) {
   std::vector<std::byte> dst(3 * 10 * 16);
   PlannedRange big{Key(1), 5, 10, 0, 3, {}};

@@ -96,9 +96,13 @@ int ReadPrefix(strata_client* client, const strata_namespace* ns, const strata_m
   segments.reserve(match->num_segments);
   for (size_t i = 0; i < match->num_segments; ++i) {
     const strata_segment& s = match->segments[i];
-    segments.push_back(strata::Segment{KeyOf(s.blob), s.blob_page_offset, s.page_count,
-                                       s.seq_page_begin, s.blob_pages,
-                                       static_cast<strata::Tier>(s.tier)});
+    segments.push_back(strata::Segment{KeyOf(s.blob),
+                                       s.blob_page_offset,
+                                       s.page_count,
+                                       s.seq_page_begin,
+                                       s.blob_pages,
+                                       static_cast<strata::Tier>(s.tier),
+                                       {}});
   }
   if (on_layer == nullptr) return Report(client->client->Read(*n, segments, pages, *m));
   return Report(client->client->ReadLayers(*n, segments, pages, *m, [&](uint32_t layer) {
@@ -198,9 +202,11 @@ int strata_match(strata_client* client, const strata_namespace* ns, const uint32
   if (result == nullptr) return Report(absl::ResourceExhaustedError("out of memory"));
   result->matched_pages = match->matched_pages;
   result->truncated = match->truncated ? 1 : 0;
+  result->readable_pages = match->ReadablePages();
   result->num_segments = match->segments.size();
   if (!match->segments.empty()) {
-    result->segments = new (std::nothrow) strata_segment[match->segments.size()];
+    // Value-initialized: every tokens pointer starts NULL, so a partial failure frees cleanly.
+    result->segments = new (std::nothrow) strata_segment[match->segments.size()]();
     if (result->segments == nullptr) {
       delete result;
       return Report(absl::ResourceExhaustedError("out of memory"));
@@ -208,9 +214,18 @@ int strata_match(strata_client* client, const strata_namespace* ns, const uint32
   }
   for (size_t i = 0; i < match->segments.size(); ++i) {
     const strata::Segment& s = match->segments[i];
+    uint32_t* tokens = nullptr;
+    if (!s.tokens.empty()) {
+      tokens = new (std::nothrow) uint32_t[s.tokens.size()];
+      if (tokens == nullptr) {
+        strata_free_match_result(result);
+        return Report(absl::ResourceExhaustedError("out of memory"));
+      }
+      std::memcpy(tokens, s.tokens.data(), s.tokens.size() * sizeof(uint32_t));
+    }
     result->segments[i] =
-        strata_segment{CKey(s.blob),     s.blob_page_offset, s.page_count,
-                       s.seq_page_begin, s.blob_pages,       static_cast<int>(s.tier)};
+        strata_segment{CKey(s.blob), s.blob_page_offset,       s.page_count, s.seq_page_begin,
+                       s.blob_pages, static_cast<int>(s.tier), tokens,       s.tokens.size()};
   }
   *out = result;
   return Report(absl::OkStatus());
@@ -218,8 +233,39 @@ int strata_match(strata_client* client, const strata_namespace* ns, const uint32
 
 void strata_free_match_result(strata_match_result* result) {
   if (result == nullptr) return;
+  for (size_t i = 0; result->segments != nullptr && i < result->num_segments; ++i) {
+    delete[] result->segments[i].tokens;
+  }
   delete[] result->segments;
   delete result;
+}
+
+int strata_prefetch(strata_client* client, const strata_namespace* ns, const uint32_t* tokens,
+                    size_t num_tokens, strata_prefetch_result* out) {
+  if (client == nullptr) return Invalid("client: NULL");
+  if (tokens == nullptr && num_tokens > 0) return Invalid("tokens: NULL");
+  absl::StatusOr<strata::Namespace> n = NamespaceOf(ns);
+  if (!n.ok()) return Report(n.status());
+  absl::StatusOr<strata::PrefetchResult> result =
+      client->client->Prefetch(*n, TokensOf(tokens, num_tokens));
+  if (!result.ok()) return Report(result.status());
+  if (out != nullptr) {
+    *out = strata_prefetch_result{result->matched_pages, result->resident_pages, result->promotions,
+                                  result->rebuilds_queued};
+  }
+  return Report(absl::OkStatus());
+}
+
+int strata_request_rebuild(strata_client* client, strata_blob_key key, int with_prefix,
+                           strata_rebuild_request_result* out) {
+  if (client == nullptr) return Invalid("client: NULL");
+  absl::StatusOr<strata::RebuildRequestResult> result =
+      client->client->RequestRebuild(KeyOf(key), with_prefix != 0);
+  if (!result.ok()) return Report(result.status());
+  if (out != nullptr) {
+    *out = strata_rebuild_request_result{result->queued, result->already_queued, result->resident};
+  }
+  return Report(absl::OkStatus());
 }
 
 int strata_read(strata_client* client, const strata_namespace* ns, const strata_read_range* ranges,

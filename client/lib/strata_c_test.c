@@ -138,6 +138,42 @@ int main(void) {
         STRATA_INVALID_ARGUMENT);
   CHECK(layers_seen == 0);
 
+  /* Prefetch and rebuild requests: argument checks, then no node. */
+  {
+    strata_prefetch_result prefetched;
+    strata_rebuild_request_result rebuild;
+    CHECK(strata_prefetch(NULL, &ns, tokens, 8, &prefetched) == STRATA_INVALID_ARGUMENT);
+    CHECK(strata_prefetch(client, &ns, NULL, 8, &prefetched) == STRATA_INVALID_ARGUMENT);
+    CHECK(strata_prefetch(client, NULL, tokens, 8, &prefetched) == STRATA_INVALID_ARGUMENT);
+    CHECK(strata_prefetch(client, &ns, tokens, 8, &prefetched) == STRATA_UNAVAILABLE);
+    CHECK(strata_prefetch(client, &ns, tokens, 8, NULL) == STRATA_UNAVAILABLE);
+    CHECK(strata_request_rebuild(NULL, key, 1, &rebuild) == STRATA_INVALID_ARGUMENT);
+    CHECK(strata_request_rebuild(client, zero, 1, &rebuild) == STRATA_INVALID_ARGUMENT);
+    CHECK(strata_request_rebuild(client, key, 0, NULL) == STRATA_UNAVAILABLE);
+  }
+
+  /* A match result with a TEXT segment: strata_read_prefix refuses to read into it. */
+  {
+    strata_segment text_segment;
+    strata_match_result text_match;
+    uint32_t text_tokens[4] = {1, 2, 3, 4};
+    memset(&text_segment, 0, sizeof(text_segment));
+    text_segment.blob = key;
+    text_segment.page_count = 1;
+    text_segment.blob_pages = 1;
+    text_segment.tier = STRATA_TIER_TEXT;
+    text_segment.tokens = text_tokens;
+    text_segment.num_tokens = 4;
+    memset(&text_match, 0, sizeof(text_match));
+    text_match.matched_pages = 1;
+    text_match.num_segments = 1;
+    text_match.segments = &text_segment;
+    text_match.readable_pages = 0;
+    memory.bytes = (size_t)page_bytes;
+    CHECK(strata_read_prefix(client, &ns, &text_match, 1, &memory) == STRATA_NOT_FOUND);
+    memory.bytes = (size_t)(2 * page_bytes);
+  }
+
   CHECK(strata_delete(client, zero) == STRATA_INVALID_ARGUMENT);
   CHECK(strata_delete(client, key) == STRATA_UNAVAILABLE);
   CHECK(strata_pin(client, key) == STRATA_UNAVAILABLE);

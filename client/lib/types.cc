@@ -1,6 +1,9 @@
 #include "strata/types.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,6 +21,31 @@ std::string_view TierName(Tier tier) {
       return "text";
   }
   return "unknown";
+}
+
+uint32_t MatchResult::ReadablePages() const {
+  uint32_t pages = 0;
+  for (const Segment& segment : segments) {
+    if (segment.tier == Tier::kText || segment.seq_page_begin != pages) break;
+    pages += segment.page_count;
+  }
+  return std::min(pages, matched_pages);
+}
+
+std::vector<Segment> MatchResult::TextSegments() const {
+  std::vector<Segment> text;
+  for (const Segment& segment : segments) {
+    if (segment.tier == Tier::kText) text.push_back(segment);
+  }
+  return text;
+}
+
+std::vector<TokenId> RebuildTask::OwnTokens() const {
+  if (!ns.has_value()) return {};
+  const uint64_t own = uint64_t{pages} * ns->layout().page_tokens;
+  if (own > sequence_tokens.size()) return {};
+  return std::vector<TokenId>(sequence_tokens.end() - static_cast<ptrdiff_t>(own),
+                              sequence_tokens.end());
 }
 
 absl::Status CheckMemoryDescriptor(const MemoryDescriptor& memory, uint64_t expected_bytes,

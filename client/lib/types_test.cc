@@ -70,5 +70,59 @@ TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {
   EXPECT_EQ(ReadRange::FromSegment(segment), (ReadRange{BlobKey{PrefixHash{1, 2}}, 3, 4}));
 }
 
+TEST(MatchResultTest, ReadablePagesEndAtTheFirstTextSegment) {
+  const BlobKey a{PrefixHash{1, 1}}, b{PrefixHash{2, 2}}, c{PrefixHash{3, 3}};
+  MatchResult match;
+  EXPECT_EQ(match.ReadablePages(), 0u);
+  EXPECT_TRUE(match.TextSegments().empty());
+  match.matched_pages = 9;
+  match.segments = {{a, 0, 3, 0, 3, Tier::kDram},
+                    {b, 0, 2, 3, 4, Tier::kSsd},
+                    {c, 1, 2, 5, 3, Tier::kText, {7, 8}},
+                    {a, 0, 2, 7, 2, Tier::kDram}};
+  // DRAM and SSD pages [0, 5) are readable; the TEXT segment ends the readable prefix even
+  // though DRAM pages follow it.
+  EXPECT_EQ(match.ReadablePages(), 5u);
+  const std::vector<Segment> text = match.TextSegments();
+  ASSERT_EQ(text.size(), 1u);
+  EXPECT_EQ(text[0].blob, c);
+  EXPECT_EQ(text[0].tokens, (std::vector<TokenId>{7, 8}));
+  // No TEXT: every matched page.
+  match.segments[2].tier = Tier::kDram;
+  match.segments[2].tokens.clear();
+  EXPECT_EQ(match.ReadablePages(), 9u);
+  // TEXT first: nothing readable.
+  match.segments[0].tier = Tier::kText;
+  EXPECT_EQ(match.ReadablePages(), 0u);
+  // Never more than matched_pages, and a gap ends the readable prefix.
+  match.segments = {{a, 0, 3, 0, 3, Tier::kDram}, {b, 0, 2, 4, 2, Tier::kDram}};
+  match.matched_pages = 2;
+  EXPECT_EQ(match.ReadablePages(), 2u);
+  match.matched_pages = 6;
+  EXPECT_EQ(match.ReadablePages(), 3u);
+}
+
+TEST(RebuildTaskTest, OwnTokensAreTheLastPagesOfTheSequence) {
+  const KvLayout layout{.num_layers = 2,
+                        .num_kv_heads = 1,
+                        .head_dim = 4,
+                        .dtype = DType::kFloat16,
+                        .page_tokens = 2,
+                        .format = KvFormat::kKeyValue,
+                        .tp_rank = 0,
+                        .tp_world = 1};
+  RebuildTask task;
+  task.first_page = 2;
+  task.pages = 1;
+  task.sequence_tokens = {1, 2, 3, 4, 5, 6};
+  EXPECT_TRUE(task.OwnTokens().empty());  // no namespace: no page size
+  task.ns = Namespace::Create("acme", "m", layout).value();
+  EXPECT_EQ(task.OwnTokens(), (std::vector<TokenId>{5, 6}));
+  task.pages = 3;
+  EXPECT_EQ(task.OwnTokens(), task.sequence_tokens);
+  task.pages = 4;  // more than the sequence holds
+  EXPECT_TRUE(task.OwnTokens().empty());
+}
+
 }  // namespace
 }  // namespace strata

@@ -1,6 +1,9 @@
 #include "client/lib/wire_types.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -36,8 +39,19 @@ absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& respon
     const v1::Segment& s = response.segments(i);
     auto tier = TierFromProto(s.tier(), absl::StrCat("segments[", i, "].tier"));
     if (!tier.ok()) return tier.status();
-    result.segments.push_back(Segment{KeyOf(s.blob()), s.blob_page_offset(), s.page_count(),
-                                      s.seq_page_begin(), s.blob_pages(), *tier});
+    Segment segment{KeyOf(s.blob()),
+                    s.blob_page_offset(),
+                    s.page_count(),
+                    s.seq_page_begin(),
+                    s.blob_pages(),
+                    *tier,
+                    {}};
+    if (!s.tokens().empty()) {
+      auto tokens = proto::TokensFromProto(s.tokens(), absl::StrCat("segments[", i, "].tokens"));
+      if (!tokens.ok()) return absl::InternalError(tokens.status().message());
+      segment.tokens.assign(tokens->span().begin(), tokens->span().end());
+    }
+    result.segments.push_back(std::move(segment));
   }
   return result;
 }
@@ -86,6 +100,12 @@ absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response) 
                                  t.blobs(), t.hits(), t.misses(), t.evictions(), t.promotions(),
                                  t.demotions()});
   }
+  const v1::TextTierStats& text = response.text();
+  out.text = TextTierInfo{text.capacity_bytes(), text.used_bytes(), text.blobs(),
+                          text.drops(),          text.deletions(),  text.rebuilds()};
+  const v1::RebuildQueueStats& rebuild = response.rebuild();
+  out.rebuild = RebuildQueueInfo{rebuild.queued(),    rebuild.in_flight(), rebuild.requested(),
+                                 rebuild.completed(), rebuild.expired(),   rebuild.dropped()};
   const v1::IndexStats& x = response.index();
   out.index = IndexInfo{x.roots(),       x.nodes(),       x.leaves(),      x.pages(),
                         x.token_bytes(), x.index_bytes(), x.pinned_nodes()};
@@ -102,6 +122,52 @@ HealthInfo HealthInfoFromProto(const v1::HealthResponse& response) {
   out.version = response.version();
   out.data_plane = response.data_plane().ucx_address();
   out.uptime = absl::Milliseconds(static_cast<int64_t>(response.uptime_ms()));
+  return out;
+}
+
+PrefetchResult PrefetchResultFromProto(const v1::PrefetchResponse& response) {
+  return PrefetchResult{response.matched_pages(), response.resident_pages(), response.promotions(),
+                        response.rebuilds_queued()};
+}
+
+RebuildRequestResult RebuildRequestResultFromProto(const v1::RequestRebuildResponse& response) {
+  return RebuildRequestResult{response.queued(), response.already_queued(), response.resident()};
+}
+
+absl::StatusOr<RebuildTask> RebuildTaskFromProto(const v1::RebuildTask& task, absl::Time now,
+                                                 std::string_view field) {
+  const std::string name(field);
+  RebuildTask out;
+  out.task_id = task.task_id();
+  auto ns = proto::NamespaceFromProto(task.ns(), absl::StrCat(name, ".ns"));
+  if (!ns.ok()) return absl::InternalError(ns.status().message());
+  out.ns = *std::move(ns);
+  auto key = proto::BlobKeyFromProto(task.key(), absl::StrCat(name, ".key"));
+  if (!key.ok()) return absl::InternalError(key.status().message());
+  out.key = *key;
+  if (task.has_parent()) out.parent = Parent{KeyOf(task.parent().key()), task.parent().pages()};
+  out.first_page = task.first_page();
+  out.pages = task.pages();
+  auto tokens =
+      proto::TokensFromProto(task.sequence_tokens(), absl::StrCat(name, ".sequence_tokens"));
+  if (!tokens.ok()) return absl::InternalError(tokens.status().message());
+  out.sequence_tokens.assign(tokens->span().begin(), tokens->span().end());
+  const KvLayout& layout = out.ns->layout();
+  const uint64_t needed = (uint64_t{out.first_page} + out.pages) * layout.page_tokens;
+  if (out.pages == 0 || out.sequence_tokens.size() != needed) {
+    return absl::InternalError(absl::StrCat(
+        name, ": ", out.sequence_tokens.size(), " sequence tokens for pages [", out.first_page,
+        ", ", uint64_t{out.first_page} + out.pages, ") of ", layout.page_tokens, " tokens"));
+  }
+  if (static_cast<uint64_t>(task.chunk_checksums_size()) !=
+      uint64_t{layout.num_layers} * out.pages) {
+    return absl::InternalError(absl::StrCat(name, ".chunk_checksums: ", task.chunk_checksums_size(),
+                                            ", expected ",
+                                            uint64_t{layout.num_layers} * out.pages));
+  }
+  out.chunk_checksums.assign(task.chunk_checksums().begin(), task.chunk_checksums().end());
+  out.deadline = now + absl::Milliseconds(static_cast<int64_t>(
+                           std::min<uint64_t>(task.expires_in_ms(), uint64_t{INT64_MAX})));
   return out;
 }
 

@@ -3,7 +3,9 @@
 //
 // Node answers are trusted to be well formed except where a bad value could make the
 // client misbehave: a tier value outside the enum becomes INTERNAL in the answer that
-// carries it (naming the field), a blob record with an invalid namespace is INTERNAL.
+// carries it (naming the field), a blob record with an invalid namespace is INTERNAL, and
+// so are token fields that are not whole 4-byte ids (Match's TEXT segments, Stat, rebuild
+// tasks) and rebuild tasks whose shape does not add up.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -11,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 #include "client/lib/read_plan.h"
 #include "strata/proto/protocol_internal.h"
@@ -27,6 +30,13 @@ absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& respon
 absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string_view field);
 absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response);
 HealthInfo HealthInfoFromProto(const v1::HealthResponse& response);
-// A view of the grant (its checksums point into `grant`).
+PrefetchResult PrefetchResultFromProto(const v1::PrefetchResponse& response);
+RebuildRequestResult RebuildRequestResultFromProto(const v1::RequestRebuildResponse& response);
+// `now` is this client's clock when the answer came: deadline = now + expires_in_ms.
+// INTERNAL (naming `field`) for a task without a valid namespace or key, ragged or oversized
+// sequence_tokens, fewer sequence tokens than its pages need, or a checksum count other
+// than num_layers * pages.
+absl::StatusOr<RebuildTask> RebuildTaskFromProto(const v1::RebuildTask& task, absl::Time now,
+                                                 std::string_view field);
 
 }  // namespace strata::client_internal

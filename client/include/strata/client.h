@@ -24,6 +24,16 @@
 // DATA_LOSS, and no call ever reports OK over bytes that did not verify. A blob evicted or
 // deleted between Match and Read is NOT_FOUND (a miss: Match again), never garbage.
 //
+// Tiers and rebuild from text: a node may keep a blob's tokens after dropping its KV bytes
+// (tier kText). Match reports such pages as kText segments carrying their tokens; they
+// count in matched_pages but cannot be read: read MatchResult::ReadablePages() pages (the
+// prefix before the first kText segment). Read never asks the node for a kText segment
+// (NOT_FOUND before anything is sent). To get the bytes back, recompute them (the segment's
+// tokens) or RequestRebuild: the node queues the blob for rebuild workers, which pull tasks
+// (PullRebuildTasks), compute the KV and fill the blob with an ordinary Write
+// (client/tools/rebuild_worker.h). Prefetch does both kinds of preparation ahead of need:
+// SSD-only blobs are promoted into DRAM, kText blobs queued for rebuild.
+//
 // A read is one data-plane round trip (READ, docs/api.md): the node leases the blobs for the
 // length of the transfer (they cannot be freed under it), sends the chunk checksums and then
 // the bytes, and releases the lease itself; no lease RPC, nothing to release.
@@ -35,11 +45,12 @@
 // Deadlines and retries: every call has a deadline (options.h). UNAVAILABLE (node down,
 // connection lost) is retried with backoff within the deadline for the calls that are
 // safe to repeat: Match, Read (before any layer went to a ReadLayers callback), Stat, List,
-// Health, Tiers, Pin, Unpin, Drain, CommitPut, and BeginPut (a retried BeginPut that answers
-// `exists` is checked with Stat, because the key may be a pending put of the attempt whose answer
-// was lost: then UNAVAILABLE is returned, docs/api.md "Retry notes"). Delete, Evict and a write's
-// data are never retried. DEADLINE_EXCEEDED when the deadline passes; a call never returns before
-// the transport has let go of the caller's memory.
+// Health, Tiers, Pin, Unpin, Drain, Prefetch, RequestRebuild, PullRebuildTasks (tasks of a
+// lost answer go back to the queue at their deadline), CommitPut, and BeginPut (a retried BeginPut
+// that answers `exists` is checked with Stat, because the key may be a pending put of the attempt
+// whose answer was lost: then UNAVAILABLE is returned, docs/api.md "Retry notes"). Delete, Evict
+// and a write's data are never retried. DEADLINE_EXCEEDED when the deadline passes; a call never
+// returns before the transport has let go of the caller's memory.
 //
 // Errors common to every call: DEADLINE_EXCEEDED, UNAVAILABLE (node unreachable after the
 // retries, data-plane connection lost mid-transfer, node draining for writes), CANCELLED
@@ -152,7 +163,9 @@ class Client {
   // Reads sequence pages [0, pages) of a match (`segments` as Match returned them, covering
   // at least `pages` pages from page 0) into one destination of PagesBytes(layout, pages)
   // bytes, laid out as radix::BlobLayout of `pages` pages. `pages` 0 reads nothing.
-  // Errors as above; INVALID_ARGUMENT when the segments do not cover [0, pages) in order.
+  // Errors as above; INVALID_ARGUMENT when the segments do not cover [0, pages) in order;
+  // NOT_FOUND, before anything is sent, when a kText segment lies inside [0, pages) (its
+  // bytes are gone: read MatchResult::ReadablePages() pages).
   absl::Status Read(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
                     const MemoryDescriptor& destination, const CallOptions& call = {});
 
@@ -176,6 +189,30 @@ class Client {
   absl::StatusOr<WriteResult> Write(const Namespace& ns, const std::optional<Parent>& parent,
                                     absl::Span<const TokenId> tokens,
                                     const MemoryDescriptor& source, const CallOptions& call = {});
+
+  // ---------------------------------------------------------------- rebuild from text
+
+  // Matches `tokens` and has the node get the matched prefix ready ahead of need: SSD-only
+  // blobs start moving into DRAM, kText blobs are queued for rebuild. Answers at once,
+  // without waiting for either. Errors as Match; RESOURCE_EXHAUSTED the rebuild queue is
+  // full.
+  absl::StatusOr<PrefetchResult> Prefetch(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                          const CallOptions& call = {});
+
+  // Queues a rebuild of blob `key` if it is kText; with_prefix: also of every kText blob on
+  // its prefix path (parents first). Idempotent. INVALID_ARGUMENT key all zero; NOT_FOUND
+  // not in the index; RESOURCE_EXHAUSTED the rebuild queue is full.
+  absl::StatusOr<RebuildRequestResult> RequestRebuild(const BlobKey& key, bool with_prefix,
+                                                      const CallOptions& call = {});
+
+  // For rebuild workers: up to `max_tasks` queued tasks (oldest first), waiting up to
+  // `wait` (at most 60 s; also bounded by the call's deadline) for the first; empty when
+  // none came. Each task is this worker's until its deadline: fill it with Write (types.h,
+  // RebuildTask) or let it expire (it is queued again). INVALID_ARGUMENT max_tasks 0 or over
+  // kMaxRebuildTasksPerPull (1024), wait negative or over 60 s. Without a deadline of its
+  // own (CallOptions), the call's deadline is now + wait + the default timeout.
+  absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(uint32_t max_tasks, absl::Duration wait,
+                                                            const CallOptions& call = {});
 
   // ---------------------------------------------------------------- batches
 
@@ -224,8 +261,10 @@ class Client {
   // ---------------------------------------------------------------- node admin
 
   absl::StatusOr<TiersInfo> Tiers(const CallOptions& call = {});
-  // Evicts at least `bytes` from `tier` (less when nothing more can go). INVALID_ARGUMENT a
-  // tier the node does not have, or kText. Not retried.
+  // Evicts at least `bytes` from `tier` (less when nothing more can go): kDram moves blobs
+  // to SSD or drops their bytes (they become kText); kSsd drops SSD copies; kText deletes
+  // TEXT records from the index. INVALID_ARGUMENT a tier the node does not have (kHbm;
+  // kSsd on a node without one). Not retried.
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, const CallOptions& call = {});
   // Stops the node accepting writes and waits up to `timeout` for pending puts and leases.
   // DEADLINE_EXCEEDED when some are still in flight then (draining stays on).

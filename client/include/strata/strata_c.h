@@ -11,7 +11,8 @@
  * call; "" after a success).
  *
  * Ownership: strata_connect makes a strata_client, strata_close frees it (after every call on
- * it has returned). strata_match allocates its result; strata_free_match_result frees it.
+ * it has returned). strata_match allocates its result (segments and TEXT segments' tokens
+ * included); strata_free_match_result frees it.
  * Every pointer argument is borrowed for the call only. NULL where a pointer is required is
  * STRATA_INVALID_ARGUMENT. Memory passed as strata_memory is the caller's: the library reads
  * or writes exactly `bytes` bytes there during the call and never frees it.
@@ -95,14 +96,20 @@ typedef struct strata_segment {
   uint32_t page_count;
   uint32_t seq_page_begin;
   uint32_t blob_pages;
-  int tier; /* STRATA_TIER_* */
+  int tier; /* STRATA_TIER_*; STRATA_TIER_TEXT: no bytes, only tokens (not readable) */
+  /* STRATA_TIER_TEXT segments only: the matched pages' tokens (page_count * page_tokens),
+   * owned by the match result; NULL and 0 for every other tier. */
+  const uint32_t* tokens;
+  size_t num_tokens;
 } strata_segment;
 
 typedef struct strata_match_result {
-  uint32_t matched_pages;
+  uint32_t matched_pages; /* TEXT pages included */
   int truncated;
   size_t num_segments;
   strata_segment* segments; /* num_segments entries, owned by the result */
+  /* Pages [0, readable_pages) can be read: matched_pages up to the first TEXT segment. */
+  uint32_t readable_pages;
 } strata_match_result;
 
 typedef struct strata_read_range {
@@ -168,7 +175,8 @@ void strata_free_match_result(strata_match_result* result);
 int strata_read(strata_client* client, const strata_namespace* ns, const strata_read_range* ranges,
                 const strata_memory* destinations, size_t num_ranges);
 /* Reads sequence pages [0, pages) of a match into one destination (pages *
- * strata_bytes_per_page bytes, layer-major). */
+ * strata_bytes_per_page bytes, layer-major). NOT_FOUND, before anything is sent, when a TEXT
+ * segment lies inside [0, pages): read match->readable_pages pages. */
 int strata_read_prefix(strata_client* client, const strata_namespace* ns,
                        const strata_match_result* match, uint32_t pages,
                        const strata_memory* destination);
@@ -190,6 +198,29 @@ int strata_read_layers(strata_client* client, const strata_namespace* ns,
 int strata_write(strata_client* client, const strata_namespace* ns, const strata_parent* parent,
                  const uint32_t* tokens, size_t num_tokens, const strata_memory* source,
                  strata_write_result* out);
+
+/* Prefetch (strata::Client::Prefetch): the node promotes SSD-only blobs of the matched
+ * prefix of tokens[0..num_tokens) into DRAM and queues TEXT blobs for rebuild, answering at
+ * once. */
+typedef struct strata_prefetch_result {
+  uint32_t matched_pages;
+  uint32_t resident_pages;  /* matched pages whose bytes are in DRAM or on SSD */
+  uint64_t promotions;      /* SSD-only blobs whose promotion was started */
+  uint64_t rebuilds_queued; /* TEXT blobs queued for rebuild */
+} strata_prefetch_result;
+/* *out (may be NULL) receives what the node found and started. */
+int strata_prefetch(strata_client* client, const strata_namespace* ns, const uint32_t* tokens,
+                    size_t num_tokens, strata_prefetch_result* out);
+
+/* RequestRebuild (strata::Client::RequestRebuild): queues a TEXT blob (with_prefix != 0: and
+ * every TEXT blob on its prefix path) for rebuild workers. NOT_FOUND not in the index. */
+typedef struct strata_rebuild_request_result {
+  uint64_t queued;
+  uint64_t already_queued;
+  uint64_t resident;
+} strata_rebuild_request_result;
+int strata_request_rebuild(strata_client* client, strata_blob_key key, int with_prefix,
+                           strata_rebuild_request_result* out);
 
 int strata_delete(strata_client* client, strata_blob_key key);
 int strata_pin(strata_client* client, strata_blob_key key);

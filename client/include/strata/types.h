@@ -49,10 +49,10 @@ using radix::TokenId;
 
 // Where a blob's bytes (or only its tokens) live. Same numbers as strata.v1.Tier.
 enum class Tier : int {
-  kHbm = 1,   // GPU memory of the node (not served yet)
-  kDram = 2,  // the node's DRAM arena
-  kSsd = 3,   // the node's SSD tier (not served yet)
-  kText = 4,  // KV bytes gone, tokens kept: rebuildable
+  kHbm = 1,   // GPU memory of the node (no node has one yet)
+  kDram = 2,  // the node's DRAM arena: reads are served from it
+  kSsd = 3,   // the node's SSD tier: a read promotes the blob into DRAM first
+  kText = 4,  // KV bytes gone, tokens kept: not readable, rebuildable (RequestRebuild)
 };
 
 // "hbm", "dram", "ssd", "text"; "unknown" for a value outside the enum.
@@ -66,18 +66,37 @@ struct Segment {
   uint32_t page_count = 0;
   uint32_t seq_page_begin = 0;
   uint32_t blob_pages = 0;
-  Tier tier = Tier::kDram;  // the fastest tier holding the bytes
+  // The fastest tier holding the bytes. kText: the node dropped them and kept the tokens;
+  // the pages are known but cannot be read (a Read naming them is NOT_FOUND).
+  Tier tier = Tier::kDram;
+  // kText segments only: the tokens of the matched pages (page_count * page_tokens ids),
+  // for recomputing their KV; empty for every other tier.
+  std::vector<TokenId> tokens;
 
   friend bool operator==(const Segment&, const Segment&) = default;
 };
 
 // The longest cached prefix of a query: `segments` cover sequence pages [0, matched_pages)
-// in order, without gaps. `truncated`: the node cut the answer short (kMaxMatchSegments);
-// more pages may be cached.
+// in order, without gaps. `truncated`: the node cut the answer short (kMaxMatchSegments, or
+// kMaxMatchTextTokens of TEXT tokens); more pages may be cached.
+//
+// matched_pages counts TEXT pages too (their tokens are cached, their KV bytes are not).
+// What can be read is the prefix before the first TEXT segment: pass ReadablePages() to
+// Client::Read, never matched_pages, when a match may hold TEXT segments:
+//
+//   auto m = client->Match(ns, tokens);
+//   client->Read(ns, m->segments, m->ReadablePages(), dest);   // pages [0, ReadablePages())
+//   for (const Segment& s : m->TextSegments()) ...             // recompute, or RequestRebuild
 struct MatchResult {
   uint32_t matched_pages = 0;
   std::vector<Segment> segments;
   bool truncated = false;
+
+  // Pages [0, n) whose bytes a byte tier holds: matched_pages up to the first kText
+  // segment (all of them when there is none).
+  uint32_t ReadablePages() const;
+  // The kText segments, in order (with their tokens).
+  std::vector<Segment> TextSegments() const;
 };
 
 // Pages [first_page, first_page + num_pages) of every layer of `blob` (blob pages).
@@ -196,6 +215,7 @@ struct ListResult {
   std::string next_page_token;  // empty on the last page
 };
 
+// One byte tier (HBM, DRAM, SSD): capacity, occupancy and event counts.
 struct TierInfo {
   Tier tier = Tier::kDram;
   uint64_t capacity_bytes = 0;
@@ -232,17 +252,82 @@ struct EngineInfo {
   bool draining = false;
 };
 
-// Admin.Tiers: per tier (fastest first), the index and the engine.
+// The TEXT tier: blobs whose KV bytes are gone but whose tokens are kept.
+struct TextTierInfo {
+  uint64_t capacity_bytes = 0;  // the node's TEXT budget; 0: it keeps no text
+  uint64_t used_bytes = 0;      // token bytes of TEXT records plus a per-record overhead
+  uint64_t blobs = 0;           // blobs in the TEXT state
+  uint64_t drops = 0;           // blobs whose bytes were dropped to TEXT
+  uint64_t deletions = 0;       // TEXT records deleted (TEXT pressure or Evict(kText))
+  uint64_t rebuilds = 0;        // TEXT blobs filled again by a put
+};
+
+// The node's rebuild queue.
+struct RebuildQueueInfo {
+  uint64_t queued = 0;     // waiting for a worker
+  uint64_t in_flight = 0;  // handed to a worker, not yet filled or expired
+  uint64_t requested = 0;  // tasks ever queued
+  uint64_t completed = 0;  // filled by a put
+  uint64_t expired = 0;    // handed out and not filled in time (queued again)
+  uint64_t dropped = 0;    // given up, or their blob went away
+};
+
+// Admin.Tiers: per byte tier (fastest first: DRAM, then SSD when the node has one), the
+// TEXT tier, the rebuild queue, the index and the engine.
 struct TiersInfo {
   std::vector<TierInfo> tiers;
+  TextTierInfo text;
+  RebuildQueueInfo rebuild;
   IndexInfo index;
   EngineInfo engine;
 };
 
 struct EvictResult {
-  uint64_t bytes_freed = 0;
-  uint64_t pages_evicted = 0;
-  uint64_t blobs_unlinked = 0;
+  uint64_t bytes_freed = 0;     // extent bytes (kText: token bytes) returned to the tier
+  uint64_t pages_evicted = 0;   // index pages removed (TEXT records that went)
+  uint64_t blobs_unlinked = 0;  // blobs that left the index
+  uint64_t blobs_demoted = 0;   // kDram: blobs whose bytes moved to SSD
+  uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped: now kText
+};
+
+// Client::Prefetch: what the node found and started.
+struct PrefetchResult {
+  uint32_t matched_pages = 0;    // as MatchResult::matched_pages
+  uint32_t resident_pages = 0;   // matched pages whose bytes are in DRAM or on SSD
+  uint64_t promotions = 0;       // SSD-only blobs whose promotion into DRAM was started
+  uint64_t rebuilds_queued = 0;  // TEXT blobs queued for rebuild
+};
+
+// Client::RequestRebuild.
+struct RebuildRequestResult {
+  uint64_t queued = 0;          // tasks added to the node's queue
+  uint64_t already_queued = 0;  // TEXT blobs already queued or handed to a worker
+  uint64_t resident = 0;        // blobs on the path that still have bytes
+};
+
+// One blob to recompute (Client::PullRebuildTasks): its KV bytes were dropped, its tokens
+// kept. Compute pages [first_page, first_page + pages) of `sequence_tokens` in ns's layout
+// (e.g. worker::ReferenceModel::ComputeBlob(sequence_tokens, first_page, pages, out)) and
+// fill the blob with an ordinary Write(ns, parent, OwnTokens(), bytes). The node accepts
+// the write only if every chunk checksum equals `chunk_checksums` (the original's), so a
+// rebuilt blob is byte-identical; other bytes are refused (DATA_LOSS or FAILED_PRECONDITION)
+// and the blob stays TEXT.
+struct RebuildTask {
+  uint64_t task_id = 0;
+  std::optional<Namespace> ns;  // always set in a task from PullRebuildTasks
+  BlobKey key;
+  std::optional<Parent> parent;  // absent for a blob from sequence page 0
+  uint32_t first_page = 0;       // a
+  uint32_t pages = 0;            // b - a
+  // Tokens of sequence pages [0, first_page + pages): the prefix, then the blob's own.
+  std::vector<TokenId> sequence_tokens;
+  std::vector<uint64_t> chunk_checksums;  // the original's, layer-major [l * pages + p]
+  // This client's clock: the task returns to the queue if no write fills it by then.
+  absl::Time deadline = absl::InfinitePast();
+
+  // The blob's own tokens: the last pages * page_tokens ids of sequence_tokens (empty when
+  // ns is unset or sequence_tokens is shorter than that).
+  std::vector<TokenId> OwnTokens() const;
 };
 
 struct HealthInfo {
