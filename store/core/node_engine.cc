@@ -98,8 +98,21 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   STRATA_ASSIGN_OR_RETURN(policies.text, tiering::MakeEvictionPolicy("lru"));
   absl::BitGen gen;
   const uint64_t secret = absl::Uniform<uint64_t>(gen);
-  return std::unique_ptr<NodeEngine>(
+  auto engine = std::unique_ptr<NodeEngine>(
       new NodeEngine(options, clock, std::move(arena), std::move(policies), secret));
+  STRATA_ASSIGN_OR_RETURN(const RestoreReport restored, engine->RestoreFromMeta());
+  if (options.meta != nullptr) {
+    LOG(INFO) << "restored " << restored.restored << " blobs from metadata (" << restored.on_ssd
+              << " on SSD, " << restored.text << " as TEXT; " << restored.dropped << " dropped, "
+              << restored.corrupt << " corrupt) in " << restored.ready_time << " (reading "
+              << restored.load_time << ")";
+  }
+  return engine;
+}
+
+RestoreReport NodeEngine::restored() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return restore_;
 }
 
 NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
@@ -192,6 +205,7 @@ void NodeEngine::UnlinkRecord(BlobRecord* record) {
   if (record->on_ssd()) ssd_policy_->OnErase(record->id);
   table_.Unlink(record);
   SyncTextLocked(record);
+  ForgetLocked(record->key);
 }
 
 uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,

@@ -71,6 +71,12 @@ absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (record->pinned) return absl::OkStatus();
+  PinLocked(record);
+  PersistLocked(*record);
+  return absl::OkStatus();
+}
+
+void NodeEngine::PinLocked(BlobRecord* record) {
   const std::vector<radix::TokenId> tokens = SequenceTokens(*record, record->end_page());
   radix::MatchResult match = record->tree->Match(record->namespace_hash, tokens, /*pin=*/true);
   // The blobs whose index pages make up the path keep their bytes while pinned.
@@ -83,14 +89,15 @@ absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   }
   record->pin = std::move(match.handle);
   record->pinned = true;
-  return absl::OkStatus();
 }
 
 absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   absl::MutexLock lock(&mu_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
+  if (!record->pinned) return absl::OkStatus();
   UnpinLocked(record);
+  PersistLocked(*record);
   return absl::OkStatus();
 }
 

@@ -123,6 +123,7 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
         } else {
           // Children still hold bytes: keep the record but forget the bad copy.
           DetachSsdLocked(record);
+          PersistLocked(*record);
         }
       }
       first_error.Update(status);
@@ -210,6 +211,9 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
       // Visible on SSD only once durable there.
       flushed = ssd_->Flush();
       mu_.Lock();
+      // The bytes are durable: record the extents (synced) before anyone sees them.
+      meta::MetaBatch batch(/*sync=*/true);
+      std::vector<bool> written(demoting.size());
       for (size_t i = 0; i < demoting.size(); ++i) {
         BlobRecord* record = demoting[i];
         record->moving = false;
@@ -224,7 +228,18 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
           MaybeRelease(record);
           continue;
         }
+        written[i] = true;
         AttachSsdLocked(record, targets[i]);
+        AddToBatchLocked(*record, &batch);
+      }
+      const absl::Status recorded = ApplyMetaLocked(batch);
+      for (size_t i = 0; i < demoting.size(); ++i) {
+        if (!written[i]) continue;
+        BlobRecord* record = demoting[i];
+        if (!recorded.ok()) {
+          DetachSsdLocked(record);  // not recorded: as if never written
+          continue;
+        }
         arena_->counters().RecordDemotion();
         progress = true;
         ++reply->blobs_demoted;

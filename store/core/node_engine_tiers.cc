@@ -118,7 +118,8 @@ void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
     DetachDramLocked(record);
     arena_->counters().RecordEviction();
   }
-  if (record->on_ssd()) {
+  const bool had_ssd = record->on_ssd();
+  if (had_ssd) {
     DetachSsdLocked(record);
     ssd_->counters().RecordEviction();
   }
@@ -134,6 +135,9 @@ void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
     reply->blobs_unlinked += removed.blobs_unlinked;
     return;
   }
+  // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
+  // restart anyway).
+  if (had_ssd) PersistLocked(*record);
   if (text_.used_bytes > options_.text_bytes) {
     EvictTextLocked(text_.used_bytes - options_.text_bytes, reply);
   }
@@ -243,6 +247,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
       if (record->in_dram()) {
         DetachSsdLocked(record);
         ssd_->counters().RecordEviction();
+        PersistLocked(*record);
       } else {
         DropToTextLocked(record, reply);
       }

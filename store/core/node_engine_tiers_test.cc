@@ -2,6 +2,8 @@
 // reports tier states and TEXT tokens, rebuild tasks refill TEXT blobs byte-identically,
 // SSD blobs are promoted on Read and a corrupt SSD copy is DATA_LOSS, never garbage.
 // The SSD tier is the real SsdTier over an in-memory, fault-injecting block file.
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/meta/memory_meta_store.h"
 #include "strata/tiering/io/memory_block_file.h"
 #include "strata/tiering/io/ssd_tier.h"
 
@@ -33,15 +36,22 @@ constexpr uint32_t kPages = 12;  // 12 pages x 256 bytes = 3 KiB: one 4 KiB exte
 class TiersTest : public ::testing::Test {
  protected:
   // A node with `dram_blobs` extents of DRAM and, if ssd_blobs > 0, an SSD tier of
-  // `ssd_blobs` extents.
-  void Start(uint64_t dram_blobs, uint64_t ssd_blobs, uint64_t text_bytes = 1 << 20) {
+  // `ssd_blobs` extents. With `restart`, the SSD tier starts from a copy of the previous
+  // one's bytes (a fresh allocator, as after a process restart) and the same metadata.
+  void Start(uint64_t dram_blobs, uint64_t ssd_blobs, uint64_t text_bytes = 1 << 20,
+             bool restart = false) {
     NodeEngineOptions options = SmallOptions(&clock_, dram_blobs * 4096);
     options.text_bytes = text_bytes;
+    options.meta = meta_;
     if (ssd_blobs > 0) {
       tiering::io::MemoryBlockFileOptions file_options;
       file_options.size_bytes = ssd_blobs * 4096;
       auto file = tiering::io::MemoryBlockFile::Create(file_options);
       ASSERT_OK(file);
+      if (restart) {
+        ASSERT_NE(file_, nullptr);
+        CopyBytes(*file_, **file);
+      }
       file_ = file->get();
       tiering::io::SsdTierOptions ssd_options;
       ssd_options.capacity_bytes = ssd_blobs * 4096;
@@ -52,9 +62,23 @@ class TiersTest : public ::testing::Test {
       ASSERT_OK(ssd);
       options.ssd = std::shared_ptr<tiering::Tier>(std::move(*ssd));
     }
+    engine_.reset();  // the previous node (if any) stops first
     auto engine = NodeEngine::Create(options);
     ASSERT_OK(engine);
     engine_ = std::move(*engine);
+  }
+
+  // Copies every byte of `from` into `to` (same size) through the BlockFile interface.
+  static void CopyBytes(const tiering::io::MemoryBlockFile& from,
+                        tiering::io::MemoryBlockFile& to) {
+    const absl::Span<const std::byte> bytes = from.contents();
+    auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, bytes.size()));
+    std::memcpy(buffer, bytes.data(), bytes.size());
+    absl::Status written;
+    to.SubmitBatch({tiering::io::BlockIo::Write(0, {buffer, bytes.size()})},
+                   [&](std::vector<absl::Status> statuses) { written = statuses[0]; });
+    EXPECT_OK(written);
+    std::free(buffer);
   }
 
   // Puts a chain of `n` blobs of kPages pages (blob i continues blob i-1).
@@ -96,7 +120,8 @@ class TiersTest : public ::testing::Test {
     return bytes;
   }
 
-  ManualClock clock_;
+  FakeClock clock_;
+  std::shared_ptr<meta::MemoryMetaStore> meta_ = std::make_shared<meta::MemoryMetaStore>();
   radix::Namespace ns_ = SmallNamespace();
   std::vector<BlobContent> blobs_;
   tiering::io::MemoryBlockFile* file_ = nullptr;  // owned by the SSD tier
@@ -338,6 +363,61 @@ TEST_F(TiersTest, EvictNamesOnlyTiersTheNodeHas) {
   EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(engine_->Evict(TierState::kHbm, 1), absl::StatusCode::kInvalidArgument);
   EXPECT_OK(engine_->Evict(TierState::kText, 1));
+}
+
+TEST_F(TiersTest, RestartServesSsdBlobsAndTurnsDramOnlyBlobsIntoText) {
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 1000);
+  // The chain goes to SSD; a fourth blob stays in DRAM only; the root is pinned.
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  const BlobContent extra = MakeBlob(ns_, kPages, 1099);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cx, PutBlob(*engine_, ns_, std::nullopt, extra));
+  ASSERT_OK(engine_->Pin(keys[0]));
+
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/8, 1 << 20, /*restart=*/true);
+  const RestoreReport report = engine_->restored();
+  EXPECT_EQ(report.restored, 4u);
+  EXPECT_EQ(report.on_ssd, 3u);
+  EXPECT_EQ(report.text, 1u);
+  EXPECT_EQ(report.dropped, 0u);
+  EXPECT_THAT(TiersOf(cx.key), ElementsAre(TierState::kText));
+  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  EXPECT_EQ(match.matched_pages, 3 * kPages);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(TierState::kSsd));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
+    EXPECT_EQ(bytes, blobs_[i].bytes) << i;
+  }
+  ASSERT_OK_AND_ASSIGN(BlobInfo pinned, engine_->Stat(keys[0]));
+  EXPECT_TRUE(pinned.pinned);
+  // New blobs do not land on the restored extents.
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  for (size_t i = 1; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
+    EXPECT_EQ(bytes, blobs_[i].bytes) << i;
+  }
+}
+
+TEST_F(TiersTest, RestartDropsRecordsThatFailTheirChecks) {
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(3, 1100);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  // The middle record's tokens are damaged (its key no longer matches them): it and the
+  // blob continuing it are dropped; the first comes back.
+  ASSERT_OK_AND_ASSIGN(meta::BlobMeta middle, meta_->GetBlob(keys[1]));
+  middle.tokens[0] ^= 1;
+  meta::MetaBatch batch;
+  batch.PutBlob(middle);
+  ASSERT_OK(meta_->Apply(batch));
+  Start(/*dram_blobs=*/8, /*ssd_blobs=*/8, 1 << 20, /*restart=*/true);
+  const RestoreReport report = engine_->restored();
+  EXPECT_EQ(report.restored, 1u);
+  EXPECT_EQ(report.dropped, 2u);
+  EXPECT_OK(engine_->Stat(keys[0]));
+  EXPECT_CODE(engine_->Stat(keys[1]), absl::StatusCode::kNotFound);
+  EXPECT_CODE(meta_->GetBlob(keys[2]), absl::StatusCode::kNotFound);  // deleted from the store
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
+  EXPECT_EQ(bytes, blobs_[0].bytes);
 }
 
 }  // namespace

@@ -115,6 +115,15 @@ class Tier {
   virtual void ReadBatch(std::vector<TierRead> reads, TierIoDone done) const;
   virtual void WriteBatch(std::vector<TierWrite> writes, TierIoDone done);
 
+  // Marks `extent` live again without touching its bytes: a restarted node takes back the
+  // extents its metadata names before it allocates anything. Errors are the
+  // implementation's (an SSD tier: INVALID_ARGUMENT misaligned or outside, ALREADY_EXISTS
+  // or FAILED_PRECONDITION overlapping a live extent); the default (volatile tiers, whose
+  // bytes do not survive a restart) is UNIMPLEMENTED.
+  virtual absl::Status Reserve(const Extent& extent) {
+    return absl::UnimplementedError("this tier keeps nothing across restarts");
+  }
+
   // Makes every completed write durable (an SSD tier: fdatasync). A blob becomes visible
   // in a tier only after this returns OK for its bytes. The default (volatile tiers) does
   // nothing.

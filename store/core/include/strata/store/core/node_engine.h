@@ -113,6 +113,9 @@
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/meta/blob_meta.h"
+#include "strata/store/meta/meta_batch.h"
+#include "strata/store/meta/meta_store.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/eviction_policy.h"
 #include "strata/tiering/tier.h"
@@ -144,9 +147,13 @@ struct NodeEngineOptions {
   // Not owned; must outlive the engine. nullptr: RealClock::Default().
   Clock* clock = nullptr;
 
-  // ---- tiers beyond DRAM, policies, rebuild
+  // ---- tiers beyond DRAM, metadata, policies, rebuild
   // The SSD tier (tiering/io's SsdTier, opened by the node); none: DRAM and TEXT only.
   std::shared_ptr<tiering::Tier> ssd;
+  // Durable metadata (store/meta's RocksMetaStore, opened by the node). Create reloads
+  // the index from it (a restart: SSD blobs come back on SSD, the rest as TEXT) and every
+  // change of a blob's durable state is written to it. none: nothing survives a restart.
+  std::shared_ptr<meta::MetaStore> meta;
   // Eviction policies of the byte tiers (tiering::MakeEvictionPolicy names).
   std::string dram_policy = "lru";
   std::string ssd_policy = "lru";
@@ -178,6 +185,8 @@ class NodeEngine {
   // The DRAM tier, for the data plane to register (base(), mapped_bytes()) and for
   // same-host clients (OpenReadOnlyFd()). Extents in replies are offsets into it.
   const tiering::DramArena& dram() const { return *arena_; }
+  // What Create restored from the metadata store.
+  RestoreReport restored() const ABSL_LOCKS_EXCLUDED(mu_);
   const NodeEngineOptions& options() const { return options_; }
 
   // ---- lookups
@@ -287,6 +296,23 @@ class NodeEngine {
                              uint64_t* bytes_freed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnlinkRecord(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- metadata (node_engine_meta.cc)
+  meta::BlobMeta MetaOf(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Adds the record (and its namespace, the first time) to `batch`.
+  void AddToBatchLocked(const BlobRecord& record, meta::MetaBatch* batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Applies `batch` (a no-op without a store); failures are logged and counted.
+  absl::Status ApplyMetaLocked(const meta::MetaBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes a linked record's current state, not synced.
+  void PersistLocked(const BlobRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetLocked(const radix::BlobKey& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether a stored record may be restored; its parent record on success.
+  absl::Status CheckRestoredLocked(const meta::BlobMeta& m, const radix::Namespace& ns,
+                                   BlobRecord** parent) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Rebuilds the index from options.meta (Create calls it once).
+  absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
   // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
   // record->first_page < pages <= record->first_page + record->pages (or pages == 0).
   std::vector<radix::TokenId> SequenceTokens(const BlobRecord& record, uint32_t pages) const
@@ -389,6 +415,9 @@ class NodeEngine {
   std::unique_ptr<tiering::EvictionPolicy> ssd_policy_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<tiering::EvictionPolicy> text_policy_ ABSL_GUARDED_BY(mu_);
   TextTierStats text_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<radix::PrefixHash> stored_namespaces_ ABSL_GUARDED_BY(mu_);
+  uint64_t meta_errors_ ABSL_GUARDED_BY(mu_) = 0;
+  RestoreReport restore_ ABSL_GUARDED_BY(mu_);
   absl::CondVar moved_;  // signalled whenever a record's `moving` clears
 
   // ---- rebuild queue (node_engine_rebuild.cc)

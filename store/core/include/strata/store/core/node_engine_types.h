@@ -240,6 +240,18 @@ struct EvictReply {
   uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped (now TEXT)
 };
 
+// What the engine found in its metadata store at Create (a restart).
+struct RestoreReport {
+  uint64_t restored = 0;  // blobs back in the index
+  uint64_t on_ssd = 0;    // ... of which with their SSD bytes (verified when promoted)
+  uint64_t text = 0;      // ... of which TEXT (their bytes were in DRAM, or the SSD copy
+                          // could not be taken back)
+  uint64_t dropped = 0;   // records that failed a check or were redundant (deleted)
+  uint64_t corrupt = 0;   // records the store could not decode (skipped)
+  absl::Duration load_time = absl::ZeroDuration();   // reading the store
+  absl::Duration ready_time = absl::ZeroDuration();  // until the index was rebuilt
+};
+
 // ---------------------------------------------------------------------------- Rebuild
 
 // One blob to recompute: its KV bytes were dropped, its tokens kept. The worker computes

@@ -128,7 +128,7 @@ class SsdTier final : public Tier {
   TierCounters& counters() override { return counters_; }
 
   // Marks `extent` live again (restart from metadata). See the error table.
-  absl::Status Reserve(const Extent& extent) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Reserve(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);
   // Makes completed writes durable (fdatasync), synchronously or with a completion.
   absl::Status Flush() override;
   void Flush(FlushDone done);
