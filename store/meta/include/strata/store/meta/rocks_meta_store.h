@@ -10,10 +10,13 @@
 // lookups (the node keeps its index in memory), one full scan at start:
 //   - level compaction with dynamic level sizes: bounded space amplification, and a full
 //     scan reads mostly one sorted run;
-//   - compression kAuto = LZ4 on upper levels, ZSTD on the bottommost where this RocksDB was
-//     built with them (Debian's is). Records are mostly hashes and checksums, which do not
-//     compress; the gain is the tokens and repeated namespace hashes (measured in
-//     meta_bench: BM_Restart's bytes_per_record per compression);
+//   - no block compression by default (MetaCompression::kNone): a record is ~70% random
+//     bytes (hashes, chunk checksums) and its tokens are already packed (token_codec.h).
+//     Measured with meta_bench BM_Restart --compare_compression: 969.6 disk bytes per
+//     record with none, LZ4, ZSTD and LZ4+ZSTD-bottommost alike (default shape: 32-token
+//     pages, 1-4 pages, 32 layers); ZSTD saved 19% only with 512-token pages (tokens
+//     dominate). Compression would only spend compaction CPU, which belongs to the data
+//     path; kZstd is there for token-heavy layouts;
 //   - 16 KiB blocks (records are ~0.3-2 KiB: fewer index entries, better compression and
 //     faster scans; a point lookup reads one block);
 //   - a whole-key bloom filter (10 bits/key, ~1.2 MiB per million blobs) so a GetBlob miss
@@ -64,8 +67,8 @@
 namespace strata::store::meta {
 
 enum class MetaCompression : uint8_t {
-  kAuto,  // LZ4, ZSTD bottommost, where built in; else none
-  kNone,
+  kAuto,  // LZ4, and ZSTD on the bottommost level, where built in; else none
+  kNone,  // the default (see above)
   kLz4,
   kZstd,
 };
@@ -76,7 +79,7 @@ struct RocksMetaStoreOptions {
   size_t block_cache_bytes = size_t{32} << 20;
   size_t write_buffer_bytes = size_t{32} << 20;  // memtable size of the blobs family
   int max_background_jobs = 2;
-  MetaCompression compression = MetaCompression::kAuto;
+  MetaCompression compression = MetaCompression::kNone;
   int bloom_bits_per_key = 10;  // 0: no filter
   bool flush_on_close = true;
 };
