@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   STRATA_ASSIGN_OR_RETURN(policies.dram, tiering::MakeEvictionPolicy(options.dram_policy));
   STRATA_ASSIGN_OR_RETURN(policies.ssd, tiering::MakeEvictionPolicy(options.ssd_policy));
   STRATA_ASSIGN_OR_RETURN(policies.text, tiering::MakeEvictionPolicy("lru"));
+  STRATA_ASSIGN_OR_RETURN(policies.admission, tiering::MakeAdmissionPolicy(options.admission));
   absl::BitGen gen;
   const uint64_t secret = absl::Uniform<uint64_t>(gen);
   auto engine = std::unique_ptr<NodeEngine>(
@@ -125,7 +126,8 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       ssd_(options.ssd),
       dram_policy_(std::move(policies.dram)),
       ssd_policy_(std::move(policies.ssd)),
-      text_policy_(std::move(policies.text)) {
+      text_policy_(std::move(policies.text)),
+      admission_(std::move(policies.admission)) {
   text_.capacity_bytes = options_.text_bytes;
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
@@ -166,6 +168,15 @@ uint64_t NodeEngine::NewId() {
 uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
   uint64_t freed = 0;
   while (record != nullptr) {
+    if (record->transient_dram && record->leases == 0 && record->holds == 0 && !record->moving) {
+      // A copy made only to serve reads from SSD: gone once they are done.
+      record->transient_dram = false;
+      if (record->state == BlobState::kLinked && record->in_dram() && record->on_ssd() &&
+          record->children_in_dram == 0 && record->path_pins == 0 && !record->pinned) {
+        freed += record->extent->length;
+        DetachDramLocked(record);
+      }
+    }
     if (record->state != BlobState::kUnlinked) break;
     if (record->leases > 0 || record->holds > 0 || record->moving) break;
     if (record->extent.has_value()) {

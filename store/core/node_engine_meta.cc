@@ -184,9 +184,11 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     record->namespace_hash = m.namespace_hash;
     record->ns = &entry->ns;
     record->tree = entry->tree;
+    record->root_id = record->id;
     if (parent != nullptr) {
       record->parent = BlobParent{m.parent->key, m.parent->pages};
       record->parent_id = parent->id;
+      record->root_id = parent->root_id;
       ++parent->children;
     }
     record->start_hash = m.start_hash;

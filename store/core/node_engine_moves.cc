@@ -176,6 +176,14 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
         round_freed += length;
         continue;
       }
+      if (!admission_->ShouldDemote(TraitsOf(*record, record->bytes), AccessStatsLocked(*record))) {
+        // Not worth an SSD write: drop to TEXT if nothing continues it.
+        if (record->children_with_bytes == 0) {
+          DropToTextLocked(record, reply);
+          round_freed += length;
+        }
+        continue;
+      }
       absl::StatusOr<tiering::Extent> target = ssd_->Allocate(record->bytes);
       if (!target.ok() && absl::IsResourceExhausted(target.status())) {
         FreeSsdLocked(record->bytes, reply);

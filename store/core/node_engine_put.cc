@@ -141,9 +141,11 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   record->namespace_hash = h0;
   record->ns = &entry->ns;
   record->tree = entry->tree;
+  record->root_id = record->id;
   if (parent != nullptr) {
     record->parent = request.parent;
     record->parent_id = parent->id;
+    record->root_id = parent->root_id;
   }
   record->start_hash = start_hash;
   record->first_page = first_page;
@@ -282,6 +284,8 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   puts_.erase(it);  // releases the prefix pin: the blob's own nodes now hold the path
   record->created = now;
   record->last_access = now;
+  record->insert_tick = ++tick_;
+  record->read_tick = record->insert_tick;
   CommitPutReply reply;
   reply.key = key;
   reply.indexed_pages = *inserted;

@@ -116,7 +116,18 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
           "DRAM tier too small to hold the ", records.size(), " blobs of this read at once"));
     }
     if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
+    // Admission decides, with this read counted, whether the copy stays in DRAM.
+    std::vector<bool> keep(promote.size());
+    for (size_t i = 0; i < promote.size(); ++i) {
+      tiering::BlobAccessStats stats = AccessStatsLocked(*promote[i]);
+      ++stats.reads;
+      stats.now_tick = tick_ + 1;
+      keep[i] = admission_->ShouldPromote(TraitsOf(*promote[i], promote[i]->bytes), stats);
+    }
     STRATA_RETURN_IF_ERROR(PromoteLocked(promote));
+    for (size_t i = 0; i < promote.size(); ++i) {
+      if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
+    }
   }
 
   ReadReply reply;
@@ -152,6 +163,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     ++record->leases;
     ++record->hits;
     record->last_access = now;
+    record->read_tick = ++tick_;
     dram_policy_->OnAccess(record->id);
     if (record->on_ssd()) ssd_policy_->OnAccess(record->id);
   }

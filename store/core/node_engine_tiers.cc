@@ -25,6 +25,26 @@ uint64_t TextBytes(const BlobRecord& record) {
 
 // ------------------------------------------------------------------------- bookkeeping
 
+tiering::BlobTraits NodeEngine::TraitsOf(const BlobRecord& record, uint64_t bytes) {
+  tiering::BlobTraits traits;
+  traits.bytes = bytes;
+  traits.first_page = record.first_page;
+  traits.pages = record.pages;
+  traits.page_tokens = record.ns->layout().page_tokens;
+  traits.parent = record.parent_id;
+  traits.session_hint = record.root_id;
+  return traits;
+}
+
+tiering::BlobAccessStats NodeEngine::AccessStatsLocked(const BlobRecord& record) const {
+  tiering::BlobAccessStats stats;
+  stats.reads = record.hits;
+  stats.insert_tick = record.insert_tick;
+  stats.previous_read_tick = std::max(record.read_tick, record.insert_tick);
+  stats.now_tick = std::max(tick_, stats.previous_read_tick);
+  return stats;
+}
+
 void NodeEngine::CountInParentLocked(const BlobRecord& record, int sign) {
   if (record.parent_id == 0 || record.state != BlobState::kLinked) return;
   BlobRecord* parent = table_.Find(record.parent_id);
@@ -40,7 +60,7 @@ void NodeEngine::SyncTextLocked(BlobRecord* record) {
   if (text) {
     text_.used_bytes += TextBytes(*record);
     ++text_.blobs;
-    text_policy_->OnInsert(record->id, TextBytes(*record));
+    text_policy_->OnInsert(record->id, TraitsOf(*record, TextBytes(*record)));
   } else {
     text_.used_bytes -= TextBytes(*record);
     --text_.blobs;
@@ -53,7 +73,8 @@ void NodeEngine::AttachDramLocked(BlobRecord* record, const tiering::Extent& ext
   CountInParentLocked(*record, -1);
   record->extent = extent;
   CountInParentLocked(*record, +1);
-  if (record->state == BlobState::kLinked) dram_policy_->OnInsert(record->id, extent.length);
+  if (record->state == BlobState::kLinked)
+    dram_policy_->OnInsert(record->id, TraitsOf(*record, extent.length));
   SyncTextLocked(record);
 }
 
@@ -73,7 +94,8 @@ void NodeEngine::AttachSsdLocked(BlobRecord* record, const tiering::Extent& exte
   CountInParentLocked(*record, -1);
   record->ssd_extent = extent;
   CountInParentLocked(*record, +1);
-  if (record->state == BlobState::kLinked) ssd_policy_->OnInsert(record->id, extent.length);
+  if (record->state == BlobState::kLinked)
+    ssd_policy_->OnInsert(record->id, TraitsOf(*record, extent.length));
   SyncTextLocked(record);
 }
 

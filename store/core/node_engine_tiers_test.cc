@@ -42,6 +42,7 @@ class TiersTest : public ::testing::Test {
              bool restart = false) {
     NodeEngineOptions options = SmallOptions(&clock_, dram_blobs * 4096);
     options.text_bytes = text_bytes;
+    options.admission = admission_;
     options.meta = meta_;
     if (ssd_blobs > 0) {
       tiering::io::MemoryBlockFileOptions file_options;
@@ -121,6 +122,7 @@ class TiersTest : public ::testing::Test {
   }
 
   FakeClock clock_;
+  std::string admission_ = "always";
   std::shared_ptr<meta::MemoryMetaStore> meta_ = std::make_shared<meta::MemoryMetaStore>();
   radix::Namespace ns_ = SmallNamespace();
   std::vector<BlobContent> blobs_;
@@ -363,6 +365,43 @@ TEST_F(TiersTest, EvictNamesOnlyTiersTheNodeHas) {
   EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(engine_->Evict(TierState::kHbm, 1), absl::StatusCode::kInvalidArgument);
   EXPECT_OK(engine_->Evict(TierState::kText, 1));
+}
+
+TEST_F(TiersTest, ReuseAdmissionSkipsSsdWritesOfUnreadBlobsAndKeepsOneOffReadsOutOfDram) {
+  admission_ = "reuse";
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const BlobContent a = MakeBlob(ns_, kPages, 1);
+  const BlobContent b = MakeBlob(ns_, kPages, 2);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, std::nullopt, b));
+  blobs_ = {a, b};
+  ASSERT_OK(ReadAll(ca.key));  // read once: worth an SSD write; b never read: not
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  EXPECT_EQ(evicted.blobs_demoted, 1u);
+  EXPECT_EQ(evicted.blobs_dropped, 1u);
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kText));
+  // An SSD hit long (in reads) after the previous read of the blob: served through a
+  // DRAM copy that is dropped once the read's lease ends.
+  const BlobContent c = MakeBlob(ns_, kPages, 3);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, std::nullopt, c));
+  const ReadRange rc = WholeBlob(cc.key, kPages);
+  for (int i = 0; i < 70000; ++i) {  // more reads than ReuseAdmission's promote window
+    ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&rc, 1}));
+    ASSERT_OK(engine_->Release(read.lease_id));
+  }
+  const ReadRange ra = WholeBlob(ca.key, kPages);
+  ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&ra, 1}));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram, TierState::kSsd));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes,
+                       ReadBytes(*engine_, read.lease_id, ca.key, 0, a.bytes.size()));
+  EXPECT_EQ(bytes, a.bytes);
+  ASSERT_OK(engine_->Release(read.lease_id));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kSsd));
+  // A second read soon after: this copy stays.
+  ASSERT_OK_AND_ASSIGN(read, engine_->Read(ns_, {&ra, 1}));
+  ASSERT_OK(engine_->Release(read.lease_id));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram, TierState::kSsd));
 }
 
 TEST_F(TiersTest, RestartServesSsdBlobsAndTurnsDramOnlyBlobsIntoText) {

@@ -21,6 +21,7 @@
 //   tokens     the blob's own tokens (pages [first_page, first_page + pages) only)
 //   checksums  one per chunk, layer-major: checksums[l * pages + p] (chunk_checksum.h)
 //   parent_id  the record of parent->key (it stays alive while this record does), 0 = none
+//   root_id    the first blob of its sequence (a session's root): the policies' session hint
 //   children   records whose parent_id is this record
 //   leases     leases naming this record (each lease counts once)
 //   holds      live HeldSpans over its bytes
@@ -55,6 +56,7 @@ struct BlobRecord {
   radix::RadixTree* tree = nullptr;      // the tree of ns's page size
   std::optional<BlobParent> parent;
   tiering::BlobId parent_id = 0;
+  tiering::BlobId root_id = 0;   // the record of the sequence's first blob (itself at page 0)
   radix::PrefixHash start_hash;  // h_a
   uint32_t first_page = 0;       // a
   uint32_t pages = 0;            // b - a
@@ -79,6 +81,9 @@ struct BlobRecord {
   absl::Time created = absl::InfinitePast();
   absl::Time last_access = absl::InfinitePast();
   uint64_t hits = 0;
+  uint64_t insert_tick = 0;     // the engine's logical clock (one tick per put or read)
+  uint64_t read_tick = 0;       // ... at the last Read (insert_tick if never read)
+  bool transient_dram = false;  // a DRAM copy admission did not keep: dropped when unleased
   bool pinned = false;
   radix::MatchHandle pin;
   std::vector<tiering::BlobId> pinned_path;  // records whose path_pins this pin counts in

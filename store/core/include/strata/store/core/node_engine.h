@@ -116,6 +116,7 @@
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
+#include "strata/tiering/admission_policy.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/eviction_policy.h"
 #include "strata/tiering/tier.h"
@@ -157,6 +158,10 @@ struct NodeEngineOptions {
   // Eviction policies of the byte tiers (tiering::MakeEvictionPolicy names).
   std::string dram_policy = "lru";
   std::string ssd_policy = "lru";
+  // Admission (tiering::MakeAdmissionPolicy): whether a blob leaving DRAM is worth an SSD
+  // write (else it drops to TEXT), and whether an SSD hit keeps a DRAM copy (else the copy
+  // made to serve the read is dropped once the read's lease ends).
+  std::string admission = "always";
   // Background demotion: when DRAM use passes high, blobs leave DRAM until it is at low.
   // REQUIRES: 0 < low <= high <= 1.
   double dram_high_watermark = 0.95;
@@ -278,6 +283,7 @@ class NodeEngine {
     std::unique_ptr<tiering::EvictionPolicy> dram;
     std::unique_ptr<tiering::EvictionPolicy> ssd;
     std::unique_ptr<tiering::EvictionPolicy> text;
+    std::unique_ptr<tiering::AdmissionPolicy> admission;
   };
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
              std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
@@ -414,6 +420,12 @@ class NodeEngine {
   std::unique_ptr<tiering::EvictionPolicy> dram_policy_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<tiering::EvictionPolicy> ssd_policy_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<tiering::EvictionPolicy> text_policy_ ABSL_GUARDED_BY(mu_);
+  const std::unique_ptr<tiering::AdmissionPolicy> admission_;
+  uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;
+  // What the policies know of a blob occupying `bytes` of a tier, and of its reads.
+  static tiering::BlobTraits TraitsOf(const BlobRecord& record, uint64_t bytes);
+  tiering::BlobAccessStats AccessStatsLocked(const BlobRecord& record) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   TextTierStats text_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<radix::PrefixHash> stored_namespaces_ ABSL_GUARDED_BY(mu_);
   uint64_t meta_errors_ ABSL_GUARDED_BY(mu_) = 0;
