@@ -2,11 +2,13 @@
 
 namespace strata::tiering {
 
-void LruPolicy::OnInsert(BlobId id, uint64_t bytes) {
+void LruPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
+  const uint64_t bytes = traits.bytes;
   if (const auto it = slot_of_.find(id); it != slot_of_.end()) {
     Slot& slot = slots_[it->second];
     tracked_bytes_ = tracked_bytes_ - slot.bytes + bytes;
     slot.bytes = bytes;
+    slot.last_tick = ++clock_;
     Unlink(it->second);
     PushMostRecent(it->second);
     return;
@@ -21,6 +23,7 @@ void LruPolicy::OnInsert(BlobId id, uint64_t bytes) {
   }
   slots_[index].id = id;
   slots_[index].bytes = bytes;
+  slots_[index].last_tick = ++clock_;
   slot_of_.emplace(id, index);
   tracked_bytes_ += bytes;
   PushMostRecent(index);
@@ -29,6 +32,7 @@ void LruPolicy::OnInsert(BlobId id, uint64_t bytes) {
 void LruPolicy::OnAccess(BlobId id) {
   const auto it = slot_of_.find(id);
   if (it == slot_of_.end()) return;
+  slots_[it->second].last_tick = ++clock_;
   Unlink(it->second);
   PushMostRecent(it->second);
 }
@@ -51,6 +55,12 @@ void LruPolicy::CollectVictims(uint64_t bytes_needed, absl::FunctionRef<bool(Blo
     victims->push_back(slots_[i].id);
     collected += slots_[i].bytes;
   }
+}
+
+std::optional<double> LruPolicy::Score(BlobId id) const {
+  const auto it = slot_of_.find(id);
+  if (it == slot_of_.end()) return std::nullopt;
+  return static_cast<double>(slots_[it->second].last_tick);
 }
 
 void LruPolicy::Unlink(uint32_t index) {

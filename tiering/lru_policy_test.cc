@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -97,12 +98,31 @@ TEST(LruPolicyTest, StopsOnceEnoughBytesAreCollected) {
   EXPECT_THAT(victims, ElementsAre(99, 1));
 }
 
-TEST(EvictionPolicyFactoryTest, KnowsLruAndRejectsTheRest) {
-  absl::StatusOr<std::unique_ptr<EvictionPolicy>> lru = MakeEvictionPolicy("lru");
-  ASSERT_TRUE(lru.ok()) << lru.status();
-  EXPECT_EQ((*lru)->name(), "lru");
-  (*lru)->OnInsert(1, 5);
-  EXPECT_EQ((*lru)->size(), 1u);
+TEST(LruPolicyTest, TraitsBeyondBytesAreIgnoredAndScoreIsTheLastTouch) {
+  LruPolicy lru;
+  lru.OnInsert(1, BlobTraits{.bytes = 10, .first_page = 0, .pages = 4, .parent = 0});
+  lru.OnInsert(2, BlobTraits{.bytes = 20, .first_page = 4, .pages = 4, .parent = 1});
+  EXPECT_EQ(lru.tracked_bytes(), 30u);
+  // A child is no reason to keep a parent: LRU leaves leaf-first to `evictable`.
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(1, 2));
+  EXPECT_EQ(lru.Score(42), std::nullopt);
+  ASSERT_TRUE(lru.Score(1).has_value());
+  EXPECT_LT(*lru.Score(1), *lru.Score(2));
+  lru.OnAccess(1);
+  EXPECT_GT(*lru.Score(1), *lru.Score(2));
+  lru.OnErase(1);
+  EXPECT_EQ(lru.Score(1), std::nullopt);
+}
+
+TEST(EvictionPolicyFactoryTest, KnowsEveryPolicyAndRejectsTheRest) {
+  for (const char* name : {"lru", "branch-lru", "gdsf"}) {
+    absl::StatusOr<std::unique_ptr<EvictionPolicy>> policy = MakeEvictionPolicy(name);
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    EXPECT_EQ((*policy)->name(), name);
+    (*policy)->OnInsert(1, 5);
+    EXPECT_EQ((*policy)->size(), 1u);
+    EXPECT_EQ((*policy)->tracked_bytes(), 5u);
+  }
   EXPECT_EQ(MakeEvictionPolicy("belady").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeEvictionPolicy("").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeEvictionPolicy("LRU").status().code(), absl::StatusCode::kInvalidArgument);
