@@ -1,0 +1,111 @@
+// BranchLruPolicy ("branch-lru"): least recently used first among leaves, except that
+// branches a session has abandoned go before everything else.
+//
+// Why: in a prefix cache many blobs that are never read again are dead branches. A chat
+// or agent session that forks from an earlier turn (an edit, a retry), that is compacted
+// (its history replaced by a summary), or whose last, partial block is re-hashed when the
+// next turn appends, leaves the old continuation behind; plain LRU keeps it for a whole
+// cache lifetime. Replays of a real and a synthetic trace against LRU and Belady's optimum
+// are in tiering/sim/README.md (strata-policy-replay); they are why this policy, and not a
+// frequency- or size-based one (GdsfPolicy), is the candidate to replace LRU.
+//
+// Order (what CollectVictims walks):
+//   1. abandoned blobs without a tracked child, least recently touched first;
+//   2. other blobs without a tracked child, least recently touched first (LRU);
+//   3. blobs with a tracked child, in the same order (only if `evictable` allows them).
+// A touch is OnInsert or OnAccess; either also clears the abandoned mark.
+//
+// A blob becomes abandoned when the policy sees a session move elsewhere:
+//   * Session fork (needs BlobTraits::session_hint != 0): OnInsert of a blob of session S
+//     whose parent is not S's previous tail (the blob S inserted last). If that tail has not
+//     been touched since it was inserted, it and its ancestors of the same session that have
+//     not been touched since then are abandoned: the branch the new request did not read.
+//     (Compaction looks the same: the new chain starts from the shared prompt.) A hint is
+//     trusted only while S mostly continues its own tail (fewer than one fork per
+//     kContinuationsPerFork continuations, a continuation being an insert under the tail
+//     after a later request read it): a hint shared by concurrent sessions (a namespace, a
+//     root blob) forks on most requests, so it never abandons anything.
+//   * Bypassed only child (no hint needed): OnInsert of a blob under a parent P that had
+//     exactly one child C before (ever, while P was tracked), when P was touched after C
+//     (the current request read P but went elsewhere). C and its newest descendants that
+//     were not touched since P was are abandoned. "Ever one child" keeps a shared prefix
+//     (a system prompt read by many sessions) from abandoning its sessions: only the
+//     second session that ever continues a given prefix can misfire, once.
+// Both walks mark each blob at most once per touch, so they add O(log n) amortized per
+// event; every event is O(log n) (LeafFirstIndex).
+//
+// The engine must report a request's reads (OnAccess, root first) before its new blobs
+// (OnInsert, root first), as EvictionPolicy describes. Score(id): the tick of the blob's
+// last touch, minus 2^53 while it is abandoned (lower = sooner).
+// Thread safety: thread-compatible (see EvictionPolicy). Errors: none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+#include "strata/tiering/eviction_policy.h"
+#include "strata/tiering/leaf_first_index.h"
+
+namespace strata::tiering {
+
+class BranchLruPolicy final : public EvictionPolicy {
+ public:
+  BranchLruPolicy() = default;
+
+  using EvictionPolicy::OnInsert;
+
+  std::string_view name() const override { return "branch-lru"; }
+  void OnInsert(BlobId id, const BlobTraits& traits) override;
+  void OnAccess(BlobId id) override;
+  void OnErase(BlobId id) override;
+  void CollectVictims(uint64_t bytes_needed, absl::FunctionRef<bool(BlobId)> evictable,
+                      std::vector<BlobId>* victims) const override {
+    index_.CollectVictims(bytes_needed, evictable, victims);
+  }
+  std::optional<double> Score(BlobId id) const override;
+  uint64_t size() const override { return index_.size(); }
+  uint64_t tracked_bytes() const override { return index_.tracked_bytes(); }
+
+  // Whether `id` is tracked and currently marked abandoned (for tests and diagnostics).
+  bool abandoned(BlobId id) const;
+  // Blobs marked abandoned so far (a blob marked twice counts twice).
+  uint64_t abandoned_marks() const { return abandoned_marks_; }
+
+ private:
+  // (0 = abandoned, 1 = live; tick of the last touch): smaller is evicted sooner.
+  using Key = std::pair<uint8_t, uint64_t>;
+  struct Extra {
+    uint64_t session_hint = 0;
+    BlobId newest_child = 0;     // the child inserted last, 0 = none (or erased)
+    uint32_t children_ever = 0;  // children inserted while this blob was tracked
+  };
+  struct SessionTail {
+    BlobId blob = 0;
+    uint64_t tick = 0;           // the tick of its insert
+    uint32_t continuations = 0;  // new requests that went on from the tail
+    uint32_t forks = 0;          // inserts under another parent
+  };
+  // A hint is trusted to name one session while forks * this < continuations.
+  static constexpr uint32_t kContinuationsPerFork = 4;
+  using Index = LeafFirstIndex<Key, Extra>;
+
+  void Touch(BlobId id);
+  // Counts a continuation or a fork of `session`; on a fork of a trusted hint, abandons the
+  // branch it left.
+  void ObserveSession(uint64_t session, BlobId new_parent);
+  void AbandonBypassedChild(BlobId parent);
+  // Marks `id` abandoned, keeping its tick; returns false if untracked or already marked.
+  bool Abandon(BlobId id);
+
+  Index index_;
+  absl::flat_hash_map<uint64_t, SessionTail> tails_;
+  uint64_t clock_ = 0;
+  uint64_t abandoned_marks_ = 0;
+};
+
+}  // namespace strata::tiering
