@@ -219,7 +219,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     } else {
       SyncTextLocked(added);  // DRAM did not survive: TEXT
       ++report.text;
-      if (m.ssd.has_value() || m.in_dram) fixups.PutBlob(MetaOf(*added));
+      if (m.ssd.has_value()) fixups.PutBlob(MetaOf(*added));  // its extent is gone
     }
     if (m.pinned) pinned.push_back(added);
     ++report.restored;

@@ -245,8 +245,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
   if (ssd_ == nullptr) return 0;
   uint64_t freed = 0;
   std::vector<tiering::BlobId> victims;
-  const auto evictable = [this](const BlobRecord& r) {
-    mu_.AssertHeld();
+  const auto evictable = [](const BlobRecord& r) {
     // A DRAM copy keeps the blob whole; without one, the bytes go only if no child
     // needs them.
     return r.state == BlobState::kLinked && r.on_ssd() && !r.moving && !r.pinned &&
@@ -257,6 +256,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
     ssd_policy_->CollectVictims(
         bytes - freed,
         [&](tiering::BlobId id) {
+          mu_.AssertHeld();
           const BlobRecord* r = table_.Find(id);
           return r != nullptr && evictable(*r);
         },
