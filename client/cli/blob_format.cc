@@ -152,6 +152,11 @@ void WriteSegmentJson(const Segment& segment, JsonWriter& json) {
   json.Key("seq_page_begin").Uint(segment.seq_page_begin);
   json.Key("blob_pages").Uint(segment.blob_pages);
   json.Key("tier").String(std::string(TierName(segment.tier)));
+  if (segment.tier == Tier::kText) {
+    json.Key("tokens").BeginArray();
+    for (TokenId token : segment.tokens) json.Uint(token);
+    json.EndArray();
+  }
   json.EndObject();
 }
 

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, std::string>> BlobInfoLines(const BlobInfo& i
 void WriteBlobInfoJson(const BlobInfo& info, bool with_tokens, JsonWriter& json);
 // A layout as {"spec": "...", "num_layers": .., ...}.
 void WriteLayoutJson(const KvLayout& layout, JsonWriter& json);
-// One match segment as a JSON object.
+// One match segment as a JSON object (TEXT segments with their "tokens").
 void WriteSegmentJson(const Segment& segment, JsonWriter& json);
 // One tier's statistics as a JSON object, every field of TierInfo.
 void WriteTierInfoJson(const TierInfo& tier, JsonWriter& json);

@@ -29,6 +29,7 @@ absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
     json.Key("matched_tokens").Uint(matched_tokens);
     json.Key("query_pages").Uint(query_pages);
     json.Key("query_tokens").Uint(tokens.size());
+    json.Key("readable_pages").Uint(match.ReadablePages());
     json.Key("truncated").Bool(match.truncated);
     json.Key("segments").BeginArray();
     for (const Segment& segment : match.segments) WriteSegmentJson(segment, json);
@@ -41,6 +42,12 @@ absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
   ctx.out() << "matched " << match.matched_pages << " of " << query_pages << " pages ("
             << matched_tokens << " of " << tokens.size() << " tokens)"
             << (match.truncated ? "; truncated: more pages may be cached" : "") << "\n";
+  if (match.ReadablePages() < match.matched_pages) {
+    ctx.out() << "readable: the first " << match.ReadablePages()
+              << " pages; the rest hold text only (KV bytes dropped, tokens kept): strata "
+                 "rebuild --prefix "
+              << match.TextSegments().back().blob.ToHex() << "\n";
+  }
   if (match.segments.empty()) return absl::OkStatus();
   Table table({{"SEQ PAGES"},
                {"PAGES", Align::kRight},
@@ -72,9 +79,12 @@ Command MatchCommand() {
        .details = "Calls Match: whole pages from sequence page 0 (a trailing partial page is "
                   "ignored). Prints matched pages and tokens, then one line per segment: the "
                   "sequence pages it covers, the blob holding them, which pages of that blob, and "
-                  "the tier. A miss is exit 0 with 0 pages matched; a namespace the node has "
-                  "never seen is NOT_FOUND (exit 1). JSON: {matched_pages, matched_tokens, "
-                  "query_pages, query_tokens, truncated, segments[]}.",
+                  "the tier. Pages of tier text are matched (their tokens are kept) but have "
+                  "no KV bytes: only the pages before the first of them are readable. A miss "
+                  "is exit 0 with 0 pages matched; a namespace the node has never seen is "
+                  "NOT_FOUND (exit 1). JSON: {matched_pages, matched_tokens, query_pages, "
+                  "query_tokens, readable_pages, truncated, segments[] (text segments with "
+                  "their tokens[])}.",
        .flags = std::move(flags)},
       RunMatch};
 }

@@ -5,6 +5,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/json_writer.h"
 #include "client/cli/table.h"
+#include "client/cli/tier_format.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::cli {
@@ -28,6 +29,10 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
     json.Key("tiers").BeginArray();
     for (const TierInfo& tier : tiers.tiers) WriteTierInfoJson(tier, json);
     json.EndArray();
+    json.Key("text");
+    WriteTextTierJson(tiers.text, json);
+    json.Key("rebuild");
+    WriteRebuildQueueJson(tiers.rebuild, json);
     json.Key("engine");
     WriteEngineInfoJson(tiers.engine, json);
     json.EndObject();
@@ -47,8 +52,17 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
         std::string(TierName(tier.tier)),
         absl::StrCat(FormatBytes(tier.used_bytes), " used of ", FormatBytes(tier.capacity_bytes),
                      " (", FormatPercent(tier.used_bytes, tier.capacity_bytes), "), ",
-                     FormatBytes(tier.free_bytes), " free, ", FormatCount(tier.blobs), " extents"));
+                     FormatBytes(tier.free_bytes), " free, ", FormatCount(tier.blobs), " blobs"));
   }
+  if (tiers.text.capacity_bytes > 0) {
+    lines.emplace_back("text", absl::StrCat(FormatBytes(tiers.text.used_bytes), " used of ",
+                                            FormatBytes(tiers.text.capacity_bytes), ", ",
+                                            FormatCount(tiers.text.blobs),
+                                            " blobs rebuildable from their tokens"));
+  }
+  lines.emplace_back("rebuilds", absl::StrCat(FormatCount(tiers.rebuild.queued), " queued, ",
+                                              FormatCount(tiers.rebuild.in_flight), " in flight, ",
+                                              FormatCount(tiers.rebuild.completed), " completed"));
   const EngineInfo& engine = tiers.engine;
   lines.emplace_back("blobs", absl::StrCat(FormatCount(engine.blobs), " in ",
                                            FormatCount(engine.namespaces), " namespaces"));
@@ -68,6 +82,10 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
     json.Key("tiers").BeginArray();
     for (const TierInfo& tier : info.tiers) WriteTierInfoJson(tier, json);
     json.EndArray();
+    json.Key("text");
+    WriteTextTierJson(info.text, json);
+    json.Key("rebuild");
+    WriteRebuildQueueJson(info.rebuild, json);
     json.Key("index");
     WriteIndexInfoJson(info.index, json);
     json.Key("engine");
@@ -77,29 +95,11 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
     return absl::OkStatus();
   }
 
-  Table table({{"TIER"},
-               {"CAPACITY", Align::kRight},
-               {"USED", Align::kRight},
-               {"FREE", Align::kRight},
-               {"USED%", Align::kRight},
-               {"EXTENTS", Align::kRight},
-               {"HITS", Align::kRight},
-               {"MISSES", Align::kRight},
-               {"HIT%", Align::kRight},
-               {"EVICTIONS", Align::kRight},
-               {"PROMOTIONS", Align::kRight},
-               {"DEMOTIONS", Align::kRight}});
-  for (const TierInfo& tier : info.tiers) {
-    table.AddRow({std::string(TierName(tier.tier)), FormatBytes(tier.capacity_bytes),
-                  FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes),
-                  FormatPercent(tier.used_bytes, tier.capacity_bytes), FormatCount(tier.blobs),
-                  FormatCount(tier.hits), FormatCount(tier.misses),
-                  FormatPercent(tier.hits, tier.hits + tier.misses), FormatCount(tier.evictions),
-                  FormatCount(tier.promotions), FormatCount(tier.demotions)});
-  }
   const IndexInfo& index = info.index;
   const EngineInfo& engine = info.engine;
-  ctx.out() << table.Render() << "\nindex\n"
+  ctx.out() << RenderTiersTable(info) << "\ntext\n"
+            << RenderKeyValues(TextTierLines(info.text)) << "\nrebuild queue\n"
+            << RenderKeyValues(RebuildQueueLines(info.rebuild)) << "\nindex\n"
             << RenderKeyValues({
                    {"  roots", FormatCount(index.roots)},
                    {"  nodes", FormatCount(index.nodes)},
@@ -133,16 +133,20 @@ Command StatusCommand() {
   return {{.name = "status",
            .summary = "Show the node's health, addresses and a tier summary.",
            .details = "Calls Health and Admin.Tiers. JSON: {node, state, draining, version, "
-                      "data_plane, uptime_ms, tiers[], engine}."},
+                      "data_plane, uptime_ms, tiers[], text, rebuild, engine}."},
           RunStatus};
 }
 
 Command TiersCommand() {
   return {{.name = "tiers",
-           .summary = "Show per-tier statistics, the radix index and the engine.",
-           .details = "Calls Admin.Tiers: per tier (fastest first) capacity, used, free, live "
-                      "extents, hits, misses, evictions, promotions, demotions; then index and "
-                      "engine statistics. JSON: {tiers[], index, engine}."},
+           .summary = "Show per-tier statistics, the rebuild queue, the index and the engine.",
+           .details = "Calls Admin.Tiers: per tier (HBM, DRAM, SSD as the node has them, then "
+                      "TEXT) capacity, used, free, blobs, hits, misses, evictions, promotions, "
+                      "demotions (\"-\" where a figure has no meaning: TEXT holds no bytes to "
+                      "hit); the TEXT tier's drops, deletions and rebuilds; the rebuild queue "
+                      "(queued, in flight, requested, completed, expired, dropped); then index "
+                      "and engine statistics. JSON: {tiers[] (byte tiers), text, rebuild, index, "
+                      "engine}."},
           RunTiers};
 }
 

@@ -4,8 +4,10 @@
 
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
 #include "client/cli/json_writer.h"
 #include "client/cli/table.h"
+#include "client/cli/tier_format.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::cli {
@@ -13,24 +15,37 @@ namespace {
 
 absl::Status RunEvict(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(Tier tier, ParseTier("--tier", args.ValueOr("tier", "dram")));
-  STRATA_ASSIGN_OR_RETURN(uint64_t bytes, ParseByteSize("--bytes", *args.Value("bytes")));
+  const bool all = args.Bool("all");
+  std::optional<uint64_t> asked;
+  if (std::optional<std::string> text = args.Value("bytes")) {
+    if (all) return UsageError("give --bytes SIZE or --all, not both");
+    STRATA_ASSIGN_OR_RETURN(asked, ParseByteSize("--bytes", *text));
+  } else if (!all) {
+    return UsageError("give --bytes SIZE (how much to free) or --all (everything that can go)");
+  }
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
-  STRATA_ASSIGN_OR_RETURN(EvictResult result, client->Evict(tier, bytes, ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(EvictResult result,
+                          client->Evict(tier, asked.value_or(UINT64_MAX), ctx.Call()));
   if (ctx.json()) {
     JsonWriter json;
     json.BeginObject();
     json.Key("tier").String(std::string(TierName(tier)));
-    json.Key("bytes_requested").Uint(bytes);
+    json.Key("bytes_requested");
+    if (asked.has_value()) {
+      json.Uint(*asked);
+    } else {
+      json.Null();
+    }
     json.Key("bytes_freed").Uint(result.bytes_freed);
     json.Key("pages_evicted").Uint(result.pages_evicted);
     json.Key("blobs_unlinked").Uint(result.blobs_unlinked);
+    json.Key("blobs_demoted").Uint(result.blobs_demoted);
+    json.Key("blobs_dropped").Uint(result.blobs_dropped);
     json.EndObject();
     ctx.out() << json.Take() << "\n";
     return absl::OkStatus();
   }
-  ctx.out() << "evicted " << FormatBytes(result.bytes_freed) << " of " << FormatBytes(bytes)
-            << " asked from " << TierName(tier) << ": " << result.pages_evicted << " pages, "
-            << result.blobs_unlinked << " blobs unlinked\n";
+  ctx.out() << EvictSummary(tier, asked, result) << "\n";
   return absl::OkStatus();
 }
 
@@ -66,16 +81,22 @@ absl::Status RunDrain(CommandContext& ctx, const ParsedArgs& args) {
 
 Command EvictCommand() {
   return {{.name = "evict",
-           .summary = "Evict at least some bytes from a tier.",
-           .details = "Calls Admin.Evict (never retried): least recently used first, leaf "
-                      "first; pinned and leased blobs never go. Freeing less than asked is not "
-                      "an error. JSON: {tier, bytes_requested, bytes_freed, pages_evicted, "
-                      "blobs_unlinked}.",
-           .flags = {{.name = "tier", .value_name = "TIER", .help = "dram (default), ssd, hbm"},
+           .summary = "Evict bytes from a tier (dram, ssd) or token records (text).",
+           .details = "Calls Admin.Evict (never retried), least recently used first, leaf "
+                      "first; pinned and leased blobs never go. dram: blobs move to SSD (when "
+                      "the node has one) or drop their bytes and become TEXT (rebuildable: "
+                      "strata rebuild); ssd: SSD copies go (blobs without a DRAM copy become "
+                      "TEXT); text: TEXT records leave the index. Freeing less than asked is "
+                      "not an error. A tier the node lacks is INVALID_ARGUMENT (exit 1). JSON: "
+                      "{tier, bytes_requested (null with --all), bytes_freed, pages_evicted, "
+                      "blobs_unlinked, blobs_demoted, blobs_dropped}.",
+           .flags = {{.name = "tier", .value_name = "TIER", .help = "dram (default), ssd, text"},
                      {.name = "bytes",
                       .value_name = "SIZE",
-                      .help = "how much to free, e.g. 64MiB or 1000000",
-                      .required = true}}},
+                      .help = "how much to free at least, e.g. 64MiB or 1000000"},
+                     {.name = "all",
+                      .takes_value = false,
+                      .help = "free everything that can go (instead of --bytes)"}}},
           RunEvict};
 }
 

@@ -1,0 +1,118 @@
+#include "client/cli/tier_format.h"
+
+#include "absl/strings/str_cat.h"
+
+#include "client/cli/table.h"
+
+namespace strata::cli {
+
+std::string RenderTiersTable(const TiersInfo& info) {
+  Table table({{"TIER"},
+               {"CAPACITY", Align::kRight},
+               {"USED", Align::kRight},
+               {"FREE", Align::kRight},
+               {"USED%", Align::kRight},
+               {"BLOBS", Align::kRight},
+               {"HITS", Align::kRight},
+               {"MISSES", Align::kRight},
+               {"HIT%", Align::kRight},
+               {"EVICTIONS", Align::kRight},
+               {"PROMOTIONS", Align::kRight},
+               {"DEMOTIONS", Align::kRight}});
+  for (const TierInfo& tier : info.tiers) {
+    table.AddRow({std::string(TierName(tier.tier)), FormatBytes(tier.capacity_bytes),
+                  FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes),
+                  FormatPercent(tier.used_bytes, tier.capacity_bytes), FormatCount(tier.blobs),
+                  FormatCount(tier.hits), FormatCount(tier.misses),
+                  FormatPercent(tier.hits, tier.hits + tier.misses), FormatCount(tier.evictions),
+                  FormatCount(tier.promotions), FormatCount(tier.demotions)});
+  }
+  const TextTierInfo& text = info.text;
+  if (text.capacity_bytes > 0 || text.blobs > 0) {
+    const uint64_t free =
+        text.capacity_bytes > text.used_bytes ? text.capacity_bytes - text.used_bytes : 0;
+    table.AddRow({std::string(TierName(Tier::kText)), FormatBytes(text.capacity_bytes),
+                  FormatBytes(text.used_bytes), FormatBytes(free),
+                  FormatPercent(text.used_bytes, text.capacity_bytes), FormatCount(text.blobs), "-",
+                  "-", "-", FormatCount(text.deletions), "-", "-"});
+  }
+  return table.Render();
+}
+
+std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierInfo& text) {
+  if (text.capacity_bytes == 0) return {{"  none", "(the node keeps no text)"}};
+  return {
+      {"  capacity", FormatBytes(text.capacity_bytes)},
+      {"  used", absl::StrCat(FormatBytes(text.used_bytes), " (",
+                              FormatPercent(text.used_bytes, text.capacity_bytes), ")")},
+      {"  blobs", FormatCount(text.blobs)},
+      {"  drops", absl::StrCat(FormatCount(text.drops), " (bytes dropped, tokens kept)")},
+      {"  deletions", FormatCount(text.deletions)},
+      {"  rebuilds", absl::StrCat(FormatCount(text.rebuilds), " (filled again by a put)")},
+  };
+}
+
+std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueInfo& queue) {
+  return {
+      {"  queued", FormatCount(queue.queued)},       {"  in flight", FormatCount(queue.in_flight)},
+      {"  requested", FormatCount(queue.requested)}, {"  completed", FormatCount(queue.completed)},
+      {"  expired", FormatCount(queue.expired)},     {"  dropped", FormatCount(queue.dropped)},
+  };
+}
+
+void WriteTextTierJson(const TextTierInfo& text, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("capacity_bytes").Uint(text.capacity_bytes);
+  json.Key("used_bytes").Uint(text.used_bytes);
+  json.Key("blobs").Uint(text.blobs);
+  json.Key("drops").Uint(text.drops);
+  json.Key("deletions").Uint(text.deletions);
+  json.Key("rebuilds").Uint(text.rebuilds);
+  json.EndObject();
+}
+
+void WriteRebuildQueueJson(const RebuildQueueInfo& queue, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("queued").Uint(queue.queued);
+  json.Key("in_flight").Uint(queue.in_flight);
+  json.Key("requested").Uint(queue.requested);
+  json.Key("completed").Uint(queue.completed);
+  json.Key("expired").Uint(queue.expired);
+  json.Key("dropped").Uint(queue.dropped);
+  json.EndObject();
+}
+
+std::string EvictSummary(Tier tier, std::optional<uint64_t> asked, const EvictResult& result) {
+  std::string line = absl::StrCat("evicted ", FormatBytes(result.bytes_freed), " of ",
+                                  asked.has_value() ? absl::StrCat(FormatBytes(*asked), " asked")
+                                                    : std::string("all that could go"),
+                                  " from ", std::string(TierName(tier)), ": ");
+  if (tier == Tier::kText) {
+    absl::StrAppend(&line, result.blobs_unlinked, " TEXT records deleted (", result.pages_evicted,
+                    " index pages)");
+    return line;
+  }
+  absl::StrAppend(&line, result.blobs_demoted, " blobs demoted to ssd, ", result.blobs_dropped,
+                  " dropped to text");
+  if (result.blobs_unlinked > 0 || result.pages_evicted > 0) {
+    absl::StrAppend(&line, ", ", result.blobs_unlinked, " left the index (", result.pages_evicted,
+                    " pages)");
+  }
+  return line;
+}
+
+std::string RebuildRequestSummary(const BlobKey& key, bool with_prefix,
+                                  const RebuildRequestResult& result) {
+  return absl::StrCat("rebuild of ", key.ToHex(), with_prefix ? " (with its prefix)" : "", ": ",
+                      result.queued, " queued, ", result.already_queued, " already queued, ",
+                      result.resident, " resident");
+}
+
+bool HasBytes(const std::vector<Tier>& tiers) {
+  for (Tier tier : tiers) {
+    if (tier != Tier::kText) return true;
+  }
+  return false;
+}
+
+}  // namespace strata::cli

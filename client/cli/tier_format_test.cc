@@ -1,0 +1,150 @@
+#include "client/cli/tier_format.h"
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/testing/json_value.h"
+#include "strata/base/status_test_macros.h"
+
+namespace strata::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::JsonValue;
+using ::testing::Not;
+using ::testing::Pair;
+
+TiersInfo SampleTiers() {
+  TiersInfo info;
+  info.tiers = {{.tier = Tier::kDram,
+                 .capacity_bytes = 64 << 20,
+                 .used_bytes = 1 << 20,
+                 .free_bytes = 63 << 20,
+                 .blobs = 2,
+                 .hits = 5,
+                 .misses = 1,
+                 .evictions = 4,
+                 .promotions = 0,
+                 .demotions = 3},
+                {.tier = Tier::kSsd, .capacity_bytes = uint64_t{1} << 30, .blobs = 3}};
+  info.text = {.capacity_bytes = 64 << 20,
+               .used_bytes = 2048,
+               .blobs = 3,
+               .drops = 7,
+               .deletions = 2,
+               .rebuilds = 4};
+  info.rebuild = {
+      .queued = 1, .in_flight = 2, .requested = 9, .completed = 4, .expired = 1, .dropped = 0};
+  return info;
+}
+
+TEST(TierFormatTest, TableShowsByteTiersThenText) {
+  const std::string table = RenderTiersTable(SampleTiers());
+  const std::vector<std::string> lines = absl::StrSplit(table, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << table;
+  EXPECT_THAT(lines[0], ::testing::StartsWith("TIER  CAPACITY"));
+  EXPECT_THAT(lines[0], HasSubstr("BLOBS"));
+  EXPECT_THAT(lines[1], ::testing::StartsWith("dram  64.0 MiB"));
+  EXPECT_THAT(lines[1], HasSubstr("83.3%"));  // hits 5 of 6
+  EXPECT_THAT(lines[2], ::testing::StartsWith("ssd   1.00 GiB"));
+  EXPECT_THAT(lines[3], ::testing::StartsWith("text  64.0 MiB"));
+  EXPECT_THAT(lines[3], HasSubstr("2.00 KiB"));
+  // TEXT: hits, misses, hit %, promotions, demotions have no meaning; evictions = deletions.
+  const std::vector<std::string> cells = absl::StrSplit(lines[3], ' ', absl::SkipEmpty());
+  ASSERT_EQ(cells.size(), 15u) << lines[3];  // sizes are two cells each ("64.0 MiB")
+  EXPECT_EQ(std::vector<std::string>(cells.end() - 7, cells.end()),
+            (std::vector<std::string>{"3", "-", "-", "-", "2", "-", "-"}))
+      << lines[3];
+}
+
+TEST(TierFormatTest, NoTextTierNoTextRow) {
+  TiersInfo info = SampleTiers();
+  info.text = {};
+  const std::string table = RenderTiersTable(info);
+  EXPECT_THAT(table, Not(HasSubstr("\ntext ")));
+  EXPECT_THAT(TextTierLines(info.text),
+              ::testing::ElementsAre(Pair("  none", HasSubstr("no text"))));
+}
+
+TEST(TierFormatTest, TextAndQueueLines) {
+  const TiersInfo info = SampleTiers();
+  const auto text = TextTierLines(info.text);
+  EXPECT_THAT(text, ::testing::Contains(Pair("  blobs", "3")));
+  EXPECT_THAT(text, ::testing::Contains(Pair("  drops", HasSubstr("7"))));
+  EXPECT_THAT(text, ::testing::Contains(Pair("  deletions", "2")));
+  EXPECT_THAT(text, ::testing::Contains(Pair("  rebuilds", HasSubstr("4"))));
+  EXPECT_THAT(text, ::testing::Contains(Pair("  used", HasSubstr("2.00 KiB"))));
+  EXPECT_THAT(RebuildQueueLines(info.rebuild),
+              ::testing::ElementsAre(Pair("  queued", "1"), Pair("  in flight", "2"),
+                                     Pair("  requested", "9"), Pair("  completed", "4"),
+                                     Pair("  expired", "1"), Pair("  dropped", "0")));
+}
+
+TEST(TierFormatTest, Json) {
+  const TiersInfo info = SampleTiers();
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("text");
+  WriteTextTierJson(info.text, json);
+  json.Key("rebuild");
+  WriteRebuildQueueJson(info.rebuild, json);
+  json.Key("segment");
+  WriteSegmentJson({.blob = BlobKey{PrefixHash{1, 2}},
+                    .page_count = 1,
+                    .blob_pages = 1,
+                    .tier = Tier::kText,
+                    .tokens = {7, 8, 9, 10}},
+                   json);
+  json.EndObject();
+  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
+  EXPECT_EQ(v["text"]["capacity_bytes"].AsUint(), 64u << 20);
+  EXPECT_EQ(v["text"]["used_bytes"].AsUint(), 2048u);
+  EXPECT_EQ(v["text"]["blobs"].AsUint(), 3u);
+  EXPECT_EQ(v["text"]["drops"].AsUint(), 7u);
+  EXPECT_EQ(v["text"]["deletions"].AsUint(), 2u);
+  EXPECT_EQ(v["text"]["rebuilds"].AsUint(), 4u);
+  EXPECT_EQ(v["rebuild"]["queued"].AsUint(), 1u);
+  EXPECT_EQ(v["rebuild"]["in_flight"].AsUint(), 2u);
+  EXPECT_EQ(v["rebuild"]["requested"].AsUint(), 9u);
+  EXPECT_EQ(v["rebuild"]["completed"].AsUint(), 4u);
+  EXPECT_EQ(v["rebuild"]["expired"].AsUint(), 1u);
+  EXPECT_EQ(v["rebuild"]["dropped"].AsUint(), 0u);
+  EXPECT_EQ(v["segment"]["tier"].AsString(), "text");
+  ASSERT_EQ(v["segment"]["tokens"].size(), 4u);
+  EXPECT_EQ(v["segment"]["tokens"][3].AsUint(), 10u);
+}
+
+TEST(TierFormatTest, Summaries) {
+  EXPECT_EQ(EvictSummary(Tier::kDram, uint64_t{2} << 20,
+                         {.bytes_freed = 1 << 20, .blobs_demoted = 3, .blobs_dropped = 2}),
+            "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to "
+            "text");
+  EXPECT_EQ(EvictSummary(Tier::kSsd, std::nullopt, {.bytes_freed = 0}),
+            "evicted 0 B of all that could go from ssd: 0 blobs demoted to ssd, 0 dropped to text");
+  EXPECT_EQ(EvictSummary(Tier::kText, uint64_t{100},
+                         {.bytes_freed = 96, .pages_evicted = 12, .blobs_unlinked = 4}),
+            "evicted 96 B of 100 B asked from text: 4 TEXT records deleted (12 index pages)");
+  EXPECT_THAT(
+      EvictSummary(
+          Tier::kDram, std::nullopt,
+          {.bytes_freed = 4096, .pages_evicted = 2, .blobs_unlinked = 1, .blobs_dropped = 1}),
+      HasSubstr(", 1 left the index (2 pages)"));
+  const BlobKey key{PrefixHash{1, 2}};
+  EXPECT_EQ(
+      RebuildRequestSummary(key, true, {.queued = 3, .already_queued = 1, .resident = 2}),
+      "rebuild of " + key.ToHex() + " (with its prefix): 3 queued, 1 already queued, 2 resident");
+  EXPECT_EQ(RebuildRequestSummary(key, false, {}),
+            "rebuild of " + key.ToHex() + ": 0 queued, 0 already queued, 0 resident");
+}
+
+TEST(TierFormatTest, HasBytes) {
+  EXPECT_FALSE(HasBytes({}));
+  EXPECT_FALSE(HasBytes({Tier::kText}));
+  EXPECT_TRUE(HasBytes({Tier::kDram}));
+  EXPECT_TRUE(HasBytes({Tier::kSsd}));
+}
+
+}  // namespace
+}  // namespace strata::cli
