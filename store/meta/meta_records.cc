@@ -46,6 +46,14 @@ RecordLoader::RecordLoader(const MetaLoadCallbacks& callbacks) : callbacks_(call
   CHECK(callbacks_.on_blob) << "MetaLoadCallbacks::on_blob is required";
 }
 
+RecordLoader::~RecordLoader() {
+  const uint64_t skipped = summary_.corrupt_namespaces + summary_.corrupt_blobs;
+  if (skipped > 0) {
+    LOG(WARNING) << "metadata: skipped " << summary_.corrupt_namespaces << " namespace and "
+                 << summary_.corrupt_blobs << " blob records that do not decode";
+  }
+}
+
 absl::Status RecordLoader::Namespace(std::string_view raw_key, std::string_view value) {
   radix::PrefixHash hash;
   if (!ParseStoredKey(raw_key, &hash)) {
@@ -87,9 +95,13 @@ void RecordLoader::Skip(MetaRecordKind kind, std::string_view raw_key, bool key_
   } else {
     ++summary_.corrupt_blobs;
   }
-  LOG(WARNING) << "metadata: skipping a record that does not decode (key "
-               << absl::BytesToHexString(absl::string_view(raw_key.data(), raw_key.size()))
-               << "): " << status;
+  const uint64_t skipped = summary_.corrupt_namespaces + summary_.corrupt_blobs;
+  if (skipped <= kLoggedCorruptRecords) {
+    LOG(WARNING) << "metadata: skipping a record that does not decode (key "
+                 << absl::BytesToHexString(absl::string_view(raw_key.data(), raw_key.size()))
+                 << "): " << status
+                 << (skipped == kLoggedCorruptRecords ? " (further ones are only counted)" : "");
+  }
   if (!callbacks_.on_corrupt) return;
   CorruptMetaRecord record{.kind = kind, .raw_key = std::string(raw_key), .status = status};
   if (key_ok) record.key = key;

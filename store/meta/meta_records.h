@@ -5,10 +5,12 @@
 // stored keys is PrefixHash's operator<=> order (the order LoadAll promises).
 //
 // RecordLoader turns stored (key, value) pairs into LoadAll callbacks: it decodes each,
-// hands good records on, and logs, counts and reports (on_corrupt) bad ones. It is
-// single-use and thread-compatible (one LoadAll call owns it).
+// hands good records on, and counts and reports (on_corrupt) bad ones, logging the first
+// kLoggedCorruptRecords of them one by one (WARNING) and, at destruction, how many it
+// skipped in all. It is single-use and thread-compatible (one LoadAll call owns it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +24,7 @@
 namespace strata::store::meta {
 
 inline constexpr size_t kStoredKeySize = 16;
+inline constexpr uint64_t kLoggedCorruptRecords = 16;
 
 std::string StoredKey(const radix::PrefixHash& hash);
 // False unless `bytes` is exactly kStoredKeySize bytes.
@@ -36,6 +39,9 @@ class RecordLoader {
  public:
   // REQUIRES: callbacks.on_namespace and callbacks.on_blob set; `callbacks` outlives this.
   explicit RecordLoader(const MetaLoadCallbacks& callbacks);
+  ~RecordLoader();
+  RecordLoader(const RecordLoader&) = delete;
+  RecordLoader& operator=(const RecordLoader&) = delete;
 
   // OK or the callback's error; a record that fails to decode is skipped (OK).
   absl::Status Namespace(std::string_view raw_key, std::string_view value);

@@ -24,12 +24,14 @@
 //   LoadAll        a callback's non-OK status (LoadAll stops and returns it); UNAVAILABLE or
 //                  DATA_LOSS when the store cannot read its files (a damaged SST block: the
 //                  node cannot load and must be repaired or wiped). A record that fails to
-//                  decode is NOT an error: it is logged (WARNING), counted, handed to
-//                  on_corrupt, and skipped.
+//                  decode is NOT an error: it is counted, handed to on_corrupt, logged
+//                  (WARNING; the first 16 one by one, then a total), and skipped.
 //   GetBlob        NOT_FOUND for an unknown key; DATA_LOSS for a record that fails to
 //                  decode (blob_meta_codec.h); UNAVAILABLE for an I/O error.
 //   GetNamespace   NOT_FOUND; DATA_LOSS for a stored encoding that is not a valid namespace
 //                  or whose hash is not its key; UNAVAILABLE.
+//   Stats          none (RocksMetaStore lists its WAL directory: a few syscalls).
+//   A RocksMetaStore after Close(): FAILED_PRECONDITION from every call.
 #pragma once
 
 #include <cstdint>
