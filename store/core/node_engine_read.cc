@@ -99,10 +99,10 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     std::vector<BlobRecord*> promote;
     bool wait = false;
     for (BlobRecord* record : records) {
+      if (record->in_dram()) continue;  // even while being demoted: the DRAM copy serves
       if (record->moving) {
-        wait = true;
-      } else if (!record->in_dram() &&
-                 std::find(promote.begin(), promote.end(), record) == promote.end()) {
+        wait = true;  // being promoted by another call
+      } else if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
         promote.push_back(record);
       }
     }
