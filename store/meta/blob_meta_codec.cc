@@ -1,5 +1,7 @@
 #include "strata/store/meta/blob_meta_codec.h"
 
+#include <bit>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -99,7 +101,15 @@ class BodyParser {
       return Loss(absl::StrCat(num_checksums, " checksums but ", in_.remaining(), " bytes remain"));
     }
     m.checksums.resize(num_checksums);
-    for (uint64_t& c : m.checksums) in_.ReadU64(&c);
+    std::string_view raw;
+    in_.ReadBytes(size_t{8} * num_checksums, &raw);
+    if constexpr (std::endian::native == std::endian::little) {
+      if (num_checksums > 0) std::memcpy(m.checksums.data(), raw.data(), raw.size());
+    } else {
+      for (uint32_t i = 0; i < num_checksums; ++i) {
+        m.checksums[i] = absl::little_endian::Load64(raw.data() + 8 * i);
+      }
+    }
     if (in_.remaining() != 0) {
       return Loss(absl::StrCat(in_.remaining(), " unexpected bytes after the checksums"));
     }
@@ -174,7 +184,11 @@ void AppendBlobMeta(const BlobMeta& meta, std::string* out) {
   AppendTokenPayload(codec, meta.tokens, out);
   DCHECK_EQ(out->size() - payload_start, payload_size);
   PutU32(CheckedU32(meta.checksums.size(), "checksums"), out);
-  for (uint64_t c : meta.checksums) PutU64(c, out);
+  if constexpr (std::endian::native == std::endian::little) {
+    out->append(reinterpret_cast<const char*>(meta.checksums.data()), 8 * meta.checksums.size());
+  } else {
+    for (uint64_t c : meta.checksums) PutU64(c, out);
+  }
   PutU64(Seal(std::string_view(*out).substr(start)), out);
 }
 
