@@ -92,8 +92,12 @@ std::string EvictSummary(Tier tier, std::optional<uint64_t> asked, const EvictRe
                     " index pages)");
     return line;
   }
-  absl::StrAppend(&line, result.blobs_demoted, " blobs demoted to ssd, ", result.blobs_dropped,
-                  " dropped to text");
+  if (tier == Tier::kSsd) {
+    absl::StrAppend(&line, result.blobs_dropped, " blobs dropped to text");
+  } else {
+    absl::StrAppend(&line, result.blobs_demoted, " blobs demoted to ssd, ", result.blobs_dropped,
+                    " dropped to text");
+  }
   if (result.blobs_unlinked > 0 || result.pages_evicted > 0) {
     absl::StrAppend(&line, ", ", result.blobs_unlinked, " left the index (", result.pages_evicted,
                     " pages)");

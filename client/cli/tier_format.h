@@ -41,8 +41,8 @@ void WriteTextTierJson(const TextTierInfo& text, JsonWriter& json);
 void WriteRebuildQueueJson(const RebuildQueueInfo& queue, JsonWriter& json);
 
 // "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to
-// text" (`asked` none: "of all that could go"); TEXT: "...from text: 4 TEXT records
-// deleted (12 index pages)".
+// text" (`asked` none: "of all that could go"); SSD: "...from ssd: 2 blobs dropped to
+// text"; TEXT: "...from text: 4 TEXT records deleted (12 index pages)".
 std::string EvictSummary(Tier tier, std::optional<uint64_t> asked, const EvictResult& result);
 
 // "rebuild of KEY (with its prefix): 3 queued, 0 already queued, 1 resident".

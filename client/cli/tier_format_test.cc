@@ -122,7 +122,7 @@ TEST(TierFormatTest, Summaries) {
             "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to "
             "text");
   EXPECT_EQ(EvictSummary(Tier::kSsd, std::nullopt, {.bytes_freed = 0}),
-            "evicted 0 B of all that could go from ssd: 0 blobs demoted to ssd, 0 dropped to text");
+            "evicted 0 B of all that could go from ssd: 0 blobs dropped to text");
   EXPECT_EQ(EvictSummary(Tier::kText, uint64_t{100},
                          {.bytes_freed = 96, .pages_evicted = 12, .blobs_unlinked = 4}),
             "evicted 96 B of 100 B asked from text: 4 TEXT records deleted (12 index pages)");

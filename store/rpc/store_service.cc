@@ -100,9 +100,11 @@ absl::Status DoPullRebuildTasks(core::NodeEngine& engine, const core::Clock& clo
                                 v1::PullRebuildTasksResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const PullRebuildTasksArgs args, PullRebuildTasksFromProto(request));
   // The caller's deadline bounds the wait too (an answer after it would be lost, and the
-  // tasks in it would wait out their deadline before anyone else got them).
+  // tasks in it would wait out their deadline before anyone else got them): the poll ends a
+  // tenth of the time left (at least 20 ms) before it, so the empty answer arrives in time.
   const absl::Duration left = call_deadline - absl::Now();
-  absl::Duration wait = std::max(absl::ZeroDuration(), std::min(args.wait, left));
+  const absl::Duration margin = std::max(left / 10, absl::Milliseconds(20));
+  absl::Duration wait = std::max(absl::ZeroDuration(), std::min(args.wait, left - margin));
   size_t bytes = 0;
   while (static_cast<uint32_t>(response->tasks_size()) < args.max_tasks &&
          bytes < proto::kPullResponseFillBytes) {

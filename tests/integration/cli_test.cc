@@ -192,8 +192,9 @@ NodeProcess* CliTest::node_ = nullptr;
   }
 
 TEST_F(CliTest, HelpEverywhereExitsZero) {
-  const std::vector<std::string> commands = {"status", "tiers", "ls",    "stat",  "get",   "put",
-                                             "rm",     "pin",   "unpin", "match", "evict", "drain"};
+  const std::vector<std::string> commands = {"status", "tiers",   "ls",   "stat",  "get",
+                                             "put",    "rm",      "pin",  "unpin", "match",
+                                             "evict",  "rebuild", "drain"};
   std::vector<std::vector<std::string>> runs = {{"--help"}, {"-h"}, {"help"}};
   for (const std::string& command : commands) {
     runs.push_back({command, "--help"});
@@ -276,7 +277,7 @@ TEST_F(CliTest, StatusAndTiers) {
   EXPECT_EQ(health["node"].AsString(), node_->grpc_address());
   EXPECT_THAT(health["data_plane"].AsString(), StartsWith("127.0.0.1:"));
   EXPECT_FALSE(health["version"].AsString().empty());
-  ASSERT_EQ(health["tiers"].size(), 1u);
+  ASSERT_GE(health["tiers"].size(), 1u);  // DRAM, then SSD when the node has one
   EXPECT_EQ(health["tiers"][0]["tier"].AsString(), "dram");
   EXPECT_EQ(health["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
 
@@ -284,10 +285,14 @@ TEST_F(CliTest, StatusAndTiers) {
   ASSERT_EQ(tiers.exit_code, 0) << tiers.err;
   EXPECT_THAT(tiers.out, StartsWith("TIER  CAPACITY"));
   EXPECT_THAT(tiers.out, HasSubstr("\ndram  64.0 MiB "));
+  EXPECT_THAT(tiers.out, HasSubstr("\ntext\n"));
+  EXPECT_THAT(tiers.out, HasSubstr("\nrebuild queue\n"));
   EXPECT_THAT(tiers.out, HasSubstr("\nindex\n"));
   EXPECT_THAT(tiers.out, HasSubstr("\nengine\n"));
 
   const JsonValue stats = ParseOut(Strata({"--json", "tiers"}));
+  EXPECT_TRUE(stats["text"]["capacity_bytes"].AsUint().has_value());
+  EXPECT_TRUE(stats["rebuild"]["queued"].AsUint().has_value());
   EXPECT_EQ(stats["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
   EXPECT_EQ(*stats["tiers"][0]["used_bytes"].AsUint() + *stats["tiers"][0]["free_bytes"].AsUint(),
             64u << 20);
@@ -579,11 +584,17 @@ TEST_F(CliTest, EvictThenDrain) {
     EXPECT_EQ(evicted["tier"].AsString(), "dram");
     EXPECT_EQ(evicted["bytes_requested"].AsUint(), 1u << 30);
     EXPECT_GE(*evicted["bytes_freed"].AsUint(), kPageBytes);
-    EXPECT_EQ(evicted["blobs_unlinked"].AsUint(), 1u);
+    // Its bytes went (to SSD when the node has one, else dropped: TEXT); it stays indexed.
+    EXPECT_EQ(*evicted["blobs_dropped"].AsUint() + *evicted["blobs_demoted"].AsUint(), 1u);
+    EXPECT_EQ(evicted["blobs_unlinked"].AsUint(), 0u);
   }
-  const CliResult bad_tier = RunStrata({at, "evict", "--bytes=1", "--tier=text"});
+  // A tier the node does not have: the node refuses (exit 1).
+  const CliResult bad_tier = RunStrata({at, "evict", "--bytes=1", "--tier=hbm"});
   EXPECT_EQ(bad_tier.exit_code, 1) << bad_tier.err;
   EXPECT_THAT(bad_tier.err, StartsWith("strata: evict: INVALID_ARGUMENT: "));
+  // Neither --bytes nor --all, or both: usage errors (exit 2), nothing sent.
+  EXPECT_EQ(RunStrata({at, "evict"}).exit_code, 2);
+  EXPECT_EQ(RunStrata({at, "evict", "--all", "--bytes=1"}).exit_code, 2);
 
   const CliResult drain = RunStrata({at, "drain", "--wait=5s"});
   ASSERT_EQ(drain.exit_code, 0) << drain.err;
@@ -595,6 +606,107 @@ TEST_F(CliTest, EvictThenDrain) {
   const CliResult refused = put(50, 31);
   EXPECT_EQ(refused.exit_code, 3) << refused.err;
   EXPECT_THAT(refused.err, StartsWith("strata: put: UNAVAILABLE: "));
+}
+
+// Evicted blobs stay as TEXT; `strata rebuild` queues them, `--wait` sees them refilled by a
+// put of the original bytes (here: `strata put` of the same tokens and bytes, as a worker
+// would). Its own node: evicting changes every blob's tier.
+TEST_F(CliTest, TextTierAndRebuild) {
+  absl::StatusOr<std::unique_ptr<NodeProcess>> own = NodeProcess::Start(NodeOptions());
+  ASSERT_OK(own);
+  NodeProcess& node = **own;
+  if (!HasDataPlane(node)) GTEST_SKIP() << "strata-node has no data plane yet";
+  const std::string at = "--node=" + node.grpc_address();
+  const std::vector<radix::TokenId> tokens = Tokens(300, 2);
+  const std::string bytes = RandomBytes(2 * kPageBytes, 40);
+  std::vector<std::string> put = {at,         "put",
+                                  "--tenant", "texter",
+                                  "--model",  "test/model",
+                                  "--layout", kLayout,
+                                  "--tokens", File("text_tokens", TokenText(tokens)),
+                                  "-i",       File("text.bin", bytes),
+                                  "--json"};
+  const CliResult first = RunStrata(put);
+  ASSERT_EQ(first.exit_code, 0) << Describe(put, first);
+  const std::string key = ParseOut(first)["key"].AsString();
+
+  const JsonValue evicted = ParseOut(RunStrata({at, "evict", "--all", "--json"}));
+  EXPECT_TRUE(evicted["bytes_requested"].is_null());
+  if (*evicted["blobs_demoted"].AsUint() > 0) {
+    ASSERT_EQ(RunStrata({at, "evict", "--tier=ssd", "--all"}).exit_code, 0);
+  }
+  const CliResult stat = RunStrata({at, "stat", key});
+  ASSERT_EQ(stat.exit_code, 0) << stat.err;
+  EXPECT_THAT(stat.out, HasSubstr("tiers          text\n"));
+
+  // match: the pages are still matched, as text with their tokens, none readable.
+  const std::string query = File("text_query", TokenText(tokens));
+  const std::vector<std::string> match = {at,
+                                          "match",
+                                          "--tenant=texter",
+                                          "--model=test/model",
+                                          std::string("--layout=") + kLayout,
+                                          "--tokens",
+                                          query};
+  const CliResult match_table = RunStrata(match);
+  ASSERT_EQ(match_table.exit_code, 0) << match_table.err;
+  EXPECT_THAT(match_table.out, StartsWith("matched 2 of 2 pages (8 of 8 tokens)\n"
+                                          "readable: the first 0 pages;"));
+  EXPECT_THAT(match_table.out, HasSubstr("  text\n"));
+  std::vector<std::string> match_json = match;
+  match_json.push_back("--json");
+  const JsonValue matched = ParseOut(RunStrata(match_json));
+  EXPECT_EQ(matched["readable_pages"].AsUint(), 0u);
+  ASSERT_EQ(matched["segments"].size(), 1u);
+  EXPECT_EQ(matched["segments"][0]["tier"].AsString(), "text");
+  ASSERT_EQ(matched["segments"][0]["tokens"].size(), tokens.size());
+  EXPECT_EQ(matched["segments"][0]["tokens"][7].AsUint(), tokens[7]);
+
+  // get of a TEXT blob: a miss (exit 1), nothing written.
+  const CliResult get = RunStrata({at, "get", key, "-o", dir_ + "/text.out"});
+  EXPECT_EQ(get.exit_code, 1) << get.err;
+  EXPECT_THAT(get.err, StartsWith("strata: get: NOT_FOUND: "));
+
+  // rebuild: queued once, then already queued; the queue shows in tiers.
+  const CliResult rebuild = RunStrata({at, "rebuild", key, "--prefix"});
+  ASSERT_EQ(rebuild.exit_code, 0) << rebuild.err;
+  EXPECT_EQ(rebuild.out,
+            "rebuild of " + key + " (with its prefix): 1 queued, 0 already queued, 0 resident\n");
+  const JsonValue again = ParseOut(RunStrata({at, "rebuild", key, "--json"}));
+  EXPECT_EQ(again["queued"].AsUint(), 0u);
+  EXPECT_EQ(again["already_queued"].AsUint(), 1u);
+  EXPECT_FALSE(again["with_prefix"].AsBool());
+  const JsonValue tiers = ParseOut(RunStrata({at, "tiers", "--json"}));
+  EXPECT_EQ(tiers["rebuild"]["queued"].AsUint(), 1u);
+  EXPECT_GE(*tiers["text"]["blobs"].AsUint(), 1u);
+  const CliResult table = RunStrata({at, "tiers"});
+  EXPECT_THAT(table.out, HasSubstr("\ntext  "));
+
+  // --wait with nobody filling it: still TEXT when the wait ends, exit 1.
+  const CliResult waited = RunStrata({at, "rebuild", key, "--wait=300ms"});
+  EXPECT_EQ(waited.exit_code, 1) << waited.err;
+  EXPECT_THAT(waited.err,
+              StartsWith("strata: rebuild: FAILED_PRECONDITION: " + key + " is still text after "));
+
+  // --wait while a put of the original bytes refills it: rebuilt, exit 0.
+  const std::string out = dir_ + "/wait.out", err = dir_ + "/wait.err";
+  const pid_t waiter =
+      SpawnProcess(STRATA_CLI_BINARY, {at, "rebuild", key, "--wait=60s"}, {}, dir_, out, err);
+  ASSERT_GT(waiter, 0);
+  const CliResult refill = RunStrata(put);
+  ASSERT_EQ(refill.exit_code, 0) << Describe(put, refill);
+  const std::optional<int> code = WaitForChildExit(waiter, absl::Seconds(60));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << ReadWholeFile(err);
+  EXPECT_THAT(ReadWholeFile(out), HasSubstr("rebuilt: " + key + " is in dram after "));
+  const CliResult back = RunStrata({at, "get", key, "-o", "-"});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out, bytes);
+
+  // Unknown keys: NOT_FOUND, exit 1.
+  const CliResult unknown = RunStrata({at, "rebuild", "0123456789abcdef0123456789abcdef"});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.err;
+  EXPECT_THAT(unknown.err, StartsWith("strata: rebuild: NOT_FOUND: "));
 }
 
 }  // namespace

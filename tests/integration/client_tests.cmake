@@ -24,3 +24,17 @@ if(TARGET strata::client AND TARGET strata_integration_harness)
                        strata::tiering
                   LABELS integration)
 endif()
+
+# Rebuild from text end to end: the reference rebuild worker (client/tools) in-process and
+# as the strata-worker program against a real node.
+if(TARGET strata::client AND TARGET strata_integration_harness AND TARGET strata::rebuild_worker
+   AND TARGET strata-worker)
+  strata_add_test(NAME integration_rebuild_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/rebuild_test.cc
+                  LIBS strata_client_e2e_support strata::rebuild_worker absl::strings
+                  LABELS integration)
+  if(TARGET integration_rebuild_test)
+    target_compile_definitions(integration_rebuild_test
+      PRIVATE STRATA_WORKER_BINARY="$<TARGET_FILE:strata-worker>")
+    add_dependencies(integration_rebuild_test strata-worker)
+  endif()
+endif()

@@ -10,7 +10,8 @@
 // INVALID_ARGUMENT of request_convert.h.
 //
 // PullRebuildTasks is a long poll: it waits up to min(wait_ms, the time left before the
-// call's deadline) for the first task (as Admin.Drain bounds its wait), then takes more
+// call's deadline less a tenth of it, at least 20 ms, so that an empty answer arrives before
+// the deadline) for the first task (as Admin.Drain bounds its wait), then takes more
 // without waiting, one at a time, until it holds max_tasks or its tasks' encoded size
 // reaches kPullResponseFillBytes (so the answer stays under kMaxMessageBytes). A task whose
 // sequence is longer than kMaxRebuildSequenceTokens is not sent (logged; it expires and is
