@@ -1,9 +1,10 @@
 #include "strata/store/node/node_config.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -12,9 +13,12 @@
 #include "absl/strings/string_view.h"
 
 #include "strata/base/status_macros.h"
+#include "strata/tiering/eviction_policy.h"
 
 namespace strata::store::node {
 namespace {
+
+constexpr uint64_t kSsdGranuleBytes = uint64_t{64} << 10;
 
 absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
@@ -60,6 +64,35 @@ absl::Status SetBool(std::string_view key, std::string_view value, bool* out) {
   return absl::OkStatus();
 }
 
+// A decimal fraction in (0, 1].
+absl::Status SetFraction(std::string_view key, std::string_view value, double* out) {
+  double d = 0;
+  if (!absl::SimpleAtod(Sv(value), &d) || !(d > 0 && d <= 1)) {
+    return Bad(key, absl::StrCat("\"", Sv(value), "\" is not a fraction in (0, 1] (e.g. 0.85)"));
+  }
+  *out = d;
+  return absl::OkStatus();
+}
+
+// A policy name tiering::MakeEvictionPolicy knows.
+absl::Status SetPolicy(std::string_view key, std::string_view value, std::string* out) {
+  const absl::StatusOr<std::unique_ptr<tiering::EvictionPolicy>> policy =
+      tiering::MakeEvictionPolicy(value);
+  if (!policy.ok()) return Bad(key, policy.status().message());
+  *out = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetUint32(std::string_view key, std::string_view value, uint32_t min, uint32_t max,
+                       uint32_t* out) {
+  uint32_t n = 0;
+  if (!absl::SimpleAtoi(Sv(value), &n) || n < min || n > max) {
+    return Bad(key, absl::StrCat("expected an integer in [", min, ", ", max, "]"));
+  }
+  *out = n;
+  return absl::OkStatus();
+}
+
 using Setter = absl::Status (*)(std::string_view key, std::string_view value, NodeConfig* c);
 
 struct OptionRow {
@@ -67,9 +100,10 @@ struct OptionRow {
   Setter set;
 };
 
-// The table. Keep docs/operations.md in step with it.
-const std::array<OptionRow, 17>& Table() {
-  static const std::array<OptionRow, 17> table = {{
+// The table. Keep docs/operations.md in step with it (node_config_test checks that every
+// key has a row there).
+const std::vector<OptionRow>& Table() {
+  static const std::vector<OptionRow> table = {{
       {{"grpc_listen", "address", "127.0.0.1:7400",
         "control plane (gRPC Store + Admin) listen address; port 0 picks a free port"},
        [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->grpc_listen); }},
@@ -80,7 +114,7 @@ const std::array<OptionRow, 17>& Table() {
         "tier-stats HTTP endpoint (reserved: not served yet)"},
        [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->http_listen); }},
       {{"data_dir", "path", "./var, or $STRATA_DATA",
-        "node state directory (created); holds the strata-node.pid lock file"},
+        "node state directory (created): the strata-node.pid lock, meta/ and ssd.tier"},
        [](auto k, auto v, NodeConfig* c) {
          if (v.empty()) return Bad(k, "empty path");
          c->data_dir = std::string(v);
@@ -102,6 +136,60 @@ const std::array<OptionRow, 17>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_hugetlb); }},
       {{"dram_populate", "bool", "false", "fault every DRAM tier page in at start"},
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_populate); }},
+      {{"dram_policy", "policy", "lru", "eviction policy of the DRAM tier (lru)"},
+       [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->dram_policy); }},
+      {{"dram_high_watermark", "fraction", "0.95",
+        "DRAM use above this fraction starts background demotion (to SSD, else to TEXT)"},
+       [](auto k, auto v, NodeConfig* c) { return SetFraction(k, v, &c->dram_high_watermark); }},
+      {{"dram_low_watermark", "fraction", "0.85",
+        "background demotion stops at this fraction of the DRAM tier (<= high)"},
+       [](auto k, auto v, NodeConfig* c) { return SetFraction(k, v, &c->dram_low_watermark); }},
+      {{"ssd_bytes", "bytes", "2GiB",
+        "SSD tier size, rounded down to 64KiB; 0 = no SSD tier (DRAM pressure drops to TEXT)"},
+       [](auto k, auto v, NodeConfig* c) {
+         uint64_t bytes = 0;
+         STRATA_RETURN_IF_ERROR(SetBytes(k, v, &bytes));
+         if (bytes != 0 && bytes < kSsdGranuleBytes) {
+           return Bad(k, "must be 0 (no SSD tier) or at least 64KiB");
+         }
+         c->ssd_bytes = bytes / kSsdGranuleBytes * kSsdGranuleBytes;
+         return absl::OkStatus();
+       }},
+      {{"ssd_path", "path", "<data_dir>/ssd.tier",
+        "SSD tier file (created) or block device; its filesystem must support O_DIRECT"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (v.empty()) return Bad(k, "empty path");
+         c->ssd_path = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"ssd_preallocate", "bool", "true",
+        "reserve the SSD file's space at start (fallocate); false: a sparse file"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->ssd_preallocate); }},
+      {{"ssd_queue_depth", "integer", "32", "io_uring submission queue depth of the SSD tier"},
+       [](auto k, auto v, NodeConfig* c) { return SetUint32(k, v, 1, 4096, &c->ssd_queue_depth); }},
+      {{"ssd_policy", "policy", "lru", "eviction policy of the SSD tier (lru)"},
+       [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->ssd_policy); }},
+      {{"text_bytes", "bytes", "64MiB",
+        "TEXT tier budget: tokens kept for blobs whose KV bytes were dropped; 0 = none"},
+       [](auto k, auto v, NodeConfig* c) { return SetBytes(k, v, &c->text_bytes); }},
+      {{"rebuild_task_ttl", "duration", "30s",
+        "a rebuild task a worker took goes back to the queue if not filled in this time"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->rebuild_task_ttl); }},
+      {{"max_rebuild_attempts", "integer", "3",
+        "a rebuild task handed out this many times without being filled is dropped"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1000000, &c->max_rebuild_attempts);
+       }},
+      {{"meta", "bool", "true",
+        "keep blob metadata in RocksDB so a restart serves SSD blobs again (false: restart "
+        "empty)"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->meta); }},
+      {{"meta_dir", "path", "<data_dir>/meta", "metadata store directory (created)"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (v.empty()) return Bad(k, "empty path");
+         c->meta_dir = std::string(v);
+         return absl::OkStatus();
+       }},
       {{"max_blob_bytes", "bytes", "1GiB", "largest blob one put may carry (at most 1GiB)"},
        [](auto k, auto v, NodeConfig* c) { return SetBytes(k, v, &c->max_blob_bytes); }},
       {{"lease_ttl", "duration", "30s", "read lease lifetime when a Read asks for 0"},
@@ -185,7 +273,44 @@ absl::Status NodeConfig::Validate() const {
   if (reap_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("reap_interval: must be > 0");
   }
+  if (!(dram_high_watermark > 0 && dram_high_watermark <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dram_high_watermark: ", dram_high_watermark, " is outside (0, 1]"));
+  }
+  if (!(dram_low_watermark > 0 && dram_low_watermark <= dram_high_watermark)) {
+    return absl::InvalidArgumentError(absl::StrCat("dram_low_watermark: ", dram_low_watermark,
+                                                   " must be > 0 and <= dram_high_watermark ",
+                                                   dram_high_watermark));
+  }
+  if (ssd_bytes % kSsdGranuleBytes != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ssd_bytes: ", ssd_bytes, " is not a multiple of 64KiB"));
+  }
+  if (ssd_queue_depth == 0) return absl::InvalidArgumentError("ssd_queue_depth: must be > 0");
+  if (rebuild_task_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("rebuild_task_ttl: must be > 0");
+  }
+  if (max_rebuild_attempts == 0) {
+    return absl::InvalidArgumentError("max_rebuild_attempts: must be > 0");
+  }
+  for (const auto& [key, name] :
+       {std::pair<const char*, const std::string*>{"dram_policy", &dram_policy},
+        {"ssd_policy", &ssd_policy}}) {
+    if (absl::Status made = tiering::MakeEvictionPolicy(*name).status(); !made.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": ", made.message()));
+    }
+  }
   return absl::OkStatus();
+}
+
+std::string NodeConfig::SsdPath() const {
+  if (ssd_bytes == 0) return "";
+  return ssd_path.empty() ? absl::StrCat(data_dir, "/ssd.tier") : ssd_path;
+}
+
+std::string NodeConfig::MetaDir() const {
+  if (!meta) return "";
+  return meta_dir.empty() ? absl::StrCat(data_dir, "/meta") : meta_dir;
 }
 
 std::string UsageText() {

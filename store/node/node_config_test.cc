@@ -1,7 +1,9 @@
 #include "strata/store/node/node_config.h"
 
 #include <cstdint>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -125,6 +127,119 @@ TEST(NodeConfigTest, ValidateCatchesCombinations) {
   config = NodeConfig();
   config.put_ttl = absl::ZeroDuration();
   EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SetNodeOptionTest, TierOptions) {
+  NodeConfig config;
+  EXPECT_EQ(config.ssd_bytes, uint64_t{2} << 30);
+  EXPECT_TRUE(config.ssd_preallocate);
+  EXPECT_EQ(config.ssd_queue_depth, 32u);
+  EXPECT_EQ(config.dram_policy, "lru");
+  EXPECT_EQ(config.ssd_policy, "lru");
+  EXPECT_EQ(config.text_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(config.rebuild_task_ttl, absl::Seconds(30));
+  EXPECT_TRUE(config.meta);
+  config.data_dir = "/srv/x";
+  EXPECT_EQ(config.SsdPath(), "/srv/x/ssd.tier");
+  EXPECT_EQ(config.MetaDir(), "/srv/x/meta");
+
+  ASSERT_OK(SetNodeOption("ssd_bytes", "1000000", &config));
+  EXPECT_EQ(config.ssd_bytes, uint64_t{15} << 16);  // rounded down to 64 KiB
+  ASSERT_OK(SetNodeOption("ssd_path", "/dev/nvme0n1", &config));
+  EXPECT_EQ(config.SsdPath(), "/dev/nvme0n1");
+  ASSERT_OK(SetNodeOption("ssd_bytes", "0", &config));
+  EXPECT_EQ(config.SsdPath(), "");  // no SSD tier
+  ASSERT_OK(SetNodeOption("ssd_preallocate", "false", &config));
+  EXPECT_FALSE(config.ssd_preallocate);
+  ASSERT_OK(SetNodeOption("ssd_queue_depth", "128", &config));
+  EXPECT_EQ(config.ssd_queue_depth, 128u);
+  ASSERT_OK(SetNodeOption("dram_high_watermark", "0.9", &config));
+  ASSERT_OK(SetNodeOption("dram_low_watermark", "0.5", &config));
+  EXPECT_DOUBLE_EQ(config.dram_high_watermark, 0.9);
+  EXPECT_DOUBLE_EQ(config.dram_low_watermark, 0.5);
+  ASSERT_OK(SetNodeOption("text_bytes", "0", &config));
+  EXPECT_EQ(config.text_bytes, 0u);
+  ASSERT_OK(SetNodeOption("rebuild_task_ttl", "2m", &config));
+  EXPECT_EQ(config.rebuild_task_ttl, absl::Minutes(2));
+  ASSERT_OK(SetNodeOption("max_rebuild_attempts", "7", &config));
+  EXPECT_EQ(config.max_rebuild_attempts, 7u);
+  ASSERT_OK(SetNodeOption("meta_dir", "/fast/meta", &config));
+  EXPECT_EQ(config.MetaDir(), "/fast/meta");
+  ASSERT_OK(SetNodeOption("meta", "off", &config));
+  EXPECT_EQ(config.MetaDir(), "");
+  EXPECT_TRUE(IsBoolOption("meta"));
+  EXPECT_TRUE(IsBoolOption("ssd_preallocate"));
+  EXPECT_OK(config.Validate());
+}
+
+TEST(SetNodeOptionTest, TierOptionErrorsNameTheKey) {
+  NodeConfig config;
+  const absl::Status policy = SetNodeOption("dram_policy", "clock-pro", &config);
+  EXPECT_CODE(policy, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(policy.message().substr(0, 13), "dram_policy: ") << policy;
+  EXPECT_NE(policy.message().find("clock-pro"), std::string::npos) << policy;
+  EXPECT_CODE(SetNodeOption("ssd_policy", "", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("ssd_bytes", "4KiB", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("ssd_path", "", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("ssd_queue_depth", "0", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("ssd_queue_depth", "99999", &config),
+              absl::StatusCode::kInvalidArgument);
+  for (const char* bad : {"0", "1.5", "-0.1", "nan", "95%", "x"}) {
+    EXPECT_CODE(SetNodeOption("dram_high_watermark", bad, &config),
+                absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_CODE(SetNodeOption("rebuild_task_ttl", "soon", &config),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("max_rebuild_attempts", "0", &config),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("meta", "maybe", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("meta_dir", "", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.dram_policy, "lru");  // failed sets change nothing
+  EXPECT_EQ(config.ssd_bytes, uint64_t{2} << 30);
+}
+
+TEST(NodeConfigTest, ValidateCatchesTierCombinations) {
+  NodeConfig config;
+  config.dram_low_watermark = 0.96;  // above high (0.95)
+  absl::Status status = config.Validate();
+  EXPECT_CODE(status, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().substr(0, 20), "dram_low_watermark: ") << status;
+  config.dram_low_watermark = config.dram_high_watermark;  // equal is fine
+  EXPECT_OK(config.Validate());
+  config.dram_high_watermark = 0;
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+
+  config = NodeConfig();
+  config.ssd_bytes = 100000;  // set in code, not through the table: not rounded
+  status = config.Validate();
+  EXPECT_CODE(status, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().substr(0, 11), "ssd_bytes: ") << status;
+  config = NodeConfig();
+  config.ssd_policy = "fifo";
+  status = config.Validate();
+  EXPECT_CODE(status, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().substr(0, 12), "ssd_policy: ") << status;
+  config = NodeConfig();
+  config.rebuild_task_ttl = absl::ZeroDuration();
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+  config = NodeConfig();
+  config.ssd_queue_depth = 0;
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+}
+
+// docs/operations.md has one table row per option ("| `key` | ..."), so the documentation
+// cannot silently fall behind the table.
+TEST(NodeConfigTest, OperationsDocListsEveryOption) {
+  std::ifstream in(STRATA_OPERATIONS_DOC);
+  ASSERT_TRUE(in.good()) << STRATA_OPERATIONS_DOC;
+  std::ostringstream text;
+  text << in.rdbuf();
+  for (const NodeOption& option : NodeOptions()) {
+    const std::string row = "| `" + std::string(option.key) + "` | ";
+    EXPECT_NE(text.str().find(row), std::string::npos)
+        << "docs/operations.md has no row for option " << option.key;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "strata/store/node/node_server.h"
 
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,9 +16,11 @@
 #include "strata/base/status_macros.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/store/dataplane/data_plane_server.h"
+#include "strata/store/meta/rocks_meta_store.h"
 #include "strata/store/node/dram_sizing.h"
 #include "strata/store/rpc/admin_service.h"
 #include "strata/store/rpc/store_service.h"
+#include "strata/tiering/io/ssd_tier.h"
 
 namespace strata::store::node {
 namespace {
@@ -40,6 +44,47 @@ uint64_t ChooseDramBytes(const NodeConfig& config) {
   return bytes / kDramGranuleBytes * kDramGranuleBytes;
 }
 
+// `status` with "<what>: " in front of its message, same code.
+absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+}
+
+// The metadata store at config.MetaDir(), or none (meta = false: then the directory must not
+// hold a store, see node_server.h).
+absl::StatusOr<std::shared_ptr<meta::RocksMetaStore>> OpenMetaStore(const NodeConfig& config) {
+  if (!config.meta) {
+    const std::string dir = config.meta_dir.empty() ? config.data_dir + "/meta" : config.meta_dir;
+    std::error_code ec;
+    if (std::filesystem::exists(dir + "/CURRENT", ec)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "meta = false but ", dir,
+          " holds a metadata store of an earlier run: a node without metadata would reuse the "
+          "SSD space its records name. Remove that directory to run without metadata, or keep "
+          "meta = true"));
+    }
+    LOG(WARNING) << "metadata: off (meta = false): nothing this node holds survives a restart";
+    return nullptr;
+  }
+  meta::RocksMetaStoreOptions options;
+  options.path = config.MetaDir();
+  absl::StatusOr<std::unique_ptr<meta::RocksMetaStore>> store = meta::RocksMetaStore::Open(options);
+  if (!store.ok()) return Prefixed(store.status(), "metadata store");
+  return std::shared_ptr<meta::RocksMetaStore>(*std::move(store));
+}
+
+// The SSD tier at config.SsdPath(), or none (ssd_bytes = 0).
+absl::StatusOr<std::shared_ptr<tiering::io::SsdTier>> OpenSsdTier(const NodeConfig& config) {
+  if (config.ssd_bytes == 0) return nullptr;
+  tiering::io::SsdTierOptions options;
+  options.path = config.SsdPath();
+  options.capacity_bytes = config.ssd_bytes;
+  options.queue_depth = config.ssd_queue_depth;
+  options.preallocate = config.ssd_preallocate;
+  absl::StatusOr<std::unique_ptr<tiering::io::SsdTier>> tier = tiering::io::SsdTier::Open(options);
+  if (!tier.ok()) return Prefixed(tier.status(), "SSD tier");
+  return std::shared_ptr<tiering::io::SsdTier>(*std::move(tier));
+}
+
 core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_bytes) {
   core::NodeEngineOptions options;
   options.dram_bytes = dram_bytes;
@@ -51,7 +96,48 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.max_lease_ttl = config.max_lease_ttl;
   options.put_ttl = config.put_ttl;
   options.reap_interval = config.reap_interval;
+  options.dram_policy = config.dram_policy;
+  options.ssd_policy = config.ssd_policy;
+  options.dram_high_watermark = config.dram_high_watermark;
+  options.dram_low_watermark = config.dram_low_watermark;
+  options.text_bytes = config.text_bytes;
+  options.rebuild_task_ttl = config.rebuild_task_ttl;
+  options.max_rebuild_attempts = config.max_rebuild_attempts;
   return options;
+}
+
+// One line per tier and one for the metadata, as the node starts.
+void LogTiers(const NodeConfig& config, const core::NodeEngine& engine) {
+  LOG(INFO) << "DRAM tier: " << engine.dram().capacity() << " bytes ("
+            << tiering::HugePageModeName(engine.dram().huge_page_mode()) << "), policy "
+            << config.dram_policy << ", background demotion from " << config.dram_high_watermark
+            << " down to " << config.dram_low_watermark << " of it";
+  if (config.ssd_bytes == 0) {
+    LOG(INFO) << "SSD tier: none (ssd_bytes = 0): DRAM pressure drops bytes to TEXT";
+  } else {
+    LOG(INFO) << "SSD tier: " << config.SsdPath() << ", " << config.ssd_bytes << " bytes ("
+              << (config.ssd_preallocate ? "preallocated" : "sparse") << "), io_uring O_DIRECT"
+              << " queue depth " << config.ssd_queue_depth << ", policy " << config.ssd_policy;
+  }
+  if (config.text_bytes == 0) {
+    LOG(INFO) << "TEXT tier: none (text_bytes = 0): a blob whose bytes are dropped is forgotten";
+  } else {
+    LOG(INFO) << "TEXT tier: " << config.text_bytes << " bytes of tokens, rebuild tasks live "
+              << config.rebuild_task_ttl << " (at most " << config.max_rebuild_attempts
+              << " hand-outs)";
+  }
+  if (config.meta) LOG(INFO) << "metadata: RocksDB at " << config.MetaDir();
+}
+
+void LogRestore(const core::RestoreReport& r, absl::Duration since_start) {
+  if (r.restored + r.dropped + r.corrupt == 0) {
+    LOG(INFO) << "restart: the metadata store holds no blobs (a first start)";
+    return;
+  }
+  LOG(INFO) << "restart: " << r.restored << " blobs back in the index (" << r.on_ssd << " on SSD, "
+            << r.text << " as TEXT), " << r.dropped << " records dropped, " << r.corrupt
+            << " corrupt records skipped; metadata read in " << r.load_time << ", index rebuilt in "
+            << r.ready_time << ", " << since_start << " since the node started";
 }
 
 bool IsLoopbackHost(const std::string& host) {
@@ -60,34 +146,65 @@ bool IsLoopbackHost(const std::string& host) {
 
 }  // namespace
 
-NodeServer::NodeServer(DataDirLock lock, std::unique_ptr<core::NodeEngine> engine,
-                       uint64_t dram_bytes)
-    : lock_(std::move(lock)), engine_(std::move(engine)), dram_bytes_(dram_bytes) {}
+NodeServer::NodeServer(DataDirLock lock, std::shared_ptr<meta::RocksMetaStore> meta,
+                       std::shared_ptr<tiering::io::SsdTier> ssd,
+                       std::unique_ptr<core::NodeEngine> engine, uint64_t dram_bytes)
+    : lock_(std::move(lock)),
+      meta_(std::move(meta)),
+      ssd_(std::move(ssd)),
+      engine_(std::move(engine)),
+      dram_bytes_(dram_bytes) {}
 
-absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& config) {
-  STRATA_RETURN_IF_ERROR(config.Validate());
+uint64_t NodeServer::ssd_bytes() const { return ssd_ == nullptr ? 0 : ssd_->capacity(); }
+
+absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& given) {
+  const absl::Time started = absl::Now();
+  STRATA_RETURN_IF_ERROR(given.Validate());
   std::string grpc_host;
   int requested_port = 0;
-  STRATA_RETURN_IF_ERROR(ParseListenAddress(config.grpc_listen, &grpc_host, &requested_port));
+  STRATA_RETURN_IF_ERROR(ParseListenAddress(given.grpc_listen, &grpc_host, &requested_port));
 
   // 1. One node per data directory.
-  STRATA_ASSIGN_OR_RETURN(DataDirLock lock, DataDirLock::Acquire(config.data_dir));
+  STRATA_ASSIGN_OR_RETURN(DataDirLock lock, DataDirLock::Acquire(given.data_dir));
+  // From here on the data directory is absolute (so are the paths derived from it).
+  NodeConfig config = given;
+  config.data_dir = lock.dir();
 
-  // 2. The engine and its DRAM tier.
+  // 2., 3. The metadata store and the SSD tier, under the lock.
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<meta::RocksMetaStore> meta, OpenMetaStore(config));
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<tiering::io::SsdTier> ssd, OpenSsdTier(config));
+
+  // 4. The engine and its DRAM tier; it reloads the index from the metadata store.
   const uint64_t dram_bytes = ChooseDramBytes(config);
+  core::NodeEngineOptions engine_options = EngineOptions(config, dram_bytes);
+  engine_options.ssd = ssd;
+  engine_options.meta = meta;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<core::NodeEngine> engine,
-                          core::NodeEngine::Create(EngineOptions(config, dram_bytes)));
-  std::unique_ptr<NodeServer> server(
-      new NodeServer(std::move(lock), std::move(engine), dram_bytes));
+                          core::NodeEngine::Create(engine_options));
+  std::unique_ptr<NodeServer> server(new NodeServer(std::move(lock), std::move(meta),
+                                                    std::move(ssd), std::move(engine), dram_bytes));
+  LogTiers(config, *server->engine_);
+  if (server->meta_ != nullptr) LogRestore(server->engine_->restored(), absl::Now() - started);
+  // SSD reads land straight in the arena; with the arena's pages resident anyway (hugetlb,
+  // or populated), register it with io_uring once (best effort: without it I/O still
+  // works). No I/O is in flight yet: nothing is in DRAM to demote, nothing served.
+  if (server->ssd_ != nullptr &&
+      (config.dram_populate ||
+       server->engine_->dram().huge_page_mode() == tiering::HugePageMode::kHugeTlb)) {
+    const absl::Span<std::byte> arena(server->engine_->dram().base(),
+                                      server->engine_->dram().mapped_bytes());
+    const absl::Status registered = server->ssd_->RegisterBuffers({&arena, 1});
+    if (registered.ok()) LOG(INFO) << "SSD tier: DRAM arena registered with io_uring";
+  }
 
-  // 3. The data plane: UCX on dataplane_listen (transports from UCX_TLS), the arena
+  // 5. The data plane: UCX on dataplane_listen (transports from UCX_TLS), the arena
   //    registered; clients are told the bound address.
   STRATA_ASSIGN_OR_RETURN(server->data_plane_,
                           dataplane::DataPlaneServer::Start(
                               server->engine_.get(), {.listen_address = config.dataplane_listen}));
   server->data_plane_address_ = server->data_plane_->address();
 
-  // 4. gRPC.
+  // 6. gRPC.
   server->store_service_ = std::make_unique<rpc::StoreService>(
       server->engine_.get(),
       rpc::ServiceOptions{.data_plane_address = server->data_plane_address_, .version = ""});
@@ -116,9 +233,10 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   }
   LOG(INFO) << "node started: grpc " << server->grpc_address_ << ", data plane "
             << server->data_plane_address_ << ", DRAM tier " << dram_bytes << " bytes ("
-            << tiering::HugePageModeName(server->engine_->dram().huge_page_mode()) << "), data dir "
-            << server->data_dir() << "; http_listen " << config.http_listen
-            << " is reserved (not served yet)";
+            << tiering::HugePageModeName(server->engine_->dram().huge_page_mode()) << "), SSD tier "
+            << server->ssd_bytes() << " bytes, data dir " << server->data_dir() << "; http_listen "
+            << config.http_listen << " is reserved (not served yet); ready "
+            << absl::Now() - started << " after start";
   return server;
 }
 

@@ -13,10 +13,13 @@
 //             KB MB GB TB (powers of 1000). Units are case-insensitive. "8GiB", "512MiB".
 //   duration  absl::ParseDuration syntax: "30s", "500ms", "10m", "1h30m"; >= 0
 //   bool      true/false, yes/no, on/off, 1/0
+//   fraction  a decimal number in (0, 1], e.g. 0.85
+//   policy    an eviction policy name known to tiering::MakeEvictionPolicy ("lru")
 //
 // Errors: SetNodeOption returns NOT_FOUND for an unknown key and INVALID_ARGUMENT
-// "<key>: <why>" for a value that does not parse or is out of range. Validate returns
-// INVALID_ARGUMENT for combinations (e.g. lease_ttl > max_lease_ttl).
+// "<key>: <why>" for a value that does not parse or is out of range (an unknown policy
+// name included). Validate returns INVALID_ARGUMENT "<key>: <why>" for combinations
+// (e.g. lease_ttl > max_lease_ttl, dram_low_watermark > dram_high_watermark).
 // Pure functions and plain values; thread-safe.
 #pragma once
 
@@ -38,8 +41,8 @@ struct NodeConfig {
   std::string dataplane_listen = "127.0.0.1:7401";
   // Tier-stats HTTP endpoint; reserved, not served yet.
   std::string http_listen = "127.0.0.1:7402";
-  // Holds the lock/pid file (and later the metadata store and the SSD tier). Created if
-  // missing.
+  // Holds the lock/pid file, the metadata store (meta/) and the SSD tier file
+  // (ssd.tier), unless meta_dir / ssd_path put them elsewhere. Created if missing.
   std::string data_dir = "./var";
   // DRAM tier size; 0: sized from free memory (dram_sizing.h). Rounded down to 64 KiB.
   uint64_t dram_bytes = 0;
@@ -47,6 +50,36 @@ struct NodeConfig {
   bool dram_populate = false;
   // Largest blob a put may carry (<= 1 GiB).
   uint64_t max_blob_bytes = uint64_t{1} << 30;
+  // Eviction policy of the DRAM tier (tiering::MakeEvictionPolicy names).
+  std::string dram_policy = "lru";
+  // Background demotion: when DRAM use passes the high watermark (a fraction of
+  // dram_bytes), blobs leave DRAM (to SSD, else to TEXT) until it is at the low one.
+  double dram_high_watermark = 0.95;
+  double dram_low_watermark = 0.85;
+
+  // SSD tier: an io_uring O_DIRECT file (or block device) of ssd_bytes, rounded down to
+  // 64 KiB; 0: no SSD tier (DRAM pressure drops bytes to TEXT). ssd_path empty:
+  // <data_dir>/ssd.tier. ssd_preallocate reserves the space at start (fallocate), so a
+  // full disk is found then and not by a later demotion.
+  uint64_t ssd_bytes = uint64_t{2} << 30;
+  std::string ssd_path;
+  bool ssd_preallocate = true;
+  uint32_t ssd_queue_depth = 32;
+  std::string ssd_policy = "lru";
+
+  // TEXT tier budget (token bytes of blobs whose KV bytes were dropped); 0: none.
+  uint64_t text_bytes = uint64_t{64} << 20;
+  // A rebuild task handed to a worker goes back to the queue after this long unfilled;
+  // it is dropped after max_rebuild_attempts hand-outs.
+  absl::Duration rebuild_task_ttl = absl::Seconds(30);
+  uint32_t max_rebuild_attempts = 3;
+
+  // Durable metadata (RocksDB) at meta_dir (empty: <data_dir>/meta): a restarted node
+  // serves its SSD blobs again and keeps DRAM-only blobs as TEXT. false: nothing survives
+  // a restart (refused while the metadata directory holds a store: see node_server.h).
+  bool meta = true;
+  std::string meta_dir;
+
   absl::Duration lease_ttl = absl::Seconds(30);
   absl::Duration max_lease_ttl = absl::Minutes(10);
   absl::Duration put_ttl = absl::Seconds(60);
@@ -61,12 +94,17 @@ struct NodeConfig {
 
   // OK, or INVALID_ARGUMENT naming the first inconsistent option.
   absl::Status Validate() const;
+
+  // Where the SSD tier file and the metadata store live: ssd_path / meta_dir, or their
+  // defaults under data_dir ("" when ssd_bytes is 0 / meta is false).
+  std::string SsdPath() const;
+  std::string MetaDir() const;
 };
 
 // One row of the option table.
 struct NodeOption {
   std::string_view key;
-  std::string_view value_syntax;  // "address", "bytes", "duration", "bool", ...
+  std::string_view value_syntax;  // "address", "bytes", "duration", "bool", "fraction", ...
   std::string_view default_text;  // the default as a person reads it
   std::string_view help;          // one line
 };

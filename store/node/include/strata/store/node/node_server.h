@@ -1,13 +1,25 @@
 // NodeServer: one running strata node — wiring only. Owns, in start order:
 //
 //   1. the data-dir lock (data_dir_lock.h): one node per data directory;
-//   2. the NodeEngine (store/core) with its DRAM tier;
-//   3. the data plane (store/dataplane: UCX on config.dataplane_listen, the engine's
+//   2. the metadata store (store/meta's RocksMetaStore at config.MetaDir(); none when
+//      config.meta is false);
+//   3. the SSD tier (tiering/io's SsdTier: io_uring, O_DIRECT, at config.SsdPath(); none
+//      when config.ssd_bytes is 0);
+//   4. the NodeEngine (store/core) with its DRAM tier, given 2 and 3: Create rebuilds the
+//      index from the metadata (a restart: SSD blobs are served again, the blobs that were
+//      only in DRAM come back as TEXT), and the node logs what came back;
+//   5. the data plane (store/dataplane: UCX on config.dataplane_listen, the engine's
 //      arena registered; its bound address is what clients are told);
-//   4. the gRPC server with the Store and Admin services (store/rpc).
+//   6. the gRPC server with the Store and Admin services (store/rpc).
 //
 // and stops them in reverse order: gRPC first (no new calls reach the engine), then the
-// data plane (no HeldSpan survives it), then the engine, then the lock.
+// data plane (no HeldSpan survives it), then the engine, the SSD tier, the metadata store
+// (closed: its memtables flushed), then the lock.
+//
+// A node with meta = false refuses to start when its metadata directory holds a store: it
+// would reuse the SSD space that store's records name, and a later node with metadata
+// would find those records pointing at other bytes (checksums would catch it, but every
+// such blob would be lost). Remove the directory, or keep meta on.
 //
 // Life cycle: Start -> serving -> Drain (puts refused, wait for pending puts, held
 // leases and data-plane transfers) -> Shutdown (gRPC stops; in-flight calls get a grace
@@ -16,10 +28,15 @@
 //
 // Errors: Start returns INVALID_ARGUMENT for a bad config (NodeConfig::Validate, an
 // unparsable listen address); FAILED_PRECONDITION when the data dir is in use by another
-// node; UNAVAILABLE when gRPC cannot listen on grpc_listen or the data plane on
-// dataplane_listen (address in use, or not local); the engine's and the DRAM arena's
-// errors (e.g. RESOURCE_EXHAUSTED when the memory cannot be mapped). Drain returns
-// DEADLINE_EXCEEDED when puts, leases or data-plane transfers are still in flight after
+// node, or meta = false over an existing metadata store; UNAVAILABLE when gRPC cannot
+// listen on grpc_listen or the data plane on dataplane_listen (address in use, or not
+// local); the metadata store's errors, prefixed "metadata store: " (RocksMetaStore::Open:
+// FAILED_PRECONDITION in use or not a strata store, DATA_LOSS corrupt, UNAVAILABLE I/O);
+// the SSD tier's, prefixed "SSD tier: " (SsdTier::Open: FAILED_PRECONDITION no O_DIRECT on
+// that filesystem, RESOURCE_EXHAUSTED no space to preallocate ssd_bytes, INVALID_ARGUMENT
+// a block device smaller than ssd_bytes, ...); the engine's and the DRAM arena's errors
+// (e.g. RESOURCE_EXHAUSTED when the memory cannot be mapped; the metadata's load errors). Drain
+// returns DEADLINE_EXCEEDED when puts, leases or data-plane transfers are still in flight after
 // `timeout` (the node stays draining).
 // Thread safety: Drain, Shutdown and the accessors may be called from any thread; Drain
 // and Shutdown are idempotent. REQUIRES: the NodeServer is not destroyed while another
@@ -48,6 +65,14 @@ namespace strata::store::dataplane {
 class DataPlaneServer;
 }  // namespace strata::store::dataplane
 
+namespace strata::store::meta {
+class RocksMetaStore;
+}  // namespace strata::store::meta
+
+namespace strata::tiering::io {
+class SsdTier;
+}  // namespace strata::tiering::io
+
 namespace strata::store::rpc {
 class AdminService;
 class StoreService;
@@ -74,6 +99,10 @@ class NodeServer {
   // The data directory (absolute) and the DRAM tier size in effect.
   const std::string& data_dir() const { return lock_.dir(); }
   uint64_t dram_bytes() const { return dram_bytes_; }
+  // The SSD tier's size (0: none) and what the engine restored from the metadata store
+  // at start (all zero without one, or on a first start).
+  uint64_t ssd_bytes() const;
+  core::RestoreReport restored() const { return engine_->restored(); }
 
   // The engine, e.g. for the data plane, or for tests acting as one.
   core::NodeEngine& engine() { return *engine_; }
@@ -91,9 +120,14 @@ class NodeServer {
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  NodeServer(DataDirLock lock, std::unique_ptr<core::NodeEngine> engine, uint64_t dram_bytes);
+  NodeServer(DataDirLock lock, std::shared_ptr<meta::RocksMetaStore> meta,
+             std::shared_ptr<tiering::io::SsdTier> ssd, std::unique_ptr<core::NodeEngine> engine,
+             uint64_t dram_bytes);
 
   DataDirLock lock_;
+  // Shared with the engine; declared before it so they are closed after it stopped.
+  std::shared_ptr<meta::RocksMetaStore> meta_;
+  std::shared_ptr<tiering::io::SsdTier> ssd_;
   // Destroyed after everything below, which borrows it.
   std::unique_ptr<core::NodeEngine> engine_;
   const uint64_t dram_bytes_;
