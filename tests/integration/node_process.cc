@@ -146,6 +146,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
     add_default("grpc_listen", "127.0.0.1:0");
     add_default("dataplane_listen", "127.0.0.1:0");
     add_default("dram_bytes", "64MiB");
+    add_default("ssd_bytes", "0");
   }
   if (options.default_data_dir) add_default("data_dir", absl::StrCat(temp, "/data"));
   args.insert(args.end(), options.args.begin(), options.args.end());
@@ -160,7 +161,10 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   for (bool ready = false; !ready;) {
     const std::string text = node->StdoutText();
     for (absl::string_view line : absl::StrSplit(text, '\n')) {
-      if (absl::StartsWith(line, kReadyPrefix)) ready = true;
+      if (absl::StartsWith(line, kReadyPrefix)) {
+        ready = true;
+        node->ready_line_ = std::string(line);
+      }
       if (absl::StartsWith(line, kListenPrefix)) {
         node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
       }
@@ -272,6 +276,13 @@ absl::StatusOr<int> NodeProcess::WaitExit(absl::Duration timeout) {
         "strata-node pid ", pid_, " still running after ", absl::FormatDuration(timeout)));
   }
   return *exit_code_;
+}
+
+std::string NodeProcess::ReadyField(const std::string& key) const {
+  for (absl::string_view field : absl::StrSplit(ready_line_, ' ')) {
+    if (absl::StartsWith(field, key + "=")) return std::string(field.substr(key.size() + 1));
+  }
+  return "";
 }
 
 std::string NodeProcess::StdoutText() const { return ReadFile(temp_dir_ + "/stdout.txt"); }

@@ -2,9 +2,9 @@
 //
 // Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
 // by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
-// --dram_bytes=64MiB --data_dir=<temp>/data`, stdout and stderr going to files in a fresh
-// temporary directory. It waits for the "strata-node: ready" line, which follows the listen
-// lines ("strata-node: grpc listening on HOST:PORT": the port the kernel chose), then
+// --dram_bytes=64MiB --ssd_bytes=0 --data_dir=<temp>/data`, stdout and stderr going to
+// files in a fresh temporary directory. It waits for the "strata-node: ready" line, which follows
+// the listen lines ("strata-node: grpc listening on HOST:PORT": the port the kernel chose), then
 // (unless wait_for_health is off) for a Health call to succeed. The destructor SIGKILLs a
 // node still running, reaps it and removes the temporary directory. The child also gets
 // SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node
@@ -41,7 +41,10 @@ struct NodeProcessOptions {
   // Appended after the defaults. A default flag whose key appears here is left out, so
   // these win.
   std::vector<std::string> args;
-  // Pass --grpc_listen=127.0.0.1:0, --dataplane_listen=127.0.0.1:0 and --dram_bytes=64MiB.
+  // Pass --grpc_listen=127.0.0.1:0, --dataplane_listen=127.0.0.1:0, --dram_bytes=64MiB and
+  // --ssd_bytes=0: a DRAM-only node (tests of the SSD tier name its size; the node's own
+  // default, a 2 GiB file, is too much for many test nodes at once). The metadata store is
+  // on (the node's default).
   bool default_listen_and_dram = true;
   // Pass --data_dir=<temp>/data.
   bool default_data_dir = true;
@@ -87,9 +90,14 @@ class NodeProcess {
   // "strata-node: dataplane address X ..." while the node has no data plane): what it
   // reports to clients.
   const std::string& data_plane_address() const { return data_plane_address_; }
-  // The temporary directory (stdout.txt, stderr.txt, data/).
+  // The temporary directory (stdout.txt, stderr.txt, data/). Removed with the
+  // NodeProcess; a data dir the args put elsewhere survives it (for restarts).
   const std::string& temp_dir() const { return temp_dir_; }
+  // The default data dir (<temp>/data); ReadyField("data_dir") is the one in use.
   std::string data_dir() const { return temp_dir_ + "/data"; }
+  // Field `key` of the ready line ("strata-node: ready pid=.. data_dir=.. dram_bytes=.."),
+  // or "" when it has none.
+  std::string ReadyField(const std::string& key) const;
 
   // A channel with strata's message limits (ApplyMessageLimits), or with none on the
   // sending side (to push oversized messages at the node).
@@ -116,6 +124,7 @@ class NodeProcess {
   std::string temp_dir_;
   std::string grpc_address_;
   std::string data_plane_address_;
+  std::string ready_line_;
   std::optional<int> exit_code_;
 };
 
