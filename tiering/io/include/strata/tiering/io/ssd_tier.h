@@ -21,7 +21,9 @@
 // blob visible in this tier only after Flush.
 //
 // Ownership: the tier owns its block file, allocator and counters. Buffers named in a
-// batch must stay valid until its completion has run.
+// batch must stay valid until its completion has run. REQUIRES: no batch or flush is in
+// flight when the tier is destroyed, and the synchronous Read / Write / Flush() are not
+// called from a completion (they would wait on the thread that completes them).
 // Thread safety: every method is thread-safe (the allocator sits behind a mutex; I/O
 // takes no tier lock). Tier's data-race rule applies, and more strictly: two writes in
 // flight at once that are not block-aligned and share a 4 KiB block of the file race
