@@ -4,6 +4,10 @@
 // a DRAM tier small enough that eviction runs all the time. Bounded in operations; each
 // thread's choices come from a fixed seed (the interleaving is the scheduler's).
 //
+// A second run adds the SSD tier (the real SsdTier over an in-memory block file that
+// completes on its own thread), a TEXT budget, the background mover, SSD and TEXT
+// evictions, Prefetch and rebuild workers that refill TEXT blobs.
+//
 // Invariants checked while running: no call returns an error code outside its contract;
 // a Read never yields bytes that differ from what was put under that key (bytes are a
 // function of the key); Match segments tile the matched pages. At the end, with all
@@ -24,6 +28,8 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/tiering/io/memory_block_file.h"
+#include "strata/tiering/io/ssd_tier.h"
 
 namespace strata::store::core {
 namespace {
@@ -68,13 +74,14 @@ bool CodeIn(const absl::Status& s, std::initializer_list<absl::StatusCode> codes
 struct WorkCounts {
   std::atomic<uint64_t> committed{0}, corrupted{0}, aborted{0}, exists{0}, refused{0};
   std::atomic<uint64_t> reads_verified{0}, read_misses{0}, bytes_verified{0};
+  std::atomic<uint64_t> rebuilt{0}, prefetches{0};
 };
 
 class Worker {
  public:
   Worker(NodeEngine& engine, const radix::Namespace& ns, KnownKeys& keys, WorkCounts& counts,
-         uint64_t seed)
-      : engine_(engine), ns_(ns), keys_(keys), counts_(counts), rng_(seed) {}
+         uint64_t seed, bool tiers)
+      : engine_(engine), ns_(ns), keys_(keys), counts_(counts), rng_(seed), tiers_(tiers) {}
 
   void Run() {
     for (int op = 0; op < kOpsPerThread && !::testing::Test::HasFailure(); ++op) {
@@ -91,6 +98,11 @@ class Worker {
         PinUnpin();
       } else if (r < 97) {
         ASSERT_OK(engine_.Evict(TierState::kDram, 1 + rng_() % 32768));
+      } else if (tiers_ && r < 98) {
+        const TierState tier = rng_() % 2 == 0 ? TierState::kSsd : TierState::kText;
+        ASSERT_OK(engine_.Evict(tier, 1 + rng_() % 16384));
+      } else if (tiers_) {
+        Rebuild();
       } else {
         engine_.ReapExpired();
       }
@@ -176,7 +188,10 @@ class Worker {
     const ReadRange range{*key, first, count, 0, ns_.layout().num_layers};
     absl::StatusOr<ReadReply> read = engine_.Read(ns_, {&range, 1}, absl::Seconds(60));
     if (!read.ok()) {
-      EXPECT_CODE(read, absl::StatusCode::kNotFound);  // evicted or deleted since Stat: a miss
+      // Evicted or deleted since Stat, or TEXT: a miss. With tiers, a promotion may find
+      // DRAM all held.
+      if (tiers_ && absl::IsResourceExhausted(read.status())) return;
+      EXPECT_CODE(read, absl::StatusCode::kNotFound);
       ++counts_.read_misses;
       return;
     }
@@ -199,6 +214,48 @@ class Worker {
     }
     ++counts_.reads_verified;
     ASSERT_OK(engine_.Release(read->lease_id));
+  }
+
+  // Requests a rebuild of a known blob's path, pulls tasks and fills them with the bytes
+  // the key implies (a TEXT blob refilled with its original bytes).
+  void Rebuild() {
+    std::optional<radix::BlobKey> key = keys_.Pick(rng_);
+    if (!key.has_value()) return;
+    absl::StatusOr<RebuildRequestReply> requested = engine_.RequestRebuild(*key, true);
+    if (!requested.ok()) {
+      EXPECT_CODE(requested, absl::StatusCode::kNotFound);
+      return;
+    }
+    ASSERT_OK_AND_ASSIGN(std::vector<RebuildTask> tasks,
+                         engine_.PullRebuildTasks(4, absl::ZeroDuration()));
+    for (const RebuildTask& task : tasks) {
+      const size_t own = size_t{task.pages} * kPageTokens;
+      const std::vector<radix::TokenId> tokens(task.sequence_tokens.end() - own,
+                                               task.sequence_tokens.end());
+      const radix::BlobLayout layout = radix::BlobLayout::Create(ns_.layout(), task.pages).value();
+      const std::vector<std::byte> bytes = BytesOf(task.key, layout.TotalBytes());
+      PutRequest request;
+      request.parent = task.parent;
+      request.tokens = tokens;
+      request.bytes = bytes.size();
+      request.checksums = task.checksums;
+      request.key = task.key;
+      absl::StatusOr<BeginPutReply> begin = engine_.BeginPut(ns_, request);
+      if (!begin.ok() || begin->exists) continue;  // parent gone, tier full, or refilled
+      {
+        ASSERT_OK_AND_ASSIGN(HeldSpan target, engine_.PutTarget(begin->put_id));
+        std::memcpy(target.data(), bytes.data(), bytes.size());
+      }
+      ASSERT_OK(engine_.PutReceived(begin->put_id, 0, bytes.size()));
+      absl::StatusOr<CommitPutReply> commit = engine_.CommitPut(begin->put_id);
+      ASSERT_OK(commit);  // the bytes are the original's: never refused
+      ++counts_.rebuilt;
+    }
+    if (rng_() % 2 == 0) {
+      const std::vector<radix::TokenId> probe = MakeTokens(1 + rng_() % 8, rng_() % 6, kPageTokens);
+      absl::StatusOr<PrefetchReply> prefetch = engine_.Prefetch(ns_, probe);
+      if (prefetch.ok()) ++counts_.prefetches;
+    }
   }
 
   void Match() {
@@ -241,6 +298,7 @@ class Worker {
   KnownKeys& keys_;
   WorkCounts& counts_;
   std::mt19937_64 rng_;
+  const bool tiers_;
 };
 
 TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
@@ -252,7 +310,8 @@ TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
   WorkCounts counts;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] { Worker(*engine, ns, keys, counts, 1000 + t).Run(); });
+    threads.emplace_back(
+        [&, t] { Worker(*engine, ns, keys, counts, 1000 + t, /*tiers=*/false).Run(); });
   }
   for (auto& t : threads) t.join();
   ASSERT_FALSE(::testing::Test::HasFailure());
@@ -281,6 +340,65 @@ TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
   EXPECT_EQ(tiers.index.pages, 0u);
   EXPECT_EQ(tiers.dram.used_bytes, 0u);
   EXPECT_EQ(tiers.dram.blobs, 0u);
+}
+
+TEST(NodeEngineStressTest, ConcurrentWorkAcrossDramSsdAndText) {
+  FakeClock clock;
+  NodeEngineOptions options = SmallOptions(&clock, 256 << 10);  // 64 extents of 4 KiB
+  options.text_bytes = 16 << 10;
+  options.dram_high_watermark = 0.6;
+  options.dram_low_watermark = 0.4;
+  options.background_demotion = true;
+  tiering::io::MemoryBlockFileOptions file_options;
+  file_options.size_bytes = 128 << 10;  // 32 extents: SSD pressure too
+  file_options.async_completion = true;
+  ASSERT_OK_AND_ASSIGN(auto file, tiering::io::MemoryBlockFile::Create(file_options));
+  tiering::io::SsdTierOptions ssd_options;
+  ssd_options.capacity_bytes = file_options.size_bytes;
+  ssd_options.granule_bytes = 4096;
+  ssd_options.max_extent_bytes = 64 << 10;
+  ssd_options.large_extent_bytes = 0;
+  ASSERT_OK_AND_ASSIGN(auto ssd, tiering::io::SsdTier::Create(std::move(file), ssd_options));
+  options.ssd = std::move(ssd);
+  ASSERT_OK_AND_ASSIGN(auto engine, NodeEngine::Create(options));
+  const radix::Namespace ns = SmallNamespace();
+  KnownKeys keys;
+  WorkCounts counts;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back(
+        [&, t] { Worker(*engine, ns, keys, counts, 2000 + t, /*tiers=*/true).Run(); });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  NodeTiers tiers = engine->Tiers();
+  std::cout << "committed " << counts.committed << ", reads verified " << counts.reads_verified
+            << ", read misses " << counts.read_misses << ", rebuilt " << counts.rebuilt
+            << ", prefetches " << counts.prefetches << ", demotions " << tiers.dram.demotions
+            << ", promotions " << tiers.dram.promotions << ", TEXT drops " << tiers.text.drops
+            << ", TEXT deletions " << tiers.text.deletions << "\n";
+  EXPECT_GT(counts.reads_verified, 0u);
+  EXPECT_GT(tiers.dram.demotions, 0u);
+  EXPECT_GT(tiers.dram.promotions, 0u);
+  EXPECT_GT(tiers.text.drops, 0u);
+  EXPECT_EQ(tiers.leases, 0u);
+  EXPECT_EQ(tiers.pending_puts, 0u);
+  // Unpin everything, drop every tier: nothing may remain.
+  ASSERT_OK_AND_ASSIGN(ListReply list, engine->List({std::nullopt, "", 1000}));
+  for (const BlobInfo& b : list.blobs) ASSERT_OK(engine->Unpin(b.key));
+  ASSERT_OK(engine->Evict(TierState::kDram, UINT64_MAX));
+  ASSERT_OK(engine->Evict(TierState::kSsd, UINT64_MAX));
+  ASSERT_OK(engine->Evict(TierState::kText, UINT64_MAX));
+  tiers = engine->Tiers();
+  EXPECT_EQ(tiers.blobs, 0u);
+  EXPECT_EQ(tiers.unlinked_blobs, 0u);
+  EXPECT_EQ(tiers.token_only_blobs, 0u);
+  EXPECT_EQ(tiers.index.pages, 0u);
+  EXPECT_EQ(tiers.dram.used_bytes, 0u);
+  ASSERT_TRUE(tiers.ssd.has_value());
+  EXPECT_EQ(tiers.ssd->used_bytes, 0u);
+  EXPECT_EQ(tiers.text.blobs, 0u);
+  EXPECT_EQ(tiers.text.used_bytes, 0u);
 }
 
 }  // namespace

@@ -149,13 +149,15 @@ void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
   ++reply->blobs_dropped;
   if (options_.text_bytes == 0) {
     // No TEXT tier: the blob leaves the index (with whatever hangs below it, all TEXT).
+    // A pinned path or a pending put continuing it keeps it for now (as TEXT, removed by
+    // a later TEXT eviction).
     DeleteReply removed;
     const absl::Status status = RemoveFromIndexLocked(
         record, record->end_page() - record->pages_in_index, /*count_evictions=*/false, &removed);
-    if (!status.ok()) LOG(WARNING) << "dropping " << record->key.ToHex() << ": " << status;
     reply->pages_evicted += removed.pages_removed;
     reply->blobs_unlinked += removed.blobs_unlinked;
-    return;
+    if (status.ok()) return;
+    VLOG(1) << "dropping " << record->key.ToHex() << ": " << status;
   }
   // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
   // restart anyway).
@@ -180,6 +182,7 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
         },
         &victims);
     if (victims.empty()) return;
+    const uint64_t freed_before = freed;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
       if (record == nullptr || !record->text_tracked) continue;  // removed with a parent
@@ -189,7 +192,8 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
           RemoveFromIndexLocked(record, record->end_page() - record->pages_in_index,
                                 /*count_evictions=*/false, &removed);
       if (!status.ok()) {
-        LOG(WARNING) << "TEXT eviction of " << id << ": " << status;
+        // Its pages are pinned by a match (a pending put's prefix): it stays for now.
+        VLOG(1) << "TEXT eviction of " << record->key.ToHex() << ": " << status;
         continue;
       }
       freed += text;
@@ -198,6 +202,7 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
       reply->pages_evicted += removed.pages_removed;
       reply->blobs_unlinked += removed.blobs_unlinked;
     }
+    if (freed == freed_before) return;  // every candidate is held by the index
   }
 }
 
@@ -222,6 +227,7 @@ uint64_t NodeEngine::FreeDramLocked(uint64_t bytes, EvictReply* reply) {
         },
         &victims);
     if (victims.empty()) break;
+    const uint64_t freed_before = freed;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
       if (record == nullptr || !DramEvictable(*record)) continue;
@@ -236,6 +242,7 @@ uint64_t NodeEngine::FreeDramLocked(uint64_t bytes, EvictReply* reply) {
       }
       freed += length;
     }
+    if (freed == freed_before) break;
   }
   reply->bytes_freed += freed;
   return freed;
@@ -262,6 +269,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
         },
         &victims);
     if (victims.empty()) break;
+    const uint64_t freed_before = freed;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
       if (record == nullptr || !evictable(*record)) continue;
@@ -275,6 +283,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
       }
       freed += length;
     }
+    if (freed == freed_before) break;
   }
   reply->bytes_freed += freed;
   return freed;
