@@ -62,9 +62,9 @@ absl::Status BlockFile::Validate(const BlockIo& op) const {
 }
 
 absl::Status IoErrorStatus(const BlockIo& op, int error_number, uint64_t bytes_done) {
-  const std::string what = absl::StrCat(KindName(op.kind), " of [", op.offset, ", +",
-                                        op.length, ") failed at byte ", bytes_done, " of ",
-                                        op.length, " (file offset ", op.offset + bytes_done, ")");
+  const std::string what =
+      absl::StrCat(KindName(op.kind), " of [", op.offset, ", +", op.length, ") failed at byte ",
+                   bytes_done, " of ", op.length, " (file offset ", op.offset + bytes_done, ")");
   if (error_number == 0) {
     if (op.kind == BlockIoKind::kRead) {
       return absl::DataLossError(absl::StrCat("short read: ", what, ": the file ended"));
