@@ -2,7 +2,8 @@
 //
 // A Client talks to a node over two planes (docs/api.md):
 //   control  gRPC (strata.v1 Store and Admin) to ClientOptions::node: Match, BeginPut,
-//            CommitPut, Read leases, Delete, Pin, Stat, List, Tiers, Evict, Drain, Health;
+//            CommitPut, Read leases, Delete, Pin, Stat, List, Prefetch, RequestRebuild,
+//            PullRebuildTasks, Tiers, Evict, Drain, Health;
 //   data     UCX active messages to the node's data-plane listener, which the node names in
 //            its Health and BeginPut answers. The UCX side (one worker with its progress
 //            thread) is created on the first data-plane use and connects once per node
