@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The run command: installs what is missing, builds strata (release), starts a single local
 # strata-node on its embedded defaults (gRPC 127.0.0.1:7400, data plane 127.0.0.1:7401,
-# DRAM tier sized from free memory, data under ./var or $STRATA_DATA), drives the reference
-# worker through a multi-turn agent session against it (prefill, midfills, a branch,
-# decode), shows the node's tiers, and stops the node.
+# DRAM tier sized from free memory, a 2 GiB SSD tier and the metadata store under ./var or
+# $STRATA_DATA), drives the reference worker through a multi-turn agent session against it
+# (prefill, midfills, a branch, decode), shows the node's tiers, and stops the node.
 #
 # The index and arena benchmarks that used to run here: deploy/bench.sh.
 set -euo pipefail
@@ -16,7 +16,13 @@ BUILD=${STRATA_BUILD_ROOT:-$ROOT/build}/release
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo strata
 
-export STRATA_DATA=${STRATA_DATA:-$ROOT/var}
+# The node keeps its metadata (meta/) and SSD tier (ssd.tier) in its data dir, and a
+# restarted node serves them again. The demo starts from an empty node, so in the default
+# ./var the previous run's node state is removed first; a STRATA_DATA you set is left as is.
+if [[ -z "${STRATA_DATA:-}" ]]; then
+  export STRATA_DATA=$ROOT/var
+  rm -rf "$STRATA_DATA/meta" "$STRATA_DATA/ssd.tier"
+fi
 mkdir -p "$STRATA_DATA"
 LOG="$STRATA_DATA/quickstart-node.log"
 echo

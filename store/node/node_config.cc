@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 
 #include "strata/base/status_macros.h"
+#include "strata/tiering/admission_policy.h"
 #include "strata/tiering/eviction_policy.h"
 
 namespace strata::store::node {
@@ -83,6 +84,15 @@ absl::Status SetPolicy(std::string_view key, std::string_view value, std::string
   return absl::OkStatus();
 }
 
+// A name tiering::MakeAdmissionPolicy knows.
+absl::Status SetAdmission(std::string_view key, std::string_view value, std::string* out) {
+  const absl::StatusOr<std::unique_ptr<tiering::AdmissionPolicy>> policy =
+      tiering::MakeAdmissionPolicy(value);
+  if (!policy.ok()) return Bad(key, policy.status().message());
+  *out = std::string(value);
+  return absl::OkStatus();
+}
+
 absl::Status SetUint32(std::string_view key, std::string_view value, uint32_t min, uint32_t max,
                        uint32_t* out) {
   uint32_t n = 0;
@@ -136,7 +146,7 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_hugetlb); }},
       {{"dram_populate", "bool", "false", "fault every DRAM tier page in at start"},
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_populate); }},
-      {{"dram_policy", "policy", "lru", "eviction policy of the DRAM tier (lru)"},
+      {{"dram_policy", "policy", "lru", "eviction policy of the DRAM tier: lru, branch-lru, gdsf"},
        [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->dram_policy); }},
       {{"dram_high_watermark", "fraction", "0.95",
         "DRAM use above this fraction starts background demotion (to SSD, else to TEXT)"},
@@ -167,8 +177,12 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->ssd_preallocate); }},
       {{"ssd_queue_depth", "integer", "32", "io_uring submission queue depth of the SSD tier"},
        [](auto k, auto v, NodeConfig* c) { return SetUint32(k, v, 1, 4096, &c->ssd_queue_depth); }},
-      {{"ssd_policy", "policy", "lru", "eviction policy of the SSD tier (lru)"},
+      {{"ssd_policy", "policy", "lru", "eviction policy of the SSD tier: lru, branch-lru, gdsf"},
        [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->ssd_policy); }},
+      {{"admission", "admission", "always",
+        "which blobs leaving DRAM are written to SSD (else TEXT) and which SSD hits are "
+        "copied back into DRAM: always, reuse"},
+       [](auto k, auto v, NodeConfig* c) { return SetAdmission(k, v, &c->admission); }},
       {{"text_bytes", "bytes", "64MiB",
         "TEXT tier budget: tokens kept for blobs whose KV bytes were dropped; 0 = none"},
        [](auto k, auto v, NodeConfig* c) { return SetBytes(k, v, &c->text_bytes); }},
@@ -299,6 +313,9 @@ absl::Status NodeConfig::Validate() const {
     if (absl::Status made = tiering::MakeEvictionPolicy(*name).status(); !made.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(key, ": ", made.message()));
     }
+  }
+  if (absl::Status made = tiering::MakeAdmissionPolicy(admission).status(); !made.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("admission: ", made.message()));
   }
   return absl::OkStatus();
 }

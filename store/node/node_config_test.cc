@@ -151,6 +151,13 @@ TEST(SetNodeOptionTest, TierOptions) {
   EXPECT_EQ(config.SsdPath(), "");  // no SSD tier
   ASSERT_OK(SetNodeOption("ssd_preallocate", "false", &config));
   EXPECT_FALSE(config.ssd_preallocate);
+  ASSERT_OK(SetNodeOption("dram_policy", "gdsf", &config));
+  EXPECT_EQ(config.dram_policy, "gdsf");
+  ASSERT_OK(SetNodeOption("ssd_policy", "branch-lru", &config));
+  EXPECT_EQ(config.ssd_policy, "branch-lru");
+  EXPECT_EQ(config.admission, "always");
+  ASSERT_OK(SetNodeOption("admission", "reuse", &config));
+  EXPECT_EQ(config.admission, "reuse");
   ASSERT_OK(SetNodeOption("ssd_queue_depth", "128", &config));
   EXPECT_EQ(config.ssd_queue_depth, 128u);
   ASSERT_OK(SetNodeOption("dram_high_watermark", "0.9", &config));
@@ -179,6 +186,9 @@ TEST(SetNodeOptionTest, TierOptionErrorsNameTheKey) {
   EXPECT_EQ(policy.message().substr(0, 13), "dram_policy: ") << policy;
   EXPECT_NE(policy.message().find("clock-pro"), std::string::npos) << policy;
   EXPECT_CODE(SetNodeOption("ssd_policy", "", &config), absl::StatusCode::kInvalidArgument);
+  const absl::Status admission = SetNodeOption("admission", "never", &config);
+  EXPECT_CODE(admission, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(admission.message().substr(0, 11), "admission: ") << admission;
   EXPECT_CODE(SetNodeOption("ssd_bytes", "4KiB", &config), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(SetNodeOption("ssd_path", "", &config), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(SetNodeOption("ssd_queue_depth", "0", &config), absl::StatusCode::kInvalidArgument);
@@ -220,6 +230,9 @@ TEST(NodeConfigTest, ValidateCatchesTierCombinations) {
   status = config.Validate();
   EXPECT_CODE(status, absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message().substr(0, 12), "ssd_policy: ") << status;
+  config = NodeConfig();
+  config.admission = "sometimes";
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
   config = NodeConfig();
   config.rebuild_task_ttl = absl::ZeroDuration();
   EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);

@@ -98,6 +98,7 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.reap_interval = config.reap_interval;
   options.dram_policy = config.dram_policy;
   options.ssd_policy = config.ssd_policy;
+  options.admission = config.admission;
   options.dram_high_watermark = config.dram_high_watermark;
   options.dram_low_watermark = config.dram_low_watermark;
   options.text_bytes = config.text_bytes;
@@ -117,7 +118,8 @@ void LogTiers(const NodeConfig& config, const core::NodeEngine& engine) {
   } else {
     LOG(INFO) << "SSD tier: " << config.SsdPath() << ", " << config.ssd_bytes << " bytes ("
               << (config.ssd_preallocate ? "preallocated" : "sparse") << "), io_uring O_DIRECT"
-              << " queue depth " << config.ssd_queue_depth << ", policy " << config.ssd_policy;
+              << " queue depth " << config.ssd_queue_depth << ", policy " << config.ssd_policy
+              << ", admission " << config.admission;
   }
   if (config.text_bytes == 0) {
     LOG(INFO) << "TEXT tier: none (text_bytes = 0): a blob whose bytes are dropped is forgotten";

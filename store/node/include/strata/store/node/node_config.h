@@ -14,7 +14,10 @@
 //   duration  absl::ParseDuration syntax: "30s", "500ms", "10m", "1h30m"; >= 0
 //   bool      true/false, yes/no, on/off, 1/0
 //   fraction  a decimal number in (0, 1], e.g. 0.85
-//   policy    an eviction policy name known to tiering::MakeEvictionPolicy ("lru")
+//   policy    an eviction policy name known to tiering::MakeEvictionPolicy ("lru",
+//             "branch-lru", "gdsf")
+//   admission an admission policy name known to tiering::MakeAdmissionPolicy ("always",
+//             "reuse")
 //
 // Errors: SetNodeOption returns NOT_FOUND for an unknown key and INVALID_ARGUMENT
 // "<key>: <why>" for a value that does not parse or is out of range (an unknown policy
@@ -66,6 +69,9 @@ struct NodeConfig {
   bool ssd_preallocate = true;
   uint32_t ssd_queue_depth = 32;
   std::string ssd_policy = "lru";
+  // Admission (tiering::MakeAdmissionPolicy): which blobs leaving DRAM are written to SSD
+  // (the others drop to TEXT), and which SSD hits keep a copy in DRAM.
+  std::string admission = "always";
 
   // TEXT tier budget (token bytes of blobs whose KV bytes were dropped); 0: none.
   uint64_t text_bytes = uint64_t{64} << 20;
