@@ -1,5 +1,7 @@
 #include "strata/tiering/branch_lru_policy.h"
 
+#include <algorithm>
+
 namespace strata::tiering {
 
 void BranchLruPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
@@ -10,7 +12,11 @@ void BranchLruPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
     Touch(id);
     return;
   }
-  if (traits.session_hint != 0) ObserveSession(traits.session_hint, traits.parent);
+  // A hint that names a blob (the blob itself, or a tracked one such as the sequence's root)
+  // is shared by every session under that root: not a session.
+  const uint64_t session =
+      traits.session_hint == id || index_.Contains(traits.session_hint) ? 0 : traits.session_hint;
+  if (session != 0) ObserveSession(session, traits.parent);
   if (Extra* parent = traits.parent == 0 ? nullptr : index_.MutableExtra(traits.parent);
       parent != nullptr) {
     if (parent->children_ever == 1 && parent->newest_child != 0) {
@@ -21,10 +27,12 @@ void BranchLruPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
     parent->newest_child = id;
   }
   const uint64_t tick = ++clock_;
+  // A shared prefix evicted and brought back is still shared.
+  const uint32_t children_ever = erased_shared_.erase(id) > 0 ? 2 : 0;
   index_.Insert(id, traits.parent, traits.bytes, Key(1, tick),
-                Extra{.session_hint = traits.session_hint});
-  if (traits.session_hint != 0) {
-    SessionTail& tail = tails_[traits.session_hint];
+                Extra{.session_hint = session, .last_touch = tick, .children_ever = children_ever});
+  if (session != 0) {
+    SessionTail& tail = tails_[session];
     tail.blob = id;
     tail.tick = tick;
   }
@@ -40,6 +48,14 @@ void BranchLruPolicy::OnErase(BlobId id) {
   if (Extra* parent = entry->parent == 0 ? nullptr : index_.MutableExtra(entry->parent);
       parent != nullptr && parent->newest_child == id) {
     parent->newest_child = 0;
+  }
+  if (entry->extra.children_ever >= 2 && erased_shared_.insert(id).second) {
+    erased_shared_order_.push_back(id);
+    const uint64_t limit = std::max<uint64_t>(kMinErasedShared, index_.size() / 4);
+    while (erased_shared_order_.size() > limit) {
+      erased_shared_.erase(erased_shared_order_.front());
+      erased_shared_order_.pop_front();
+    }
   }
   if (const uint64_t session = entry->extra.session_hint; session != 0) {
     if (const auto it = tails_.find(session); it != tails_.end() && it->second.blob == id) {
@@ -58,15 +74,22 @@ std::optional<double> BranchLruPolicy::Score(BlobId id) const {
 
 bool BranchLruPolicy::abandoned(BlobId id) const {
   const Index::Entry* entry = index_.Find(id);
-  return entry != nullptr && entry->key.first == 0;
+  return entry != nullptr && entry->extra.abandoned;
 }
 
-void BranchLruPolicy::Touch(BlobId id) { index_.SetKey(id, Key(1, ++clock_)); }
+void BranchLruPolicy::Touch(BlobId id) {
+  Extra* extra = index_.MutableExtra(id);
+  extra->last_touch = ++clock_;
+  extra->abandoned = false;
+  index_.SetKey(id, Key(1, clock_));
+}
 
 bool BranchLruPolicy::Abandon(BlobId id) {
-  const Index::Entry* entry = index_.Find(id);
-  if (entry == nullptr || entry->key.first == 0) return false;
-  index_.SetKey(id, Key(0, entry->key.second));
+  Extra* extra = index_.MutableExtra(id);
+  if (extra == nullptr || extra->abandoned) return false;
+  extra->abandoned = true;
+  const uint64_t touch = extra->last_touch;
+  index_.SetKey(id, Key(0, touch));
   ++abandoned_marks_;
   return true;
 }
@@ -77,18 +100,18 @@ void BranchLruPolicy::ObserveSession(uint64_t session, BlobId new_parent) {
   SessionTail& tail = it->second;
   const Index::Entry* entry = index_.Find(tail.blob);
   // Untouched since its insert: the tail's own request goes on (or the blob is gone).
-  const bool tail_untouched = entry != nullptr && entry->key.second == tail.tick;
+  const bool tail_untouched = entry != nullptr && entry->extra.last_touch == tail.tick;
   if (new_parent == tail.blob) {
     if (!tail_untouched) ++tail.continuations;  // a new request read the tail, goes on
     return;
   }
-  // A hint shared by concurrent sessions (a namespace, a root) "forks" on most requests; a
-  // session forks on a few. Walk only for a hint that mostly continues its own tail.
+  // A hint shared by concurrent sessions "forks" on most requests; a session forks on a
+  // few. Walk only for a hint that mostly continues its own tail.
   const bool walk = tail_untouched && tail.forks * kContinuationsPerFork < tail.continuations;
   ++tail.forks;
   if (!walk) return;
   BlobId id = tail.blob;
-  while (entry != nullptr && entry->key.second <= tail.tick &&
+  while (entry != nullptr && entry->extra.last_touch <= tail.tick &&
          entry->extra.session_hint == session && Abandon(id)) {
     id = entry->parent;
     entry = index_.Find(id);  // Abandon re-keyed only `id`; entries stay in place
@@ -97,10 +120,10 @@ void BranchLruPolicy::ObserveSession(uint64_t session, BlobId new_parent) {
 
 void BranchLruPolicy::AbandonBypassedChild(BlobId parent) {
   const Index::Entry* parent_entry = index_.Find(parent);
-  const uint64_t parent_tick = parent_entry->key.second;
+  const uint64_t parent_touch = parent_entry->extra.last_touch;
   BlobId id = parent_entry->extra.newest_child;
   const Index::Entry* entry = index_.Find(id);
-  while (entry != nullptr && entry->key.second < parent_tick && Abandon(id)) {
+  while (entry != nullptr && entry->extra.last_touch < parent_touch && Abandon(id)) {
     id = entry->extra.newest_child;
     entry = index_.Find(id);
   }

@@ -143,6 +143,34 @@ TEST(BranchLruPolicyTest, AHintSharedByConcurrentSessionsNeverAbandons) {
   for (BlobId id = 20; id <= b_tail; ++id) EXPECT_FALSE(policy.abandoned(id)) << id;
 }
 
+TEST(BranchLruPolicyTest, AHintThatNamesABlobIsARootNotASession) {
+  // store/core passes the sequence's root blob as the hint: shared by every session that
+  // starts with the same prompt, so a "fork" under it is another session.
+  BranchLruPolicy policy;
+  policy.OnInsert(1, Blob(0, /*session=*/1));  // the root itself
+  policy.OnInsert(2, Blob(1, 1));
+  for (BlobId id : {1, 2}) policy.OnAccess(id);
+  policy.OnInsert(3, Blob(2, 1));  // a continuation
+  for (BlobId id : {1, 2}) policy.OnAccess(id);
+  policy.OnInsert(4, Blob(1, 1));  // would be a trusted fork if 1 were a session id
+  EXPECT_FALSE(policy.abandoned(3));
+}
+
+TEST(BranchLruPolicyTest, ASharedPrefixBroughtBackStaysShared) {
+  BranchLruPolicy policy;
+  policy.OnInsert(1, Blob(0));
+  policy.OnInsert(2, Blob(1));
+  policy.OnAccess(1);
+  policy.OnInsert(3, Blob(1));  // 1 has had two children: shared
+  for (BlobId id : {2, 3, 1}) policy.OnErase(id);
+  policy.OnInsert(1, Blob(0));  // back under the same id
+  policy.OnInsert(4, Blob(1));
+  policy.OnAccess(1);
+  policy.OnInsert(5, Blob(1));
+  EXPECT_FALSE(policy.abandoned(4));
+  EXPECT_EQ(policy.abandoned_marks(), 1u);  // only 2, the first time
+}
+
 TEST(BranchLruPolicyTest, OtherSessionsAndUnknownSessionsAreLeftAlone) {
   BranchLruPolicy policy;
   policy.OnInsert(1, Blob(0, 1));

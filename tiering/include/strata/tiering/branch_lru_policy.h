@@ -23,14 +23,20 @@
 //     (Compaction looks the same: the new chain starts from the shared prompt.) A hint is
 //     trusted only while S mostly continues its own tail (fewer than one fork per
 //     kContinuationsPerFork continuations, a continuation being an insert under the tail
-//     after a later request read it): a hint shared by concurrent sessions (a namespace, a
-//     root blob) forks on most requests, so it never abandons anything.
+//     after a later request read it): a hint shared by concurrent sessions (a namespace)
+//     forks on most requests, so it never abandons anything. A hint equal to the blob's own
+//     id or to a tracked blob's id is taken for a root blob (store/core passes the
+//     sequence's root today) and ignored: every session under one system prompt shares it.
+//     So a session id must not be drawn from the BlobId space.
 //   * Bypassed only child (no hint needed): OnInsert of a blob under a parent P that had
 //     exactly one child C before (ever, while P was tracked), when P was touched after C
 //     (the current request read P but went elsewhere). C and its newest descendants that
 //     were not touched since P was are abandoned. "Ever one child" keeps a shared prefix
 //     (a system prompt read by many sessions) from abandoning its sessions: only the
-//     second session that ever continues a given prefix can misfire, once.
+//     second session that ever continues a given prefix can misfire, once. The policy
+//     remembers the ids of recently erased blobs that had two children (a FIFO of
+//     max(1024, tracked / 4) ids), so a shared prefix evicted and brought back under the
+//     same id stays shared.
 // Both walks mark each blob at most once per touch, so they add O(log n) amortized per
 // event; every event is O(log n) (LeafFirstIndex).
 //
@@ -41,12 +47,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 #include "strata/tiering/eviction_policy.h"
 #include "strata/tiering/leaf_first_index.h"
@@ -81,8 +89,10 @@ class BranchLruPolicy final : public EvictionPolicy {
   using Key = std::pair<uint8_t, uint64_t>;
   struct Extra {
     uint64_t session_hint = 0;
+    uint64_t last_touch = 0;     // tick of the last OnInsert or OnAccess
     BlobId newest_child = 0;     // the child inserted last, 0 = none (or erased)
     uint32_t children_ever = 0;  // children inserted while this blob was tracked
+    bool abandoned = false;
   };
   struct SessionTail {
     BlobId blob = 0;
@@ -104,6 +114,11 @@ class BranchLruPolicy final : public EvictionPolicy {
 
   Index index_;
   absl::flat_hash_map<uint64_t, SessionTail> tails_;
+  // Recently erased blobs that had two or more children: if one comes back it is still a
+  // shared prefix. FIFO, at most max(kMinErasedShared, size() / 4) entries.
+  static constexpr uint64_t kMinErasedShared = 1024;
+  absl::flat_hash_set<BlobId> erased_shared_;
+  std::deque<BlobId> erased_shared_order_;
   uint64_t clock_ = 0;
   uint64_t abandoned_marks_ = 0;
 };

@@ -62,7 +62,9 @@ struct BlobTraits {
   // a client-supplied session id, or coarser (the namespace, the root blob); 0 = unknown.
   // BranchLruPolicy uses it to notice a session moving to another branch; it trusts a hint
   // only while the hint behaves like one session (mostly continuing its own latest blob),
-  // so a coarse hint costs nothing but gains nothing either.
+  // so a coarse hint costs nothing but gains nothing either; a hint equal to a tracked
+  // BlobId is read as a root blob, not a session. A per-session id (e.g. a hash of a
+  // client's conversation id) is what lets it notice forks and compaction.
   uint64_t session_hint = 0;
 
   // Pages from the root to the end of this blob.
