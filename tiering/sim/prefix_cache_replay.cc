@@ -11,6 +11,8 @@
 namespace strata::tiering::sim {
 namespace {
 
+constexpr uint64_t kSessionHintBit = uint64_t{1} << 63;
+
 // One cached block of the modelled tier.
 struct CachedBlock {
   BlobId parent = 0;
@@ -56,7 +58,8 @@ class PrefixCacheModel {
       case SessionHints::kNone:
         break;
       case SessionHints::kSession:
-        traits.session_hint = request.session;
+        // Kept apart from block ids: a policy may take a hint equal to a BlobId for a root.
+        traits.session_hint = request.session == 0 ? 0 : kSessionHintBit | request.session;
         break;
       case SessionHints::kRoot:
         traits.session_hint = n > 0 ? blocks[0] : 0;

@@ -197,9 +197,9 @@ class RecordingPolicy final : public EvictionPolicy {
 
 TEST(PrefixCacheReplayTest, PoliciesGetTheBlockTraitsAndTheChosenSessionHint) {
   const ReplayTrace trace = MakeTrace({{7, 8, 9}}, /*session=*/42);
-  for (const auto& [hints, expected] :
-       {std::pair{SessionHints::kNone, BlobId{0}}, std::pair{SessionHints::kSession, BlobId{42}},
-        std::pair{SessionHints::kRoot, BlobId{7}}}) {
+  for (const auto& [hints, expected] : {std::pair{SessionHints::kNone, BlobId{0}},
+                                        std::pair{SessionHints::kSession, (BlobId{1} << 63) | 42},
+                                        std::pair{SessionHints::kRoot, BlobId{7}}}) {
     RecordingPolicy policy;
     ReplayOptions options;
     options.capacity_bytes = 3000;

@@ -36,7 +36,8 @@ namespace strata::tiering::sim {
 // What BlobTraits::session_hint carries in a replay.
 enum class SessionHints {
   kNone,     // 0: the policy learns nothing about sessions
-  kSession,  // the request's session id (synthetic traces; 0 where the trace has none)
+  kSession,  // the request's session id with bit 63 set, so that it is never a block id
+             // (synthetic traces; 0 where the trace has none)
   kRoot,     // the request's first block, as the node engine passes its root blob
 };
 
