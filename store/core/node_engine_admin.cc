@@ -32,6 +32,10 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
   switch (tier) {
     case TierState::kDram:
       MoveOutOfDram(bytes, &reply);
+      if (reply.demotions_failed > 0) {
+        LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
+                     << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
+      }
       return reply;
     case TierState::kSsd: {
       if (ssd_ == nullptr) break;

@@ -231,7 +231,8 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
         if (!status.ok() || record->state != BlobState::kLinked) {
           ssd_->Free(targets[i]);
           if (!status.ok()) {
-            LOG(WARNING) << "demotion of " << record->key.ToHex() << " failed: " << status;
+            VLOG(1) << "demotion of " << record->key.ToHex() << " failed: " << status;
+            if (reply->demotions_failed++ == 0) reply->first_failure = status;
           }
           MaybeRelease(record);
           continue;
@@ -268,11 +269,17 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
 }
 
 void NodeEngine::MoverLoop() {
+  // After a round whose demotions all failed (a full or failing SSD), wait before the
+  // next one, doubling up to kMaxMoverBackoff; allocation pressure still frees DRAM
+  // without I/O meanwhile, so the node keeps serving from DRAM.
+  constexpr absl::Duration kFirstMoverBackoff = absl::Seconds(1);
+  constexpr absl::Duration kMaxMoverBackoff = absl::Seconds(60);
+  absl::Duration backoff = absl::ZeroDuration();
   while (!stop_reaper_.HasBeenNotified()) {
     uint64_t excess = 0;
     {
       absl::MutexLock lock(&mu_);
-      pressure_.WaitWithTimeout(&mu_, kMoverPoll);
+      pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));
       if (stop_reaper_.HasBeenNotified()) return;
       const tiering::TierStats stats = arena_->Stats();
       const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
@@ -282,6 +289,17 @@ void NodeEngine::MoverLoop() {
     if (excess == 0) continue;
     EvictReply reply;
     const uint64_t freed = MoveOutOfDram(excess, &reply);
+    if (reply.demotions_failed > 0 && freed == 0) {
+      backoff = std::clamp(backoff * 2, kFirstMoverBackoff, kMaxMoverBackoff);
+      LOG(WARNING) << "mover: nothing freed, next try in " << backoff << "; "
+                   << reply.demotions_failed << " demotions failed: " << reply.first_failure;
+    } else {
+      backoff = absl::ZeroDuration();
+      if (reply.demotions_failed > 0) {
+        LOG(WARNING) << "mover: " << reply.demotions_failed
+                     << " demotions failed: " << reply.first_failure;
+      }
+    }
     VLOG(1) << "mover: freed " << freed << " DRAM bytes (" << reply.blobs_demoted << " demoted, "
             << reply.blobs_dropped << " dropped)";
   }

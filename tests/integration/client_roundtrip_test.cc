@@ -220,12 +220,16 @@ TEST_P(ClientRoundTripTest, EvictedOrDeletedBetweenMatchAndReadIsAMiss) {
   std::vector<std::byte> kv(8 * page_bytes_);
   EXPECT_CODE(client_->Read(ns, match_a.segments, 8, Host(kv)), absl::StatusCode::kNotFound);
 
-  // Evicted after Match: NOT_FOUND too.
+  // Evicted after Match (no SSD tier: the bytes are dropped, the tokens kept): NOT_FOUND
+  // too, and a new Match finds the pages as TEXT, with nothing readable.
   ASSERT_OK_AND_ASSIGN(EvictResult evicted, client_->Evict(Tier::kDram, uint64_t{1} << 40));
   EXPECT_GE(evicted.bytes_freed, 8 * page_bytes_);
   EXPECT_CODE(client_->Read(ns, match_b.segments, 8, Host(kv)), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(MatchResult again, client_->Match(ns, b));
-  EXPECT_EQ(again.matched_pages, 0u);
+  EXPECT_EQ(again.matched_pages, 8u);
+  EXPECT_EQ(again.ReadablePages(), 0u);
+  ASSERT_EQ(again.segments.size(), 1u);
+  EXPECT_EQ(again.segments[0].tier, Tier::kText);
   EXPECT_EQ(client_->stats().checksum_failures, 0u);
 }
 

@@ -219,7 +219,7 @@ TEST_F(NodeRpcTest, TiersShowTheDramTierIndexAndEngine) {
   EXPECT_EQ(tiers.index().pages(), 0u);
 }
 
-TEST_F(NodeRpcTest, EvictDramFreesNothingOnAnEmptyNodeOtherTiersAreRefused) {
+TEST_F(NodeRpcTest, EvictDramFreesNothingOnAnEmptyNodeTiersItLacksAreRefused) {
   v1::EvictRequest evict;
   evict.set_tier(v1::TIER_DRAM);
   evict.set_bytes(1 << 20);
@@ -227,12 +227,16 @@ TEST_F(NodeRpcTest, EvictDramFreesNothingOnAnEmptyNodeOtherTiersAreRefused) {
   ASSERT_OK(Call(admin_->Evict(ContextWithDeadline().get(), evict, &evicted)));
   EXPECT_EQ(evicted.bytes_freed(), 0u);
   EXPECT_EQ(evicted.pages_evicted(), 0u);
-  for (v1::Tier tier : {v1::TIER_SSD, v1::TIER_HBM, v1::TIER_TEXT, v1::TIER_UNSPECIFIED}) {
+  // The shared node has no SSD tier (NodeProcess: --ssd_bytes=0) and no HBM tier.
+  for (v1::Tier tier : {v1::TIER_SSD, v1::TIER_HBM, v1::TIER_UNSPECIFIED}) {
     evict.set_tier(tier);
     EXPECT_CODE(Call(admin_->Evict(ContextWithDeadline().get(), evict, &evicted)),
                 absl::StatusCode::kInvalidArgument)
         << v1::Tier_Name(tier);
   }
+  evict.set_tier(v1::TIER_TEXT);  // TEXT records are deleted (none here)
+  ASSERT_OK(Call(admin_->Evict(ContextWithDeadline().get(), evict, &evicted)));
+  EXPECT_EQ(evicted.blobs_unlinked(), 0u);
 }
 
 // Drain is one-way, so it gets a node of its own.

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 
@@ -233,11 +234,13 @@ struct NodeTiers {
 };
 
 struct EvictReply {
-  uint64_t bytes_freed = 0;     // granted extent bytes returned to the tier (TEXT: token bytes)
-  uint64_t pages_evicted = 0;   // index pages removed (TEXT evictions only)
-  uint64_t blobs_unlinked = 0;  // blobs that left the index (TEXT evictions only)
-  uint64_t blobs_demoted = 0;   // DRAM evictions: blobs whose bytes moved to SSD
-  uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped (now TEXT)
+  uint64_t bytes_freed = 0;       // granted extent bytes returned to the tier (TEXT: token bytes)
+  uint64_t pages_evicted = 0;     // index pages removed (TEXT evictions only)
+  uint64_t blobs_unlinked = 0;    // blobs that left the index (TEXT evictions only)
+  uint64_t blobs_demoted = 0;     // DRAM evictions: blobs whose bytes moved to SSD
+  uint64_t blobs_dropped = 0;     // blobs whose bytes were dropped (now TEXT)
+  uint64_t demotions_failed = 0;  // SSD writes that failed (the blobs stay in DRAM)
+  absl::Status first_failure;     // the first of them
 };
 
 // What the engine found in its metadata store at Create (a restart).
