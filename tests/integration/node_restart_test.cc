@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
+#include "client/tools/rebuild_worker.h"
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 
@@ -215,6 +216,41 @@ TEST_F(NodeRestartTest, SsdBlobsComeBackAndDramOnlyBlobsBecomeText) {
   }
   // The refilled child was only in DRAM: TEXT again.
   EXPECT_EQ(TiersOf(sequences[1].child), std::vector<Tier>{Tier::kText});
+
+  // The TEXT blobs are rebuilt through the reference worker (RunRebuildWorker: pull the
+  // tasks, recompute with the ReferenceModel, put): byte-identical to what was written
+  // before the kill, with the original checksums.
+  std::vector<uint64_t> checksums_before;
+  for (const StoredSequence& s : sequences) {
+    ASSERT_OK_AND_ASSIGN(RebuildRequestResult requested, client_->RequestRebuild(s.child, true));
+    EXPECT_EQ(requested.queued, 1u);  // the child; its root is on SSD
+    EXPECT_EQ(requested.resident, 1u);
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, client_->Stat(s.child));
+    checksums_before.push_back(info.checksum);
+  }
+  ASSERT_OK(client_->RequestRebuild(lone.root, false).status());
+  tools::RebuildWorkerOptions worker;
+  worker.idle_exit = absl::ZeroDuration();  // stop when the queue is empty
+  const tools::RebuildWorkerSummary rebuilt =
+      tools::RunRebuildWorker(*client_, TestModel(), worker);
+  ASSERT_OK(rebuilt.status);
+  EXPECT_EQ(rebuilt.rebuilt, static_cast<uint64_t>(kSequences + 1));
+  EXPECT_EQ(rebuilt.checksum_mismatches, 0u);
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    const StoredSequence& s = sequences[i];
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, client_->Stat(s.child));
+    EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kDram});
+    EXPECT_EQ(info.checksum, checksums_before[i]);
+    ASSERT_OK_AND_ASSIGN(MatchResult match, client_->Match(ns, s.tokens));
+    ASSERT_EQ(match.ReadablePages(), kRootPages + kChildPages);
+    std::vector<std::byte> all(PagesBytes(ns.layout(), kRootPages + kChildPages));
+    ASSERT_OK(client_->Read(ns, match.segments, match.ReadablePages(), Host(all)));
+    EXPECT_TRUE(all == ModelBytes(s.tokens, 0, kRootPages + kChildPages)) << i;
+  }
+  std::vector<std::byte> lone_kv(lone.root_bytes.size());
+  ASSERT_OK(client_->Read(ns, {ReadRange{lone.root, 0, kRootPages}}, {Host(lone_kv)}));
+  EXPECT_TRUE(lone_kv == lone.root_bytes);
+  EXPECT_EQ(client_->stats().checksum_failures, 0u);
 }
 
 // Without metadata nothing survives, and a node refuses meta = false over a directory whose
