@@ -349,6 +349,10 @@ TEST(NodeEngineStressTest, ConcurrentWorkAcrossDramSsdAndText) {
   options.dram_high_watermark = 0.6;
   options.dram_low_watermark = 0.4;
   options.background_demotion = true;
+  // The policies meant to beat LRU, under concurrency and the engine's leaf-first rule.
+  options.dram_policy = "branch-lru";
+  options.ssd_policy = "gdsf";
+  options.admission = "reuse";
   tiering::io::MemoryBlockFileOptions file_options;
   file_options.size_bytes = 128 << 10;  // 32 extents: SSD pressure too
   file_options.async_completion = true;

@@ -56,6 +56,9 @@ NodeEngineOptions SmallOptions(Clock* clock, uint64_t dram_bytes) {
   options.reap_interval = absl::ZeroDuration();
   options.background_demotion = false;
   options.text_bytes = 0;  // a dropped blob leaves the index (tests of TEXT set a budget)
+  // The tests reason about LRU order; other policies are exercised by name where meant.
+  options.dram_policy = "lru";
+  options.ssd_policy = "lru";
   options.clock = clock;
   return options;
 }

@@ -38,7 +38,7 @@ struct BlobContent {
 BlobContent MakeBlob(const radix::Namespace& ns, uint32_t pages, uint64_t seed);
 
 // Small arena (1 MiB, 4 KiB granules), no reaper or mover thread, no TEXT tier (blobs
-// whose bytes are dropped leave the index), the given clock.
+// whose bytes are dropped leave the index), LRU in every tier, the given clock.
 NodeEngineOptions SmallOptions(Clock* clock, uint64_t dram_bytes = uint64_t{1} << 20);
 
 // Puts `blob` and commits it; returns the commit reply (or the first error). Writes the

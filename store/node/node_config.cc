@@ -146,7 +146,7 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_hugetlb); }},
       {{"dram_populate", "bool", "false", "fault every DRAM tier page in at start"},
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_populate); }},
-      {{"dram_policy", "policy", "lru", "eviction policy of the DRAM tier: lru, branch-lru, gdsf"},
+      {{"dram_policy", "policy", "branch-lru", "eviction policy of the DRAM tier: lru, branch-lru, gdsf"},
        [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->dram_policy); }},
       {{"dram_high_watermark", "fraction", "0.95",
         "DRAM use above this fraction starts background demotion (to SSD, else to TEXT)"},
@@ -177,7 +177,7 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->ssd_preallocate); }},
       {{"ssd_queue_depth", "integer", "32", "io_uring submission queue depth of the SSD tier"},
        [](auto k, auto v, NodeConfig* c) { return SetUint32(k, v, 1, 4096, &c->ssd_queue_depth); }},
-      {{"ssd_policy", "policy", "lru", "eviction policy of the SSD tier: lru, branch-lru, gdsf"},
+      {{"ssd_policy", "policy", "branch-lru", "eviction policy of the SSD tier: lru, branch-lru, gdsf"},
        [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->ssd_policy); }},
       {{"admission", "admission", "always",
         "which blobs leaving DRAM are written to SSD (else TEXT) and which SSD hits are "

@@ -134,8 +134,8 @@ TEST(SetNodeOptionTest, TierOptions) {
   EXPECT_EQ(config.ssd_bytes, uint64_t{2} << 30);
   EXPECT_TRUE(config.ssd_preallocate);
   EXPECT_EQ(config.ssd_queue_depth, 32u);
-  EXPECT_EQ(config.dram_policy, "lru");
-  EXPECT_EQ(config.ssd_policy, "lru");
+  EXPECT_EQ(config.dram_policy, "branch-lru");
+  EXPECT_EQ(config.ssd_policy, "branch-lru");
   EXPECT_EQ(config.text_bytes, uint64_t{64} << 20);
   EXPECT_EQ(config.rebuild_task_ttl, absl::Seconds(30));
   EXPECT_TRUE(config.meta);
@@ -205,7 +205,7 @@ TEST(SetNodeOptionTest, TierOptionErrorsNameTheKey) {
               absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(SetNodeOption("meta", "maybe", &config), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(SetNodeOption("meta_dir", "", &config), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(config.dram_policy, "lru");  // failed sets change nothing
+  EXPECT_EQ(config.dram_policy, "branch-lru");  // failed sets change nothing
   EXPECT_EQ(config.ssd_bytes, uint64_t{2} << 30);
 }
 

@@ -156,8 +156,8 @@ struct NodeEngineOptions {
   // change of a blob's durable state is written to it. none: nothing survives a restart.
   std::shared_ptr<meta::MetaStore> meta;
   // Eviction policies of the byte tiers (tiering::MakeEvictionPolicy names).
-  std::string dram_policy = "lru";
-  std::string ssd_policy = "lru";
+  std::string dram_policy = "branch-lru";
+  std::string ssd_policy = "branch-lru";
   // Admission (tiering::MakeAdmissionPolicy): whether a blob leaving DRAM is worth an SSD
   // write (else it drops to TEXT), and whether an SSD hit keeps a DRAM copy (else the copy
   // made to serve the read is dropped once the read's lease ends).

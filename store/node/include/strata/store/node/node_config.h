@@ -54,7 +54,7 @@ struct NodeConfig {
   // Largest blob a put may carry (<= 1 GiB).
   uint64_t max_blob_bytes = uint64_t{1} << 30;
   // Eviction policy of the DRAM tier (tiering::MakeEvictionPolicy names).
-  std::string dram_policy = "lru";
+  std::string dram_policy = "branch-lru";
   // Background demotion: when DRAM use passes the high watermark (a fraction of
   // dram_bytes), blobs leave DRAM (to SSD, else to TEXT) until it is at the low one.
   double dram_high_watermark = 0.95;
@@ -68,7 +68,7 @@ struct NodeConfig {
   std::string ssd_path;
   bool ssd_preallocate = true;
   uint32_t ssd_queue_depth = 32;
-  std::string ssd_policy = "lru";
+  std::string ssd_policy = "branch-lru";
   // Admission (tiering::MakeAdmissionPolicy): which blobs leaving DRAM are written to SSD
   // (the others drop to TEXT), and which SSD hits keep a copy in DRAM.
   std::string admission = "always";
