@@ -106,7 +106,9 @@ class AgentSession {
       return absl::Status(match.status().code(), "match: " + std::string(match.status().message()));
     auto t1 = Clock::now();
     report.match_ms = Ms(t0, t1);
-    const uint32_t cached = match->matched_pages;
+    // Pages with bytes on the node; TEXT pages after them (bytes dropped, tokens kept) are
+    // recomputed here like uncached ones.
+    const uint32_t cached = match->ReadablePages();
     report.cached_tokens = size_t{cached} * page_tokens;
     report.new_tokens = context.size() - report.cached_tokens;
 
@@ -153,8 +155,12 @@ class AgentSession {
       report.compute_ms = Ms(t3, t4);
       std::optional<Parent> parent;
       if (cached > 0) {
-        const Segment& last = match->segments.back();
-        parent = Parent{last.blob, cached};
+        // The blob holding the last readable page.
+        const Segment* last = nullptr;
+        for (const Segment& segment : match->segments) {
+          if (segment.seq_page_begin < cached) last = &segment;
+        }
+        parent = Parent{last->blob, cached};
       }
       absl::StatusOr<WriteResult> wrote =
           client_->Write(ns_, parent, tail, MemoryDescriptor::Host(blob.data(), blob.size()));
