@@ -116,7 +116,9 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
     if (!status.ok()) {
       arena_->Free(targets[i]);
       LOG(WARNING) << "promotion of " << record->key.ToHex() << " failed: " << status;
-      if (record->state == BlobState::kLinked && record->on_ssd() && !record->in_dram()) {
+      // Only lost bytes cost the SSD copy; a transient error (UNAVAILABLE) keeps it.
+      if (absl::IsDataLoss(status) && record->state == BlobState::kLinked && record->on_ssd() &&
+          !record->in_dram()) {
         if (record->children_with_bytes == 0) {
           EvictReply dropped;
           DropToTextLocked(record, &dropped);

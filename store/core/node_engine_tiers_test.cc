@@ -2,6 +2,7 @@
 // reports tier states and TEXT tokens, rebuild tasks refill TEXT blobs byte-identically,
 // SSD blobs are promoted on Read and a corrupt SSD copy is DATA_LOSS, never garbage.
 // The SSD tier is the real SsdTier over an in-memory, fault-injecting block file.
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -312,6 +313,24 @@ TEST_F(TiersTest, CorruptSsdCopyIsDataLossAndTheBlobBecomesText) {
   // The node keeps serving: the parent is intact.
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
   EXPECT_EQ(bytes, blobs_[0].bytes);
+}
+
+TEST_F(TiersTest, ReadErrorsOfTheSsdCopy) {
+  Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
+  const std::vector<radix::BlobKey> keys = PutChain(2, 750);
+  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  // A transient error (EBUSY: UNAVAILABLE) fails the read but keeps the SSD copy.
+  file_->InjectFault({.kind = tiering::io::BlockIoKind::kRead, .error_number = EBUSY});
+  EXPECT_CODE(ReadAll(keys[0]), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kSsd));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
+  EXPECT_EQ(bytes, blobs_[0].bytes);
+  // EIO loses the bytes: DATA_LOSS, and the leaf becomes TEXT.
+  file_->InjectFault({.kind = tiering::io::BlockIoKind::kRead, .error_number = EIO});
+  EXPECT_CODE(ReadAll(keys[1]), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
+  EXPECT_EQ(engine_->Tiers().leases, 0u);
+  EXPECT_EQ(engine_->Tiers().dram.used_bytes, 4096u);  // keys[0]'s copy; failed targets freed
 }
 
 TEST_F(TiersTest, FullSsdDropsOlderSsdBlobsToText) {

@@ -364,8 +364,9 @@ class NodeEngine {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Copies the SSD bytes of `records` (each SSD-only, moving, held) into fresh DRAM
   // extents without the lock, verifies every chunk checksum and attaches them. A record
-  // whose bytes fail to read or verify loses its SSD copy (becomes TEXT); the first such
-  // failure is returned (DATA_LOSS, or the tier's error).
+  // whose bytes are lost (a checksum mismatch, or the tier's DATA_LOSS: EIO, short read)
+  // loses its SSD copy (becomes TEXT); after a transient error it keeps it. The first
+  // failure is returned.
   absl::Status PromoteLocked(const std::vector<BlobRecord*>& records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Allocates `bytes` in the arena, freeing DRAM as needed (FreeDramLocked).
