@@ -6,8 +6,9 @@
 //   the namespace registry (h_0 -> Namespace; one radix::RadixTree per page size, each
 //   namespace a root in it), the DRAM tier (tiering::DramArena), the blob table (one
 //   record per blob: key, namespace, parent, start hash, own tokens, checksums, extent,
-//   pages in the index, leases...), the lease table, the pending puts, and a reaper
-//   thread. The Clock is borrowed (options.clock).
+//   pages in the index, leases...), the lease table, the pending puts, the tier policies,
+//   the rebuild queue, a reaper thread and a mover thread. Shared with the node: the SSD
+//   tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
 //
 // Blob life cycle
 //   BeginPut -> pending (bytes arriving; invisible to every reader) -> CommitPut ->
@@ -27,13 +28,16 @@
 //   background thread calls it every options.reap_interval, so a dead client leaks
 //   nothing. A call naming an expired lease or put answers NOT_FOUND even before reaping.
 //
-// Eviction
-//   When an extent does not fit, the engine evicts index pages in batches with
-//   RadixTree::Evict (LRU; nodes of leased blobs rank last, pinned nodes never go), frees
-//   the bytes of every blob whose last page left the index and that nothing holds, and
-//   retries; RESOURCE_EXHAUSTED when nothing more can go. Evict() does the same on
-//   request. Evictions are counted in the DRAM tier's TierCounters; so are hits (ranges
-//   Read) and misses (Reads that named a blob no longer in the index).
+// Tiers and eviction (store/core/README.md, "Tier states", "Eviction")
+//   A linked blob's bytes are in DRAM, on SSD (options.ssd), both, or nowhere (TEXT:
+//   tokens and checksums kept, Match returns the tokens, Read is a miss). Eviction is per
+//   blob through one tiering::EvictionPolicy per tier, leaf-first, and never touches
+//   pinned paths, leased or held blobs, or blobs being moved. Allocation pressure frees
+//   DRAM without I/O (drops DRAM copies of SSD blobs, or leaves to TEXT); a background
+//   mover (and Evict(kDram)) demotes to SSD between the watermarks, I/O outside the lock;
+//   Read promotes SSD-only blobs, verifying every chunk. TEXT over options.text_bytes is
+//   deleted from the index, leaf-first. Hits, misses, evictions, promotions and
+//   demotions are counted in each tier's TierCounters.
 //
 // Thread safety
 //   Every method is thread-safe. One absl::Mutex guards the engine's tables (Match, Stat,
