@@ -20,6 +20,12 @@ pkg_check_modules(UCX REQUIRED IMPORTED_TARGET ucx)
 find_package(RocksDB CONFIG REQUIRED)
 # SSD tier: liburing (tiering/io only).
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
+# HTTP endpoint: cpp-httplib (store/http only). Debian builds it as a shared library; its
+# pkg-config flags (TLS, zlib, brotli support) must match the library's class layouts.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# PNG plots: libpng (client/plot only).
+find_package(PNG REQUIRED)
+find_program(STRATA_PROMTOOL promtool)
 message(STATUS "strata: gRPC ${gRPC_VERSION}, protobuf ${Protobuf_VERSION}, UCX ${UCX_VERSION}, "
                "RocksDB ${RocksDB_VERSION}, liburing ${URING_VERSION}, xxHash ${XXHASH_VERSION}")
 

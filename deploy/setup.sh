@@ -17,8 +17,12 @@ PACKAGES=(
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libucx-dev librocksdb-dev liburing-dev
+  # store/http's server (cpp-httplib) and client/plot's PNG writer
+  libcpp-httplib-dev libpng-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # promtool: the tests check /metrics and deploy/prometheus with Prometheus's own parser
+  prometheus
 )
 
 if [[ "${1:-}" == "--bench" ]]; then
