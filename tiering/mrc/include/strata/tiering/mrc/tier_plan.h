@@ -1,0 +1,50 @@
+// PlanTiers: per-tier views of one byte-weighted miss-ratio curve, for capacity planners
+// (the node's /v1/tiers, `strata capacity`).
+//
+// The tiers form one LRU hierarchy — DRAM, then SSD, then TEXT — so the cumulative hit
+// ratio through a tier is the curve H at the sum of the capacities up to that tier:
+//   dram: H(d)              for d on a grid up to ~2x max(current DRAM, working set);
+//   ssd:  H(dram + s)       for s on a grid up to ~2x max(current SSD, working set);
+//   text: H(dram + ssd + t) (a TEXT hit is a page whose tokens are known and whose KV bytes
+//         are recomputed; t is the TEXT budget converted to KV bytes).
+// Each view's points hold the current capacity too. `recommended` is the smallest capacity
+// on the view whose hit ratio is within 1 percentage point of the best the view reaches;
+// `advice` says in one sentence what moving to it does, e.g.
+//   "DRAM 8 GiB -> 12 GiB raises the expected hit rate from 61.0% to 74.0%".
+// A tier with capacity 0 (no SSD, no TEXT) gets no view; DRAM always gets one.
+//
+// Pure function; thread-safe. Errors: none (an empty curve plans to hit ratio 0).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/tiering/mrc/miss_ratio_curve.h"
+
+namespace strata::tiering::mrc {
+
+struct TierCapacities {
+  uint64_t dram_bytes = 0;
+  uint64_t ssd_bytes = 0;           // 0: no SSD tier
+  uint64_t text_kv_equivalent = 0;  // TEXT budget converted to KV bytes (0: no TEXT tier)
+};
+
+struct TierCurve {
+  std::string tier;                // "dram", "ssd", "text"
+  uint64_t capacity_bytes = 0;     // this tier's current capacity (for text: kv-equivalent)
+  double expected_hit_ratio = 0;   // cumulative hit ratio through this tier at its capacity
+  std::vector<CurvePoint> points;  // cumulative hit ratio vs THIS tier's capacity, the
+                                   // faster tiers fixed at their current capacities
+  CurvePoint recommended;          // smallest capacity within 1 percentage point of the view's best
+  std::string advice;              // one plain sentence
+};
+
+// REQUIRES: points > 0.
+std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapacities& capacities,
+                                 uint32_t points = 32);
+
+// "8 GiB", "1.5 MiB", "512 B": the unit PlanTiers' advice uses.
+std::string FormatBytes(uint64_t bytes);
+
+}  // namespace strata::tiering::mrc
