@@ -43,7 +43,7 @@ struct MissRatioCurve {
 
 // `points` evenly spaced capacities: max_bytes * i / points for i = 1..points (rounded
 // down), so the last is max_bytes. Capacities repeat when max_bytes < points.
-// REQUIRES: points > 0.
+// REQUIRES: points > 0 (0 gives an empty grid).
 std::vector<uint64_t> CapacityGrid(uint64_t max_bytes, uint32_t points);
 
 // Mean over `capacities` of |a.HitRatioAt(c) - b.HitRatioAt(c)|; 0 when capacities is empty.

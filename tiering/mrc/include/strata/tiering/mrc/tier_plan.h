@@ -11,7 +11,8 @@
 // on the view whose hit ratio is within 1 percentage point of the best the view reaches;
 // `advice` says in one sentence what moving to it does, e.g.
 //   "DRAM 8 GiB -> 12 GiB raises the expected hit rate from 61.0% to 74.0%".
-// A tier with capacity 0 (no SSD, no TEXT) gets no view; DRAM always gets one.
+// A tier with capacity 0 (no SSD, no TEXT) gets no view; DRAM always gets one. A curve of
+// no accesses recommends the current capacities and says so.
 //
 // Pure function; thread-safe. Errors: none (an empty curve plans to hit ratio 0).
 #pragma once

@@ -1,0 +1,185 @@
+// tiering_mrc_bench: what the live miss-ratio curve costs on the request path, and how
+// close its SHARDS estimate comes to the exact curve.
+//
+//   BM_ShardsAccess/<s_max>    ns per ShardsMrc::Access over the Mooncake block stream
+//                              (a synthetic Zipf stream without the trace), at steady
+//                              state (the rate already adapted); `sampled` is the share
+//                              of accesses that took the sampled (locked) path. Also run
+//                              with 2 threads sharing one ShardsMrc.
+//   BM_ChainPageHash           the prefix hash of one 512-token page (radix::ChainPageHash),
+//                              which the node computes anyway for every page it looks up:
+//                              the yardstick for the overhead above.
+//   BM_ExactAccess             ns per ExactMrc::Access over the same stream (offline only).
+//   BM_Accuracy/<s_max>/<trace> MAE and max absolute error of the SHARDS curve against the
+//                              exact one on a 50-point grid up to the working set;
+//                              trace 0 = Mooncake conversation trace, 1 = seeded agentic,
+//                              2 = Zipf(0.9) over 200k keys with sizes of 1-64 KiB.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+
+#include "strata/radix/prefix_hash.h"
+#include "strata/tiering/mrc/exact_mrc.h"
+#include "strata/tiering/mrc/shards_mrc.h"
+#include "strata/tiering/sim/agentic_trace.h"
+#include "strata/tiering/sim/mooncake_trace.h"
+
+#ifndef STRATA_MOONCAKE_TRACE
+#define STRATA_MOONCAKE_TRACE ""
+#endif
+
+namespace strata::tiering::mrc {
+namespace {
+
+constexpr uint64_t kKvBytesPerToken = 128 * 1024;  // an 8B-class model, fp16
+constexpr uint32_t kPageTokens = 512;
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct Access {
+  uint64_t key;
+  uint64_t bytes;
+};
+
+std::vector<Access> BlockStream(const sim::ReplayTrace& trace) {
+  std::vector<Access> stream;
+  for (const sim::ReplayRequest& request : trace.requests) {
+    for (size_t i = 0; i < request.blocks.size(); ++i) {
+      const uint64_t tokens =
+          i + 1 == request.blocks.size() ? request.last_block_tokens : trace.block_tokens;
+      stream.push_back({Mix(request.blocks[i]), tokens * kKvBytesPerToken});
+    }
+  }
+  return stream;
+}
+
+std::vector<Access> ZipfStream(uint64_t seed, uint64_t keys, uint64_t accesses, double alpha) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> cdf(keys);
+  double sum = 0;
+  for (uint64_t k = 0; k < keys; ++k) cdf[k] = sum += 1.0 / std::pow(k + 1.0, alpha);
+  std::vector<uint64_t> sizes(keys);
+  for (uint64_t& s : sizes) s = 1024 * (1 + rng() % 64);
+  std::uniform_real_distribution<double> u(0, sum);
+  std::vector<Access> stream;
+  stream.reserve(accesses);
+  for (uint64_t i = 0; i < accesses; ++i) {
+    const uint64_t k = std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin();
+    stream.push_back({Mix(k + (seed << 40)), sizes[k]});
+  }
+  return stream;
+}
+
+std::string MooncakePath() {
+  const char* env = std::getenv("STRATA_MOONCAKE_TRACE");
+  return env != nullptr && *env != '\0' ? env : STRATA_MOONCAKE_TRACE;
+}
+
+// 0: Mooncake (Zipf if the file is missing), 1: agentic, 2: Zipf.
+const std::vector<Access>& Stream(int which) {
+  static const std::vector<Access>* streams[3] = {};
+  if (streams[which] != nullptr) return *streams[which];
+  std::vector<Access> stream;
+  if (which == 0 && std::ifstream(MooncakePath()).good()) {
+    auto trace = sim::LoadMooncakeTrace(MooncakePath());
+    if (trace.ok()) stream = BlockStream(*trace);
+  } else if (which == 1) {
+    auto trace = sim::GenerateAgenticTrace({.seed = 3, .sessions = 3000});
+    if (trace.ok()) stream = BlockStream(*trace);
+  }
+  if (stream.empty()) stream = ZipfStream(11, 200000, 1000000, 0.9);
+  streams[which] = new std::vector<Access>(std::move(stream));
+  return *streams[which];
+}
+
+void BM_ShardsAccess(benchmark::State& state) {
+  static ShardsMrc* shards = nullptr;
+  const std::vector<Access>& stream = Stream(0);
+  if (state.thread_index() == 0) {
+    delete shards;
+    shards = new ShardsMrc({.max_sampled_keys = static_cast<uint32_t>(state.range(0))});
+    for (const Access& a : stream) shards->Access(a.key, a.bytes);  // adapt the rate
+  }
+  // Google Benchmark starts the threads' loops together, after thread 0's setup.
+  size_t i = stream.size() * state.thread_index() / std::max(1, state.threads());
+  const uint64_t sampled_before = shards->Curve({1}).sampled_accesses;
+  for (auto _ : state) {
+    const Access& a = stream[i];
+    shards->Access(a.key, a.bytes);
+    if (++i == stream.size()) i = 0;
+  }
+  if (state.thread_index() == 0) {
+    const MissRatioCurve curve = shards->Curve({1});
+    state.counters["sampled"] =
+        benchmark::Counter(static_cast<double>(curve.sampled_accesses - sampled_before) /
+                           static_cast<double>(state.iterations() * state.threads()));
+    state.counters["rate"] = curve.sample_rate;
+  }
+}
+BENCHMARK(BM_ShardsAccess)->Arg(2048)->Arg(8192)->Arg(32768);
+BENCHMARK(BM_ShardsAccess)->Arg(8192)->Threads(2)->UseRealTime();
+
+void BM_ChainPageHash(benchmark::State& state) {
+  std::vector<radix::TokenId> page(kPageTokens);
+  std::mt19937 rng(1);
+  for (auto& t : page) t = static_cast<radix::TokenId>(rng() % 128000);
+  radix::PrefixHash hash{1, 2};
+  for (auto _ : state) {
+    hash = radix::ChainPageHash(hash, page);
+    benchmark::DoNotOptimize(hash);
+  }
+}
+BENCHMARK(BM_ChainPageHash);
+
+void BM_ExactAccess(benchmark::State& state) {
+  const std::vector<Access>& stream = Stream(0);
+  auto exact = std::make_unique<ExactMrc>();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Access& a = stream[i];
+    exact->Access(a.key, a.bytes);
+    if (++i == stream.size()) i = 0;
+  }
+  state.counters["keys"] = static_cast<double>(exact->distinct_keys());
+}
+BENCHMARK(BM_ExactAccess);
+
+void BM_Accuracy(benchmark::State& state) {
+  const std::vector<Access>& stream = Stream(static_cast<int>(state.range(1)));
+  ExactMrc exact;
+  for (const Access& a : stream) exact.Access(a.key, a.bytes);
+  const std::vector<uint64_t> grid = CapacityGrid(exact.working_set_bytes(), 50);
+  const MissRatioCurve truth = exact.Curve(grid);
+  MissRatioCurve estimate;
+  for (auto _ : state) {
+    ShardsMrc shards({.max_sampled_keys = static_cast<uint32_t>(state.range(0))});
+    for (const Access& a : stream) shards.Access(a.key, a.bytes);
+    estimate = shards.Curve(grid);
+  }
+  state.counters["accesses"] = static_cast<double>(stream.size());
+  state.counters["keys"] = static_cast<double>(exact.distinct_keys());
+  state.counters["rate"] = estimate.sample_rate;
+  state.counters["hit@ws"] = truth.points.back().hit_ratio;
+  state.counters["MAE"] = MeanAbsoluteError(truth, estimate, grid);
+  state.counters["max_err"] = MaxAbsoluteError(truth, estimate, grid);
+}
+BENCHMARK(BM_Accuracy)
+    ->ArgsProduct({{2048, 8192, 32768}, {0, 1, 2}})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace strata::tiering::mrc

@@ -1,0 +1,98 @@
+#include "strata/tiering/mrc/tier_plan.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace strata::tiering::mrc {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+MissRatioCurve HandMadeCurve() {
+  MissRatioCurve curve;
+  curve.points = {
+      {1 * kGiB, 0.2}, {2 * kGiB, 0.5}, {4 * kGiB, 0.7}, {8 * kGiB, 0.75}, {16 * kGiB, 0.755}};
+  curve.accesses = 1000;
+  curve.sampled_accesses = 1000;
+  curve.working_set_bytes = 16 * kGiB;
+  return curve;
+}
+
+void ExpectMonotone(const TierCurve& view) {
+  ASSERT_FALSE(view.points.empty());
+  for (size_t i = 1; i < view.points.size(); ++i) {
+    EXPECT_GT(view.points[i].capacity_bytes, view.points[i - 1].capacity_bytes);
+    EXPECT_GE(view.points[i].hit_ratio, view.points[i - 1].hit_ratio);
+  }
+}
+
+TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
+  const std::vector<TierCurve> plan =
+      PlanTiers(HandMadeCurve(),
+                {.dram_bytes = 4 * kGiB, .ssd_bytes = 4 * kGiB, .text_kv_equivalent = 8 * kGiB});
+  ASSERT_EQ(plan.size(), 3u);
+
+  const TierCurve& dram = plan[0];
+  EXPECT_EQ(dram.tier, "dram");
+  EXPECT_EQ(dram.capacity_bytes, 4 * kGiB);
+  EXPECT_DOUBLE_EQ(dram.expected_hit_ratio, 0.7);
+  ExpectMonotone(dram);
+  EXPECT_EQ(dram.points.back().capacity_bytes, 32 * kGiB);  // 2x the working set
+  EXPECT_EQ(dram.points.size(), 32u);                       // 1 GiB steps hold 4 GiB
+  // Best 0.755; within a point means >= 0.745, first reached on the grid at 8 GiB.
+  EXPECT_EQ(dram.recommended, (CurvePoint{8 * kGiB, 0.75}));
+  EXPECT_EQ(dram.advice, "DRAM 4 GiB -> 8 GiB raises the expected hit rate from 70.0% to 75.0%");
+
+  const TierCurve& ssd = plan[1];
+  EXPECT_EQ(ssd.tier, "ssd");
+  ExpectMonotone(ssd);
+  EXPECT_DOUBLE_EQ(ssd.expected_hit_ratio, 0.75);  // H(4 + 4 GiB)
+  EXPECT_DOUBLE_EQ(ssd.points[0].hit_ratio, HandMadeCurve().HitRatioAt(5 * kGiB));
+  EXPECT_EQ(ssd.recommended.capacity_bytes, 4 * kGiB);
+  EXPECT_EQ(ssd.advice,
+            "SSD 4 GiB is within 1 point of the best this curve reaches: expected hit rate "
+            "through SSD 75.0%");
+
+  const TierCurve& text = plan[2];
+  EXPECT_EQ(text.tier, "text");
+  ExpectMonotone(text);
+  EXPECT_DOUBLE_EQ(text.expected_hit_ratio, 0.755);  // H(16 GiB)
+  // H(8 GiB + 1 GiB) = 0.750625 is already within a point of 0.755.
+  EXPECT_EQ(text.recommended.capacity_bytes, 1 * kGiB);
+  EXPECT_NEAR(text.recommended.hit_ratio, 0.750625, 1e-12);
+  EXPECT_THAT(text.advice, HasSubstr("TEXT 8 GiB -> 1 GiB frees 7 GiB"));
+  EXPECT_THAT(text.advice, HasSubstr("75.1% instead of 75.5%"));
+}
+
+TEST(TierPlanTest, MissingTiersGetNoViewAndAnEmptyCurveSaysSo) {
+  const std::vector<TierCurve> only_dram = PlanTiers(HandMadeCurve(), {.dram_bytes = kGiB}, 8);
+  ASSERT_EQ(only_dram.size(), 1u);
+  EXPECT_EQ(only_dram[0].points.size(), 9u);  // 8 grid points + the current capacity
+  EXPECT_EQ(only_dram[0].recommended.capacity_bytes, 8 * kGiB);
+  EXPECT_THAT(only_dram[0].advice, HasSubstr("DRAM 1 GiB -> 8 GiB raises"));
+  EXPECT_THAT(only_dram[0].advice, HasSubstr("from 20.0% to 75.0%"));
+
+  const std::vector<TierCurve> empty =
+      PlanTiers(MissRatioCurve{}, {.dram_bytes = 8 * kGiB, .ssd_bytes = kGiB});
+  ASSERT_EQ(empty.size(), 2u);
+  EXPECT_EQ(empty[0].expected_hit_ratio, 0.0);
+  EXPECT_EQ(empty[0].recommended, (CurvePoint{8 * kGiB, 0.0}));
+  EXPECT_EQ(empty[0].advice, "DRAM 8 GiB: no accesses measured yet");
+  ExpectMonotone(empty[1]);
+}
+
+TEST(TierPlanTest, FormatBytes) {
+  EXPECT_EQ(FormatBytes(0), "0 B");
+  EXPECT_EQ(FormatBytes(512), "512 B");
+  EXPECT_EQ(FormatBytes(1536 * 1024), "1.5 MiB");
+  EXPECT_EQ(FormatBytes(12 * kGiB), "12 GiB");
+  EXPECT_EQ(FormatBytes(1536 * kGiB), "1.5 TiB");
+}
+
+}  // namespace
+}  // namespace strata::tiering::mrc
