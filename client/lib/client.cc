@@ -29,7 +29,12 @@ const ClientOptions& Client::options() const { return core_->options(); }
 
 absl::StatusOr<MatchResult> Client::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                           const CallOptions& call) {
-  return core_->Match(ns, tokens, core_->Deadline(call));
+  return core_->Match(ns, tokens, LookupPhase::kUnspecified, core_->Deadline(call));
+}
+
+absl::StatusOr<MatchResult> Client::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                          LookupPhase phase, const CallOptions& call) {
+  return core_->Match(ns, tokens, phase, core_->Deadline(call));
 }
 
 absl::Status Client::Read(const Namespace& ns, absl::Span<const ReadRange> ranges,

@@ -55,11 +55,13 @@ std::shared_ptr<const DataPlane::MemoryRegion> ClientCore::RegionFor(const void*
 }
 
 absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
-                                              absl::Time deadline) {
+                                              LookupPhase phase, absl::Time deadline) {
   STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
+  STRATA_ASSIGN_OR_RETURN(const v1::Phase wire_phase, ToProto(phase));
   v1::MatchRequest request;
   proto::ToProto(ns, request.mutable_ns());
   proto::TokensToProto(tokens, request.mutable_tokens());
+  request.set_phase(wire_phase);
   v1::MatchResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Match, request,
                                        &response, deadline, Retry::kUnavailable));

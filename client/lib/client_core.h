@@ -48,7 +48,7 @@ class ClientCore {
 
   // ---- client_core.cc
   absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
-                                    absl::Time deadline);
+                                    LookupPhase phase, absl::Time deadline);
   absl::StatusOr<DeleteResult> Delete(const BlobKey& key, absl::Time deadline);
   absl::Status Pin(const BlobKey& key, bool pin, absl::Time deadline);
   absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens, absl::Time deadline);

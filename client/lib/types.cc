@@ -23,6 +23,27 @@ std::string_view TierName(Tier tier) {
   return "unknown";
 }
 
+std::string_view LookupPhaseName(LookupPhase phase) {
+  switch (phase) {
+    case LookupPhase::kUnspecified:
+      return "unspecified";
+    case LookupPhase::kPrefill:
+      return "prefill";
+    case LookupPhase::kMidfill:
+      return "midfill";
+    case LookupPhase::kDecode:
+      return "decode";
+  }
+  return "unknown";
+}
+
+const TierCurveInfo* TiersInfo::CurveFor(Tier tier) const {
+  for (const TierCurveInfo& curve : curves) {
+    if (curve.tier == tier) return &curve;
+  }
+  return nullptr;
+}
+
 uint32_t MatchResult::ReadablePages() const {
   uint32_t pages = 0;
   for (const Segment& segment : segments) {

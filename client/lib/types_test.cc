@@ -54,6 +54,27 @@ TEST(TypesTest, TierNamesAndWireNumbers) {
   EXPECT_EQ(static_cast<int>(Tier::kDram), 2);  // strata.v1.Tier numbers
 }
 
+TEST(TypesTest, LookupPhaseNames) {
+  EXPECT_EQ(LookupPhaseName(LookupPhase::kUnspecified), "unspecified");
+  EXPECT_EQ(LookupPhaseName(LookupPhase::kPrefill), "prefill");
+  EXPECT_EQ(LookupPhaseName(LookupPhase::kMidfill), "midfill");
+  EXPECT_EQ(LookupPhaseName(LookupPhase::kDecode), "decode");
+  EXPECT_EQ(LookupPhaseName(static_cast<LookupPhase>(7)), "unknown");
+}
+
+TEST(TypesTest, CurveForFindsTheTiersCurve) {
+  TiersInfo info;
+  EXPECT_EQ(info.CurveFor(Tier::kDram), nullptr);
+  info.curves.push_back(TierCurveInfo{.tier = Tier::kSsd, .capacity_bytes = 7});
+  info.curves.push_back(TierCurveInfo{.tier = Tier::kDram, .capacity_bytes = 5});
+  ASSERT_NE(info.CurveFor(Tier::kDram), nullptr);
+  EXPECT_EQ(info.CurveFor(Tier::kDram)->capacity_bytes, 5u);
+  EXPECT_EQ(info.CurveFor(Tier::kSsd)->capacity_bytes, 7u);
+  EXPECT_EQ(info.CurveFor(Tier::kText), nullptr);
+  const LookupInfo lookups{.dram_hit_pages = 1, .ssd_hit_pages = 2, .text_hit_pages = 4};
+  EXPECT_EQ(lookups.HitPages(), 7u);
+}
+
 TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {
   const KvLayout layout{.num_layers = 3,
                         .num_kv_heads = 2,

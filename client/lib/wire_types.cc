@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,6 +19,14 @@ radix::BlobKey KeyOf(const v1::BlobKey& key) {
   return radix::BlobKey{radix::PrefixHash{key.hi(), key.lo()}};
 }
 
+std::vector<CurvePoint> PointsOf(const google::protobuf::RepeatedPtrField<v1::CurvePoint>& points) {
+  std::vector<CurvePoint> out;
+  out.reserve(points.size());
+  for (const v1::CurvePoint& p : points)
+    out.push_back(CurvePoint{p.capacity_bytes(), p.hit_ratio()});
+  return out;
+}
+
 }  // namespace
 
 v1::Tier ToProto(Tier tier) { return static_cast<v1::Tier>(static_cast<int>(tier)); }
@@ -28,6 +37,34 @@ absl::StatusOr<Tier> TierFromProto(int value, std::string_view field) {
         absl::StrCat(std::string(field), ": the node sent tier ", value, ", not a known tier"));
   }
   return static_cast<Tier>(value);
+}
+
+absl::StatusOr<v1::Phase> ToProto(LookupPhase phase) {
+  switch (phase) {
+    case LookupPhase::kUnspecified:
+      return v1::PHASE_UNSPECIFIED;
+    case LookupPhase::kPrefill:
+      return v1::PHASE_PREFILL;
+    case LookupPhase::kMidfill:
+      return v1::PHASE_MIDFILL;
+    case LookupPhase::kDecode:
+      return v1::PHASE_DECODE;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("phase: ", static_cast<int>(phase), " is not a LookupPhase"));
+}
+
+std::optional<LookupPhase> LookupPhaseFromProto(int value) {
+  switch (value) {
+    case v1::PHASE_PREFILL:
+      return LookupPhase::kPrefill;
+    case v1::PHASE_MIDFILL:
+      return LookupPhase::kMidfill;
+    case v1::PHASE_DECODE:
+      return LookupPhase::kDecode;
+    default:
+      return std::nullopt;
+  }
 }
 
 absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& response) {
@@ -96,13 +133,26 @@ absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response) 
     const v1::TierStats& t = response.tiers(i);
     auto tier = TierFromProto(t.tier(), absl::StrCat("tiers[", i, "].tier"));
     if (!tier.ok()) return tier.status();
-    out.tiers.push_back(TierInfo{*tier, t.capacity_bytes(), t.used_bytes(), t.free_bytes(),
-                                 t.blobs(), t.hits(), t.misses(), t.evictions(), t.promotions(),
-                                 t.demotions()});
+    out.tiers.push_back(TierInfo{.tier = *tier,
+                                 .capacity_bytes = t.capacity_bytes(),
+                                 .used_bytes = t.used_bytes(),
+                                 .free_bytes = t.free_bytes(),
+                                 .blobs = t.blobs(),
+                                 .hits = t.hits(),
+                                 .misses = t.misses(),
+                                 .evictions = t.evictions(),
+                                 .promotions = t.promotions(),
+                                 .demotions = t.demotions(),
+                                 .pages = t.pages()});
   }
   const v1::TextTierStats& text = response.text();
-  out.text = TextTierInfo{text.capacity_bytes(), text.used_bytes(), text.blobs(),
-                          text.drops(),          text.deletions(),  text.rebuilds()};
+  out.text = TextTierInfo{.capacity_bytes = text.capacity_bytes(),
+                          .used_bytes = text.used_bytes(),
+                          .blobs = text.blobs(),
+                          .drops = text.drops(),
+                          .deletions = text.deletions(),
+                          .rebuilds = text.rebuilds(),
+                          .pages = text.pages()};
   const v1::RebuildQueueStats& rebuild = response.rebuild();
   out.rebuild = RebuildQueueInfo{rebuild.queued(),    rebuild.in_flight(), rebuild.requested(),
                                  rebuild.completed(), rebuild.expired(),   rebuild.dropped()};
@@ -113,6 +163,37 @@ absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response) 
   out.engine = EngineInfo{e.namespaces(),    e.blobs(),   e.unlinked_blobs(), e.token_only_blobs(),
                           e.pending_puts(),  e.leases(),  e.matches(),        e.matched_pages(),
                           e.queried_pages(), e.draining()};
+  for (const v1::LookupStats& l : response.lookups()) {
+    const std::optional<LookupPhase> phase = LookupPhaseFromProto(l.phase());
+    if (!phase.has_value()) continue;  // a phase newer than this client: ignored
+    out.lookups.push_back(LookupInfo{.phase = *phase,
+                                     .lookups = l.lookups(),
+                                     .queried_pages = l.queried_pages(),
+                                     .dram_hit_pages = l.dram_hit_pages(),
+                                     .ssd_hit_pages = l.ssd_hit_pages(),
+                                     .text_hit_pages = l.text_hit_pages(),
+                                     .miss_pages = l.miss_pages()});
+  }
+  const v1::MissRatioCurve& mrc = response.mrc();
+  out.mrc.points = PointsOf(mrc.points());
+  out.mrc.accesses = mrc.accesses();
+  out.mrc.sampled_accesses = mrc.sampled_accesses();
+  out.mrc.sample_rate = mrc.sample_rate();
+  out.mrc.working_set_bytes = mrc.working_set_bytes();
+  for (const v1::TierCurve& c : response.curves()) {
+    if (!TierFromProto(c.tier(), "curves.tier").ok()) continue;  // newer than this client
+    TierCurveInfo curve{.tier = static_cast<Tier>(c.tier()),
+                        .capacity_bytes = c.capacity_bytes(),
+                        .expected_hit_ratio = c.expected_hit_ratio(),
+                        .points = PointsOf(c.points()),
+                        .recommended = std::nullopt,
+                        .advice = c.advice()};
+    if (c.has_recommended()) {
+      curve.recommended = CurvePoint{c.recommended().capacity_bytes(), c.recommended().hit_ratio()};
+    }
+    out.curves.push_back(std::move(curve));
+  }
+  out.token_bytes_per_kv_byte = response.token_bytes_per_kv_byte();
   return out;
 }
 

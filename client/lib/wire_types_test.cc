@@ -1,6 +1,7 @@
 // The client's conversions of node answers that carry tiers and rebuild tasks: TEXT segments
 // with their tokens, the TEXT tier and rebuild queue of Tiers, rebuild tasks (and the
-// INTERNAL for tasks whose shape does not add up).
+// INTERNAL for tasks whose shape does not add up), the per-tier pages, lookups by phase and
+// miss-ratio curves of Tiers, and phases to the wire.
 #include "client/lib/wire_types.h"
 
 #include <string>
@@ -102,6 +103,95 @@ TEST(WireTypesTest, TiersCarryTextTierAndRebuildQueue) {
   EXPECT_EQ(tiers.rebuild.completed, 4u);
   EXPECT_EQ(tiers.rebuild.expired, 5u);
   EXPECT_EQ(tiers.rebuild.dropped, 6u);
+}
+
+TEST(WireTypesTest, TiersCarryPagesLookupsAndCurves) {
+  v1::TiersResponse response;
+  v1::TierStats* dram = response.add_tiers();
+  dram->set_tier(v1::TIER_DRAM);
+  dram->set_capacity_bytes(4096);
+  dram->set_pages(11);
+  response.mutable_text()->set_pages(13);
+  const v1::Phase phases[] = {v1::PHASE_PREFILL, v1::PHASE_MIDFILL, v1::PHASE_DECODE,
+                              static_cast<v1::Phase>(9)};
+  for (int i = 0; i < 4; ++i) {
+    v1::LookupStats* l = response.add_lookups();
+    l->set_phase(phases[i]);
+    l->set_lookups(10 * i + 1);
+    l->set_queried_pages(10 * i + 9);
+    l->set_dram_hit_pages(10 * i + 2);
+    l->set_ssd_hit_pages(10 * i + 3);
+    l->set_text_hit_pages(10 * i + 1);
+    l->set_miss_pages(10 * i + 3);
+  }
+  v1::MissRatioCurve* mrc = response.mutable_mrc();
+  for (uint64_t c : {1024, 2048, 4096}) {
+    v1::CurvePoint* p = mrc->add_points();
+    p->set_capacity_bytes(c);
+    p->set_hit_ratio(static_cast<double>(c) / 8192);
+  }
+  mrc->set_accesses(1000);
+  mrc->set_sampled_accesses(10);
+  mrc->set_sample_rate(0.01);
+  mrc->set_working_set_bytes(8192);
+  v1::TierCurve* curve = response.add_curves();
+  curve->set_tier(v1::TIER_DRAM);
+  curve->set_capacity_bytes(4096);
+  curve->set_expected_hit_ratio(0.5);
+  *curve->mutable_points() = mrc->points();
+  curve->mutable_recommended()->set_capacity_bytes(8192);
+  curve->mutable_recommended()->set_hit_ratio(0.75);
+  curve->set_advice("grow dram");
+  v1::TierCurve* text = response.add_curves();
+  text->set_tier(v1::TIER_TEXT);                               // no recommendation
+  response.add_curves()->set_tier(static_cast<v1::Tier>(42));  // unknown: left out
+  response.set_token_bytes_per_kv_byte(0.25);
+
+  ASSERT_OK_AND_ASSIGN(TiersInfo tiers, TiersInfoFromProto(response));
+  ASSERT_EQ(tiers.tiers.size(), 1u);
+  EXPECT_EQ(tiers.tiers[0].pages, 11u);
+  EXPECT_EQ(tiers.text.pages, 13u);
+  ASSERT_EQ(tiers.lookups.size(), 3u);  // the unknown phase 9 is left out
+  EXPECT_EQ(tiers.lookups[0].phase, LookupPhase::kPrefill);
+  EXPECT_EQ(tiers.lookups[1].phase, LookupPhase::kMidfill);
+  EXPECT_EQ(tiers.lookups[2].phase, LookupPhase::kDecode);
+  EXPECT_EQ(tiers.lookups[2].lookups, 21u);
+  EXPECT_EQ(tiers.lookups[2].queried_pages, 29u);
+  EXPECT_EQ(tiers.lookups[2].dram_hit_pages, 22u);
+  EXPECT_EQ(tiers.lookups[2].ssd_hit_pages, 23u);
+  EXPECT_EQ(tiers.lookups[2].text_hit_pages, 21u);
+  EXPECT_EQ(tiers.lookups[2].miss_pages, 23u);
+  ASSERT_EQ(tiers.mrc.points.size(), 3u);
+  EXPECT_EQ(tiers.mrc.points[1], (CurvePoint{2048, 0.25}));
+  EXPECT_EQ(tiers.mrc.accesses, 1000u);
+  EXPECT_EQ(tiers.mrc.sampled_accesses, 10u);
+  EXPECT_DOUBLE_EQ(tiers.mrc.sample_rate, 0.01);
+  EXPECT_EQ(tiers.mrc.working_set_bytes, 8192u);
+  ASSERT_EQ(tiers.curves.size(), 2u);
+  const TierCurveInfo* d = tiers.CurveFor(Tier::kDram);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->capacity_bytes, 4096u);
+  EXPECT_DOUBLE_EQ(d->expected_hit_ratio, 0.5);
+  EXPECT_EQ(d->points, tiers.mrc.points);
+  ASSERT_TRUE(d->recommended.has_value());
+  EXPECT_EQ(*d->recommended, (CurvePoint{8192, 0.75}));
+  EXPECT_EQ(d->advice, "grow dram");
+  ASSERT_NE(tiers.CurveFor(Tier::kText), nullptr);
+  EXPECT_FALSE(tiers.CurveFor(Tier::kText)->recommended.has_value());
+  EXPECT_DOUBLE_EQ(tiers.token_bytes_per_kv_byte, 0.25);
+}
+
+TEST(WireTypesTest, PhasesToTheWire) {
+  EXPECT_EQ(ToProto(LookupPhase::kUnspecified).value(), v1::PHASE_UNSPECIFIED);
+  EXPECT_EQ(ToProto(LookupPhase::kPrefill).value(), v1::PHASE_PREFILL);
+  EXPECT_EQ(ToProto(LookupPhase::kMidfill).value(), v1::PHASE_MIDFILL);
+  EXPECT_EQ(ToProto(LookupPhase::kDecode).value(), v1::PHASE_DECODE);
+  const auto bad = ToProto(static_cast<LookupPhase>(4));
+  EXPECT_CODE(bad.status(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "phase: 4 is not a LookupPhase");
+  EXPECT_EQ(LookupPhaseFromProto(v1::PHASE_DECODE), LookupPhase::kDecode);
+  EXPECT_EQ(LookupPhaseFromProto(v1::PHASE_UNSPECIFIED), std::nullopt);
+  EXPECT_EQ(LookupPhaseFromProto(4), std::nullopt);
 }
 
 // Blob of sequence page 2 (one page) continuing a parent: 6 sequence tokens, 2 checksums.

@@ -202,5 +202,58 @@ TEST(LimitsTest, LargestListResponseFits) {
   ExpectFits("ListResponse", response);
 }
 
+void FillMaxPoints(google::protobuf::RepeatedPtrField<v1::CurvePoint>* points) {
+  for (size_t i = 0; i < kMaxCurvePoints; ++i) {
+    v1::CurvePoint* point = points->Add();
+    point->set_capacity_bytes(kU64Max);
+    point->set_hit_ratio(0.123456789);
+  }
+}
+
+TEST(LimitsTest, LargestTiersResponseFits) {
+  v1::TiersResponse response;
+  for (v1::Tier tier : {v1::TIER_HBM, v1::TIER_DRAM, v1::TIER_SSD}) {
+    v1::TierStats* stats = response.add_tiers();
+    stats->set_tier(tier);
+    stats->set_capacity_bytes(kU64Max);
+    stats->set_used_bytes(kU64Max);
+    stats->set_free_bytes(kU64Max);
+    stats->set_blobs(kU64Max);
+    stats->set_hits(kU64Max);
+    stats->set_misses(kU64Max);
+    stats->set_evictions(kU64Max);
+    stats->set_promotions(kU64Max);
+    stats->set_demotions(kU64Max);
+    stats->set_pages(kU64Max);
+  }
+  for (v1::Phase phase : {v1::PHASE_PREFILL, v1::PHASE_MIDFILL, v1::PHASE_DECODE}) {
+    v1::LookupStats* lookups = response.add_lookups();
+    lookups->set_phase(phase);
+    lookups->set_lookups(kU64Max);
+    lookups->set_queried_pages(kU64Max);
+    lookups->set_dram_hit_pages(kU64Max);
+    lookups->set_ssd_hit_pages(kU64Max);
+    lookups->set_text_hit_pages(kU64Max);
+    lookups->set_miss_pages(kU64Max);
+  }
+  FillMaxPoints(response.mutable_mrc()->mutable_points());
+  response.mutable_mrc()->set_accesses(kU64Max);
+  response.mutable_mrc()->set_sampled_accesses(kU64Max);
+  response.mutable_mrc()->set_sample_rate(1.0);
+  response.mutable_mrc()->set_working_set_bytes(kU64Max);
+  for (v1::Tier tier : {v1::TIER_HBM, v1::TIER_DRAM, v1::TIER_SSD, v1::TIER_TEXT}) {
+    v1::TierCurve* curve = response.add_curves();
+    curve->set_tier(tier);
+    curve->set_capacity_bytes(kU64Max);
+    curve->set_expected_hit_ratio(0.5);
+    FillMaxPoints(curve->mutable_points());
+    curve->mutable_recommended()->set_capacity_bytes(kU64Max);
+    curve->mutable_recommended()->set_hit_ratio(0.5);
+    curve->set_advice(std::string(kMaxAdviceBytes, 'a'));
+  }
+  response.set_token_bytes_per_kv_byte(0.001);
+  ExpectFits("TiersResponse", response);
+}
+
 }  // namespace
 }  // namespace strata::proto

@@ -149,6 +149,11 @@ class Client {
   // a known namespace with nothing cached is OK with matched_pages 0.
   absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                     const CallOptions& call = {});
+  // As above, telling the node the lookup's phase (types.h, LookupPhase): only its
+  // statistics (Tiers().lookups) depend on it; the answer is the same. The form above sends
+  // kUnspecified (the node infers the phase). INVALID_ARGUMENT a phase outside the enum.
+  absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                    LookupPhase phase, const CallOptions& call = {});
 
   // Reads ranges[i] (its pages of every layer) into destinations[i], which must be exactly
   // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of
@@ -261,6 +266,9 @@ class Client {
 
   // ---------------------------------------------------------------- node admin
 
+  // Every tier's capacity, occupancy and counts, Match's page hits and misses by phase, the
+  // node's live miss-ratio curve and, per tier, the hit ratio expected at its capacity and
+  // the capacity it recommends (types.h, TiersInfo). Fails only as every call does.
   absl::StatusOr<TiersInfo> Tiers(const CallOptions& call = {});
   // Evicts at least `bytes` from `tier` (less when nothing more can go): kDram moves blobs
   // to SSD or drops their bytes (they become kText); kSsd drops SSD copies; kText deletes

@@ -58,6 +58,19 @@ enum class Tier : int {
 // "hbm", "dram", "ssd", "text"; "unknown" for a value outside the enum.
 std::string_view TierName(Tier tier);
 
+// Where a Match stands in a request's life, as the caller knows it. Only the node's
+// statistics depend on it (hits and misses by phase, Client::Tiers): every phase gets the
+// same answer. Same numbers as strata.v1.Phase.
+enum class LookupPhase : int {
+  kUnspecified = 0,  // not said: the node infers it
+  kPrefill = 1,      // the first lookup of a request: its prompt
+  kMidfill = 2,      // a later chunk of a long prefill (chunked prefill)
+  kDecode = 3,       // a lookup while the request decodes (e.g. a new turn's prefix)
+};
+
+// "unspecified", "prefill", "midfill", "decode"; "unknown" for a value outside the enum.
+std::string_view LookupPhaseName(LookupPhase phase);
+
 // Matched pages [seq_page_begin, seq_page_begin + page_count) of a query are pages
 // [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages` pages.
 struct Segment {
@@ -227,6 +240,7 @@ struct TierInfo {
   uint64_t evictions = 0;
   uint64_t promotions = 0;
   uint64_t demotions = 0;
+  uint64_t pages = 0;  // index pages whose bytes this tier holds
 };
 
 struct IndexInfo {
@@ -260,6 +274,7 @@ struct TextTierInfo {
   uint64_t drops = 0;           // blobs whose bytes were dropped to TEXT
   uint64_t deletions = 0;       // TEXT records deleted (TEXT pressure or Evict(kText))
   uint64_t rebuilds = 0;        // TEXT blobs filled again by a put
+  uint64_t pages = 0;           // index pages in the TEXT state
 };
 
 // The node's rebuild queue.
@@ -272,14 +287,67 @@ struct RebuildQueueInfo {
   uint64_t dropped = 0;    // given up, or their blob went away
 };
 
+// Match's page hits and misses in one lookup phase. Each queried page counts once: in the
+// fastest tier that held it, or as a miss (queried_pages = hit pages + miss_pages).
+struct LookupInfo {
+  LookupPhase phase = LookupPhase::kPrefill;  // never kUnspecified (the node infers those)
+  uint64_t lookups = 0;                       // Match calls
+  uint64_t queried_pages = 0;                 // whole pages they asked for
+  uint64_t dram_hit_pages = 0;                // found with their bytes in DRAM
+  uint64_t ssd_hit_pages = 0;                 // found with their bytes only on SSD
+  uint64_t text_hit_pages = 0;                // found as TEXT (tokens only)
+  uint64_t miss_pages = 0;                    // not found
+
+  // dram + ssd + text hit pages.
+  uint64_t HitPages() const { return dram_hit_pages + ssd_hit_pages + text_hit_pages; }
+};
+
+// One point of a miss-ratio curve: the hit ratio (0..1) a cache of `capacity_bytes` would
+// have had on the node's sampled access stream.
+struct CurvePoint {
+  uint64_t capacity_bytes = 0;
+  double hit_ratio = 0;
+  friend bool operator==(const CurvePoint&, const CurvePoint&) = default;
+};
+
+// The node's live miss-ratio curve (SHARDS sampling of reuse distances): hit ratio against
+// capacity for its whole access stream. `points` is empty until enough was sampled.
+struct MissRatioCurveInfo {
+  std::vector<CurvePoint> points;  // ascending capacity
+  uint64_t accesses = 0;           // page accesses seen
+  uint64_t sampled_accesses = 0;   // of which sampled
+  double sample_rate = 0;          // sampling rate in use, (0, 1]
+  uint64_t working_set_bytes = 0;  // estimated distinct bytes accessed
+};
+
+// One tier's view of the curve: the hit ratio expected at its capacity now, the curve's
+// points, the capacity the node recommends (absent when it made none) and why, in words.
+struct TierCurveInfo {
+  Tier tier = Tier::kDram;
+  uint64_t capacity_bytes = 0;
+  double expected_hit_ratio = 0;
+  std::vector<CurvePoint> points;  // ascending capacity (TEXT: token bytes)
+  std::optional<CurvePoint> recommended;
+  std::string advice;  // one sentence for people
+};
+
 // Admin.Tiers: per byte tier (fastest first: DRAM, then SSD when the node has one), the
-// TEXT tier, the rebuild queue, the index and the engine.
+// TEXT tier, the rebuild queue, the index and the engine; Match's hits and misses by
+// phase; the live miss-ratio curve and each tier's view of it.
 struct TiersInfo {
   std::vector<TierInfo> tiers;
   TextTierInfo text;
   RebuildQueueInfo rebuild;
   IndexInfo index;
   EngineInfo engine;
+  std::vector<LookupInfo> lookups;  // prefill, midfill, decode (as the node sends them)
+  MissRatioCurveInfo mrc;
+  std::vector<TierCurveInfo> curves;  // empty while the node has no curve yet
+  // Bytes of token ids per byte of KV on the node (TEXT curves count token bytes); 0: unknown.
+  double token_bytes_per_kv_byte = 0;
+
+  // The curve of `tier`; nullptr when the node sent none for it.
+  const TierCurveInfo* CurveFor(Tier tier) const;
 };
 
 struct EvictResult {

@@ -32,6 +32,8 @@
 //                      layer range, over kMaxReadRanges grants
 //   StatResponse       one record with kMaxTokensPerRequest tokens        8.0 MiB
 //   ListResponse       kMaxListLimit records without tokens               0.6 MiB
+//   TiersResponse      every tier, kMaxCurvePoints points in the MRC      0.1 MiB
+//                      and in each tier's curve, kMaxAdviceBytes advice
 #pragma once
 
 #include <cstddef>
@@ -87,6 +89,12 @@ inline constexpr size_t kMaxChunksPerRead = size_t{1} << 20;
 // ListRequest.limit: 0 means the default; larger values are clamped.
 inline constexpr uint32_t kDefaultListLimit = 100;
 inline constexpr uint32_t kMaxListLimit = 1000;
+
+// TiersResponse: points of its miss-ratio curve (MissRatioCurve.points) and of each
+// TierCurve, and bytes of a TierCurve's advice. The node thins a longer curve to this many
+// points, evenly spaced and keeping both ends, and cuts longer advice at a UTF-8 boundary.
+inline constexpr size_t kMaxCurvePoints = 1024;
+inline constexpr size_t kMaxAdviceBytes = 1024;
 
 // Data plane: (offset, length) ranges in one FETCH active message
 // (store/dataplane/wire.h). A ReadGrant has at most kMaxLayers (1024) layer
