@@ -55,6 +55,7 @@ absl::Status ValidateOptions(const NodeEngineOptions& o) {
   if (o.max_rebuild_attempts == 0 || o.max_rebuild_queue == 0) {
     return absl::InvalidArgumentError("max_rebuild_attempts and max_rebuild_queue must be > 0");
   }
+  if (o.mrc_curve_points == 0) return absl::InvalidArgumentError("mrc_curve_points must be > 0");
   return absl::OkStatus();
 }
 
@@ -123,6 +124,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       clock_(clock),
       arena_(std::move(arena)),
       id_secret_(id_secret),
+      mrc_(tiering::mrc::ShardsOptions{.max_sampled_keys = std::max(options.mrc_sampled_keys, 1u)}),
       ssd_(options.ssd),
       dram_policy_(std::move(policies.dram)),
       ssd_policy_(std::move(policies.ssd)),
@@ -306,42 +308,52 @@ void NodeEngine::DropHold(uint64_t record_id) {
 // ------------------------------------------------------------------------- Match
 
 absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
-                                             absl::Span<const radix::TokenId> tokens) const {
+                                             absl::Span<const radix::TokenId> tokens,
+                                             LookupPhase phase) const {
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
-  absl::ReaderMutexLock lock(&mu_);
-  const NamespaceEntry* entry = registry_.Find(h0);
-  if (entry == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("namespace ", ns.ToString(), " is not known to this node"));
-  }
-  const radix::MatchResult match = entry->tree->Match(h0, tokens, /*pin=*/false);
   MatchReply reply;
-  reply.matched_pages = match.matched_pages;
-  reply.segments.reserve(match.segments.size());
-  for (const radix::MatchSegment& s : match.segments) {
-    const BlobRecord* record = table_.FindLinked(s.blob);
-    CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
-                             << ", which is not linked";
-    MatchedSegment segment{
-        s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record->pages, TierState::kDram,
-        {}};
-    if (!record->in_dram()) {
-      if (record->on_ssd()) {
-        segment.tier = TierState::kSsd;
-      } else {
-        segment.tier = TierState::kText;
-        const size_t page_tokens = ns.layout().page_tokens;
-        const auto own = absl::MakeConstSpan(record->tokens)
-                             .subspan(s.blob_page_offset * page_tokens, s.page_count * page_tokens);
-        segment.tokens.assign(own.begin(), own.end());
-      }
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    const NamespaceEntry* entry = registry_.Find(h0);
+    if (entry == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("namespace ", ns.ToString(), " is not known to this node"));
     }
-    reply.segments.push_back(std::move(segment));
+    const radix::MatchResult match = entry->tree->Match(h0, tokens, /*pin=*/false);
+    reply.matched_pages = match.matched_pages;
+    reply.segments.reserve(match.segments.size());
+    for (const radix::MatchSegment& s : match.segments) {
+      const BlobRecord* record = table_.FindLinked(s.blob);
+      CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
+                               << ", which is not linked";
+      MatchedSegment segment{s.blob,
+                             s.blob_page_offset,
+                             s.page_count,
+                             s.seq_page_begin,
+                             record->pages,
+                             TierState::kDram,
+                             {}};
+      if (!record->in_dram()) {
+        if (record->on_ssd()) {
+          segment.tier = TierState::kSsd;
+        } else {
+          segment.tier = TierState::kText;
+          const size_t page_tokens = ns.layout().page_tokens;
+          const auto own =
+              absl::MakeConstSpan(record->tokens)
+                  .subspan(s.blob_page_offset * page_tokens, s.page_count * page_tokens);
+          segment.tokens.assign(own.begin(), own.end());
+        }
+      }
+      reply.segments.push_back(std::move(segment));
+    }
   }
+  const uint32_t queried = radix::WholePages(tokens.size(), ns.layout().page_tokens);
   matches_.fetch_add(1, std::memory_order_relaxed);
-  matched_pages_.fetch_add(match.matched_pages, std::memory_order_relaxed);
-  queried_pages_.fetch_add(radix::WholePages(tokens.size(), ns.layout().page_tokens),
-                           std::memory_order_relaxed);
+  matched_pages_.fetch_add(reply.matched_pages, std::memory_order_relaxed);
+  queried_pages_.fetch_add(queried, std::memory_order_relaxed);
+  CountLookup(phase, queried, reply);
+  SampleLookup(h0, ns, tokens);
   return reply;
 }
 
@@ -375,6 +387,13 @@ NodeTiers NodeEngine::Tiers() const {
   tiers.matched_pages = matched_pages_.load(std::memory_order_relaxed);
   tiers.queried_pages = queried_pages_.load(std::memory_order_relaxed);
   tiers.draining = draining_;
+  table_.ForEach([&](const BlobRecord& r) {
+    if (r.state != BlobState::kLinked) return;
+    if (r.in_dram()) tiers.dram_pages += r.pages;
+    if (r.on_ssd()) tiers.ssd_pages += r.pages;
+    if (r.text_tracked) tiers.text_pages += r.pages;
+  });
+  FillLookupStats(&tiers);
   return tiers;
 }
 

@@ -19,6 +19,20 @@ std::string_view TierStateName(TierState state) {
   return "unknown";
 }
 
+std::string_view LookupPhaseName(LookupPhase phase) {
+  switch (phase) {
+    case LookupPhase::kUnspecified:
+      return "unspecified";
+    case LookupPhase::kPrefill:
+      return "prefill";
+    case LookupPhase::kMidfill:
+      return "midfill";
+    case LookupPhase::kDecode:
+      return "decode";
+  }
+  return "unknown";
+}
+
 tiering::TierKind TierKindOf(TierState state) {
   switch (state) {
     case TierState::kHbm:

@@ -89,6 +89,8 @@
 //   Tiers, ReapExpired never fail.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -123,6 +125,7 @@
 #include "strata/tiering/admission_policy.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/eviction_policy.h"
+#include "strata/tiering/mrc/shards_mrc.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::core {
@@ -180,6 +183,14 @@ struct NodeEngineOptions {
   uint32_t max_rebuild_attempts = 3;
   // Most tasks queued or in flight. REQUIRES: > 0.
   uint64_t max_rebuild_queue = uint64_t{1} << 20;
+
+  // ---- capacity planning
+  // Keys the SHARDS miss-ratio-curve estimator tracks (tiering::mrc::ShardsOptions::
+  // max_sampled_keys): more is more accurate and costs memory (~100 B a key) and time on
+  // sampled lookups. 0: no curve (Match skips the page hashing it needs).
+  uint32_t mrc_sampled_keys = 8192;
+  // Points per tier curve in Tiers(). REQUIRES: > 0.
+  uint32_t mrc_curve_points = 32;
 };
 
 class NodeEngine {
@@ -199,9 +210,12 @@ class NodeEngine {
   const NodeEngineOptions& options() const { return options_; }
 
   // ---- lookups
-  // Longest cached prefix of the whole pages of `tokens` in `ns`.
+  // Longest cached prefix of the whole pages of `tokens` in `ns`. Counts the query's page
+  // hits and misses under `phase` (inferred from the answer when kUnspecified) and feeds
+  // its pages to the miss-ratio-curve estimator (after the lock is dropped).
   absl::StatusOr<MatchReply> Match(const radix::Namespace& ns,
-                                   absl::Span<const radix::TokenId> tokens) const
+                                   absl::Span<const radix::TokenId> tokens,
+                                   LookupPhase phase = LookupPhase::kUnspecified) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- two-phase put
@@ -419,6 +433,27 @@ class NodeEngine {
   mutable std::atomic<uint64_t> matches_{0};
   mutable std::atomic<uint64_t> matched_pages_{0};
   mutable std::atomic<uint64_t> queried_pages_{0};
+  struct AtomicLookupCounts {
+    std::atomic<uint64_t> lookups{0};
+    std::atomic<uint64_t> queried_pages{0};
+    std::atomic<uint64_t> dram_hit_pages{0};
+    std::atomic<uint64_t> ssd_hit_pages{0};
+    std::atomic<uint64_t> text_hit_pages{0};
+    std::atomic<uint64_t> miss_pages{0};
+  };
+  mutable std::array<AtomicLookupCounts, kLookupPhases> lookups_;
+  // Counts one Match's pages by phase and tier.
+  void CountLookup(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply) const;
+  // Feeds the query's pages to mrc_ (page prefix hashes, KV bytes per page).
+  void SampleLookup(const radix::PrefixHash& h0, const radix::Namespace& ns,
+                    absl::Span<const radix::TokenId> tokens) const;
+  // Fills tiers->lookups, mrc, curves and token_bytes_per_kv_byte (the capacities from
+  // the tier stats already in *tiers).
+  void FillLookupStats(NodeTiers* tiers) const;
+  // The live miss-ratio curve of page lookups (thread-safe itself).
+  mutable tiering::mrc::ShardsMrc mrc_;
+  mutable std::atomic<uint64_t> mrc_kv_bytes_{0};     // KV bytes of pages fed to mrc_
+  mutable std::atomic<uint64_t> mrc_token_bytes_{0};  // their token bytes
 
   // ---- tiers
   const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier

@@ -9,6 +9,7 @@
 // A blob of pages [a, b) of its sequence has first_page = a and pages = b - a.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/radix_tree.h"
 #include "strata/radix/token_span.h"
+#include "strata/tiering/mrc/miss_ratio_curve.h"
+#include "strata/tiering/mrc/tier_plan.h"
 #include "strata/tiering/tier.h"
 #include "strata/tiering/tier_stats.h"
 
@@ -42,6 +45,18 @@ tiering::TierKind TierKindOf(TierState state);
 TierState TierStateOf(tiering::TierKind kind);
 
 // ---------------------------------------------------------------------------- Match
+
+// What a lookup is for, as its caller says (the wire's strata.v1.Phase). kUnspecified: the
+// engine infers it from the answer: nothing readable matched -> prefill; every whole page
+// of the query matched and readable but at most the last -> decode (a decode step re-reads
+// the whole context and appends a few tokens); otherwise -> midfill (new input onto a
+// cached prefix). Only statistics depend on it.
+enum class LookupPhase { kUnspecified, kPrefill, kMidfill, kDecode };
+inline constexpr int kLookupPhases = 3;  // prefill, midfill, decode
+// "unspecified", "prefill", "midfill" or "decode".
+std::string_view LookupPhaseName(LookupPhase phase);
+// The index of a phase in NodeTiers::lookups. REQUIRES: phase != kUnspecified.
+inline int LookupPhaseIndex(LookupPhase phase) { return static_cast<int>(phase) - 1; }
 
 // Matched pages [seq_page_begin, seq_page_begin + page_count) of the query are pages
 // [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages`
@@ -214,6 +229,19 @@ struct RebuildQueueStats {
   uint64_t dropped = 0;    // given up after max_rebuild_attempts, or their blob went away
 };
 
+// Page lookups (Match) of one phase: each whole page of a query is a hit in the fastest
+// tier holding it (TEXT: its tokens are known, its bytes are not) or a miss. A page after a
+// TEXT page still counts in its own tier (its bytes exist, though a prefix read stops at
+// the TEXT page).
+struct LookupCounts {
+  uint64_t lookups = 0;        // Match calls
+  uint64_t queried_pages = 0;  // whole pages asked for
+  uint64_t dram_hit_pages = 0;
+  uint64_t ssd_hit_pages = 0;
+  uint64_t text_hit_pages = 0;
+  uint64_t miss_pages = 0;  // queried_pages minus the hits
+};
+
 // Everything Tiers() reports: each tier's stats and the engine's own counts.
 struct NodeTiers {
   tiering::TierStats dram;
@@ -231,6 +259,20 @@ struct NodeTiers {
   uint64_t matched_pages = 0;  // pages found by them
   uint64_t queried_pages = 0;  // whole pages asked for by them
   bool draining = false;
+  // Pages of linked blobs per tier state (a blob in DRAM and on SSD counts in both).
+  uint64_t dram_pages = 0;
+  uint64_t ssd_pages = 0;
+  uint64_t text_pages = 0;
+  // Match's page hits and misses by phase (LookupPhaseIndex: prefill, midfill, decode).
+  std::array<LookupCounts, kLookupPhases> lookups;
+  // The live miss-ratio curve of page lookups (SHARDS over every Match's pages, weighted by
+  // KV bytes; an LRU estimate) and, from it, each tier's hit ratio at other capacities
+  // with a recommendation (tiering::mrc::PlanTiers). Empty before the first lookup.
+  tiering::mrc::MissRatioCurve mrc;
+  std::vector<tiering::mrc::TierCurve> curves;
+  // Token bytes per KV byte of the pages looked up (converts the TEXT budget to the
+  // curve's KV-byte capacities).
+  double token_bytes_per_kv_byte = 0;
 };
 
 struct EvictReply {

@@ -1,0 +1,115 @@
+// Lookup statistics: Match's page hits and misses by phase and tier, and the live
+// miss-ratio curve fed from every Match's pages (node_engine.h, "capacity planning").
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "strata/radix/prefix_hash.h"
+#include "strata/radix/token_span.h"
+#include "strata/store/core/node_engine.h"
+
+namespace strata::store::core {
+namespace {
+
+// The phase of a lookup its caller did not name, from its answer (node_engine_types.h).
+LookupPhase InferPhase(uint32_t queried_pages, const MatchReply& reply) {
+  uint32_t readable = 0;
+  for (const MatchedSegment& s : reply.segments) {
+    if (s.tier == TierState::kText) break;
+    readable += s.page_count;
+  }
+  if (readable == 0) return LookupPhase::kPrefill;
+  if (readable + 1 >= queried_pages) return LookupPhase::kDecode;
+  return LookupPhase::kMidfill;
+}
+
+uint64_t Load(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); }
+
+}  // namespace
+
+void NodeEngine::CountLookup(LookupPhase phase, uint32_t queried_pages,
+                             const MatchReply& reply) const {
+  if (phase == LookupPhase::kUnspecified) phase = InferPhase(queried_pages, reply);
+  uint64_t dram = 0;
+  uint64_t ssd = 0;
+  uint64_t text = 0;
+  for (const MatchedSegment& s : reply.segments) {
+    switch (s.tier) {
+      case TierState::kHbm:
+      case TierState::kDram:
+        dram += s.page_count;
+        break;
+      case TierState::kSsd:
+        ssd += s.page_count;
+        break;
+      case TierState::kText:
+        text += s.page_count;
+        break;
+    }
+  }
+  AtomicLookupCounts& c = lookups_[LookupPhaseIndex(phase)];
+  c.lookups.fetch_add(1, std::memory_order_relaxed);
+  c.queried_pages.fetch_add(queried_pages, std::memory_order_relaxed);
+  c.dram_hit_pages.fetch_add(dram, std::memory_order_relaxed);
+  c.ssd_hit_pages.fetch_add(ssd, std::memory_order_relaxed);
+  c.text_hit_pages.fetch_add(text, std::memory_order_relaxed);
+  const uint64_t hits = dram + ssd + text;
+  c.miss_pages.fetch_add(queried_pages > hits ? queried_pages - hits : 0,
+                         std::memory_order_relaxed);
+}
+
+void NodeEngine::SampleLookup(const radix::PrefixHash& h0, const radix::Namespace& ns,
+                              absl::Span<const radix::TokenId> tokens) const {
+  if (options_.mrc_sampled_keys == 0) return;
+  const uint32_t page_tokens = ns.layout().page_tokens;
+  const uint32_t pages = radix::WholePages(tokens.size(), page_tokens);
+  if (pages == 0) return;
+  // One access per page, keyed by the page's prefix hash h_i (names the page and its whole
+  // prefix, as the index does); no allocation per page.
+  const uint64_t page_bytes = ns.layout().BytesPerPage();
+  radix::PrefixHash h = h0;
+  for (uint32_t i = 0; i < pages; ++i) {
+    h = radix::ChainPageHash(h, tokens.subspan(size_t{i} * page_tokens, page_tokens));
+    mrc_.Access(h.lo ^ h.hi, page_bytes);
+  }
+  mrc_kv_bytes_.fetch_add(page_bytes * pages, std::memory_order_relaxed);
+  mrc_token_bytes_.fetch_add(uint64_t{pages} * page_tokens * sizeof(radix::TokenId),
+                             std::memory_order_relaxed);
+}
+
+void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
+  for (int i = 0; i < kLookupPhases; ++i) {
+    const AtomicLookupCounts& c = lookups_[i];
+    LookupCounts& out = tiers->lookups[i];
+    out.lookups = Load(c.lookups);
+    out.queried_pages = Load(c.queried_pages);
+    out.dram_hit_pages = Load(c.dram_hit_pages);
+    out.ssd_hit_pages = Load(c.ssd_hit_pages);
+    out.text_hit_pages = Load(c.text_hit_pages);
+    out.miss_pages = Load(c.miss_pages);
+  }
+  if (options_.mrc_sampled_keys == 0 || mrc_.accesses() == 0) return;
+  const uint64_t kv = Load(mrc_kv_bytes_);
+  const uint64_t token = Load(mrc_token_bytes_);
+  tiers->token_bytes_per_kv_byte = kv == 0 ? 0.0 : static_cast<double>(token) / kv;
+
+  tiering::mrc::TierCapacities capacities;
+  capacities.dram_bytes = tiers->dram.capacity_bytes;
+  capacities.ssd_bytes = tiers->ssd.has_value() ? tiers->ssd->capacity_bytes : 0;
+  if (tiers->token_bytes_per_kv_byte > 0) {
+    capacities.text_kv_equivalent =
+        static_cast<uint64_t>(tiers->text.capacity_bytes / tiers->token_bytes_per_kv_byte);
+  }
+  // The curve's own grid: up to twice the larger of the byte tiers' total and the working
+  // set, so a planner sees where it flattens.
+  const uint64_t total =
+      capacities.dram_bytes + capacities.ssd_bytes + capacities.text_kv_equivalent;
+  tiering::mrc::MissRatioCurve probe = mrc_.Curve({});
+  const uint64_t top = std::max<uint64_t>(2 * std::max(total, probe.working_set_bytes), 1);
+  const std::vector<uint64_t> grid =
+      tiering::mrc::CapacityGrid(top, std::max<uint32_t>(options_.mrc_curve_points, 1) * 4);
+  tiers->mrc = mrc_.Curve(grid);
+  tiers->curves = tiering::mrc::PlanTiers(tiers->mrc, capacities, options_.mrc_curve_points);
+}
+
+}  // namespace strata::store::core
