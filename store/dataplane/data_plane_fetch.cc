@@ -15,6 +15,7 @@ using transport::PeerId;
 
 void DataPlaneServer::OnFetch(PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
   counters_.fetch_requests.fetch_add(1, std::memory_order_relaxed);
+  const DoneTiming timing{&counters_.fetch_latency, std::chrono::steady_clock::now()};
   BeginRequest();
   absl::StatusOr<wire::FetchHeader> decoded = wire::DecodeFetchHeader(header);
   if (!decoded.ok()) {
@@ -24,7 +25,7 @@ void DataPlaneServer::OnFetch(PeerId from, absl::Span<const uint8_t> header, Inc
     return;
   }
   if (!data.is_rendezvous()) {
-    StartFetch(from, *decoded, data.eager_bytes());
+    StartFetch(from, *decoded, data.eager_bytes(), timing);
     return;
   }
   // A long range list (up to 64 KiB) may come by rendezvous: receive it first.
@@ -35,26 +36,27 @@ void DataPlaneServer::OnFetch(PeerId from, absl::Span<const uint8_t> header, Inc
     SendDone(
         from, wire::MessageType::kFetchDone, decoded->request_id,
         absl::InvalidArgumentError(absl::StrCat("FETCH: a range list of ", data.size(),
-                                                " bytes for ", decoded->range_count, " ranges")));
+                                                " bytes for ", decoded->range_count, " ranges")),
+        timing);
     return;
   }
   auto list = std::make_shared<std::vector<uint8_t>>(expected);
   const absl::Span<uint8_t> dest = absl::MakeSpan(*list);
-  data.Accept(dest, [this, from, fetch = *decoded, list](absl::Status status) {
+  data.Accept(dest, [this, from, fetch = *decoded, list, timing](absl::Status status) {
     if (!status.ok()) {
-      SendDone(from, wire::MessageType::kFetchDone, fetch.request_id, std::move(status));
+      SendDone(from, wire::MessageType::kFetchDone, fetch.request_id, std::move(status), timing);
       return;
     }
-    StartFetch(from, fetch, *list);
+    StartFetch(from, fetch, *list, timing);
   });
 }
 
 void DataPlaneServer::StartFetch(PeerId from, const wire::FetchHeader& header,
-                                 absl::Span<const uint8_t> payload) {
+                                 absl::Span<const uint8_t> payload, DoneTiming timing) {
   absl::StatusOr<std::vector<wire::ByteRange>> ranges = wire::DecodeFetchRanges(header, payload);
   if (!ranges.ok()) {
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
-    SendDone(from, wire::MessageType::kFetchDone, header.request_id, ranges.status());
+    SendDone(from, wire::MessageType::kFetchDone, header.request_id, ranges.status(), timing);
     return;
   }
   if (stopping_.load(std::memory_order_acquire)) {
@@ -67,6 +69,7 @@ void DataPlaneServer::StartFetch(PeerId from, const wire::FetchHeader& header,
   auto request = std::make_unique<FetchRequest>();
   request->request_id = header.request_id;
   request->lease_id = header.lease_id;
+  request->timing = timing;
   request->blobs.push_back(
       radix::BlobKey{radix::PrefixHash{.hi = header.key.hi, .lo = header.key.lo}});
   request->ranges = *std::move(ranges);
@@ -131,7 +134,7 @@ void DataPlaneServer::Pump(std::shared_ptr<PeerFetches> fetches) {
         EndRequest();
       } else {
         SendDone(fetches->peer, wire::MessageType::kFetchDone, finished->request_id,
-                 std::move(finished->status));
+                 std::move(finished->status), finished->timing);
       }
     }
   } while (fetches->pump_again);

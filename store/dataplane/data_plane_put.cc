@@ -13,6 +13,7 @@ using transport::PeerId;
 
 void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
   counters_.put_requests.fetch_add(1, std::memory_order_relaxed);
+  const DoneTiming timing{&counters_.put_latency, std::chrono::steady_clock::now()};
   BeginRequest();
   absl::StatusOr<wire::PutDataHeader> decoded = wire::DecodePutDataHeader(header);
   if (!decoded.ok()) {
@@ -25,7 +26,7 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
   absl::StatusOr<core::HeldSpan> target = engine_->PutTarget(put.put_id);
   if (!target.ok()) {
     data.Drop();
-    SendDone(from, wire::MessageType::kPutDone, put.request_id, target.status());
+    SendDone(from, wire::MessageType::kPutDone, put.request_id, target.status(), timing);
     return;
   }
   const uint64_t size = data.size();
@@ -34,7 +35,8 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
     SendDone(
         from, wire::MessageType::kPutDone, put.request_id,
         absl::OutOfRangeError(absl::StrCat("PUT_DATA: bytes [", put.offset, ", ", put.offset + size,
-                                           ") outside the blob's ", target->size(), " bytes")));
+                                           ") outside the blob's ", target->size(), " bytes")),
+        timing);
     return;
   }
   const absl::Span<uint8_t> dest(reinterpret_cast<uint8_t*>(target->data()) + put.offset, size);
@@ -42,11 +44,11 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
   // and is released before PUT_DONE so a CommitPut that follows it is not refused.
   data.Accept(
       dest,
-      [this, from, put, size, held = *std::move(target)](absl::Status status) mutable {
+      [this, from, put, size, timing, held = *std::move(target)](absl::Status status) mutable {
         if (status.ok()) status = engine_->PutReceived(put.put_id, put.offset, size);
         held.Reset();
         if (status.ok()) counters_.bytes_in.fetch_add(size, std::memory_order_relaxed);
-        SendDone(from, wire::MessageType::kPutDone, put.request_id, std::move(status));
+        SendDone(from, wire::MessageType::kPutDone, put.request_id, std::move(status), timing);
       },
       arena_region_.get());
 }

@@ -23,6 +23,7 @@ static_assert(std::endian::native == std::endian::little);
 
 void DataPlaneServer::OnRead(PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
   counters_.read_requests.fetch_add(1, std::memory_order_relaxed);
+  const DoneTiming timing{&counters_.read_latency, std::chrono::steady_clock::now()};
   BeginRequest();
   absl::StatusOr<wire::ReadHeader> decoded = wire::DecodeReadHeader(header);
   if (!decoded.ok()) {
@@ -33,7 +34,7 @@ void DataPlaneServer::OnRead(PeerId from, absl::Span<const uint8_t> header, Inco
     return;
   }
   if (!data.is_rendezvous()) {
-    StartRead(from, *decoded, data.eager_bytes());
+    StartRead(from, *decoded, data.eager_bytes(), timing);
     return;
   }
   // A long range list (up to 128 KiB) comes by rendezvous: receive it first.
@@ -44,26 +45,27 @@ void DataPlaneServer::OnRead(PeerId from, absl::Span<const uint8_t> header, Inco
     counters_.read_failures.fetch_add(1, std::memory_order_relaxed);
     SendDone(from, wire::MessageType::kFetchDone, decoded->request_id,
              absl::InvalidArgumentError(absl::StrCat("READ: a payload of ", data.size(),
-                                                     " bytes, the header announces ", expected)));
+                                                     " bytes, the header announces ", expected)),
+             timing);
     return;
   }
   auto list = std::make_shared<std::vector<uint8_t>>(expected);
   const absl::Span<uint8_t> dest = absl::MakeSpan(*list);
-  data.Accept(dest, [this, from, read = *decoded, list](absl::Status status) {
+  data.Accept(dest, [this, from, read = *decoded, list, timing](absl::Status status) {
     if (!status.ok()) {
       counters_.read_failures.fetch_add(1, std::memory_order_relaxed);
-      SendDone(from, wire::MessageType::kFetchDone, read.request_id, std::move(status));
+      SendDone(from, wire::MessageType::kFetchDone, read.request_id, std::move(status), timing);
       return;
     }
-    StartRead(from, read, *list);
+    StartRead(from, read, *list, timing);
   });
 }
 
 void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
-                                absl::Span<const uint8_t> payload) {
+                                absl::Span<const uint8_t> payload, DoneTiming timing) {
   auto refuse = [&](absl::Status status) {
     counters_.read_failures.fetch_add(1, std::memory_order_relaxed);
-    SendDone(from, wire::MessageType::kFetchDone, header.request_id, std::move(status));
+    SendDone(from, wire::MessageType::kFetchDone, header.request_id, std::move(status), timing);
   };
   absl::StatusOr<wire::ReadPayload> decoded = wire::DecodeReadPayload(header, payload);
   if (!decoded.ok()) {
@@ -135,6 +137,7 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
   request->request_id = header.request_id;
   request->lease_id = lease->lease_id;
   request->owns_lease = true;
+  request->timing = timing;
   std::vector<uint32_t> first_item(ranges.size() + 1, 0);
   uint32_t max_layer_end = 0;
   for (size_t i = 0; i < ranges.size(); ++i) {

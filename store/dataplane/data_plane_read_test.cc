@@ -101,6 +101,9 @@ TEST_F(DataPlaneReadTest, AServedReadReleasesItsLeaseWhenItsTransfersEnd) {
   // 4 layers, 4 layers merged into one message, 2 + 4 layers.
   EXPECT_EQ(stats.ranges_sent, 4u + 1u + 6u);
   EXPECT_EQ(stats.bytes_out, blob_.bytes.size() * 2 + blob_.bytes.size() / 4 * 2);
+  ASSERT_OK(server_->WaitIdle(absl::Seconds(5)));
+  EXPECT_EQ(server_->stats().read_latency.count, 3u);
+  EXPECT_EQ(server_->stats().fetch_latency.count, 0u);
 }
 
 TEST_F(DataPlaneReadTest, RefusalsArePreciseAndLeaveNoLease) {

@@ -106,6 +106,9 @@ DataPlaneStats DataPlaneServer::stats() const {
   out.peers_connected = get(counters_.peers_connected);
   out.peers_failed = get(counters_.peers_failed);
   out.sends_in_flight = get(counters_.sends_in_flight);
+  out.fetch_latency = counters_.fetch_latency.Snapshot();
+  out.read_latency = counters_.read_latency.Snapshot();
+  out.put_latency = counters_.put_latency.Snapshot();
   {
     absl::MutexLock lock(&idle_mu_);
     out.requests_in_flight = requests_in_flight_;
@@ -146,7 +149,7 @@ uint64_t DataPlaneServer::RequestIdOf(absl::Span<const uint8_t> header) {
 }
 
 void DataPlaneServer::SendDone(PeerId peer, wire::MessageType type, uint64_t request_id,
-                               absl::Status status) {
+                               absl::Status status, DoneTiming timing) {
   std::atomic<uint64_t>& failures =
       type == wire::MessageType::kFetchDone ? counters_.fetch_failures : counters_.put_failures;
   if (!status.ok()) {
@@ -160,10 +163,16 @@ void DataPlaneServer::SendDone(PeerId peer, wire::MessageType type, uint64_t req
     return;
   }
   const std::vector<uint8_t> header = wire::EncodeDone(type, request_id, status);
-  messenger_->Send(peer, static_cast<uint16_t>(type), header, {}, {}, [this](absl::Status sent) {
-    if (!sent.ok()) counters_.replies_failed.fetch_add(1, std::memory_order_relaxed);
-    EndRequest();
-  });
+  messenger_->Send(peer, static_cast<uint16_t>(type), header, {}, {},
+                   [this, timing](absl::Status sent) {
+                     if (!sent.ok())
+                       counters_.replies_failed.fetch_add(1, std::memory_order_relaxed);
+                     if (timing.histogram != nullptr) {
+                       timing.histogram->Record(
+                           absl::FromChrono(std::chrono::steady_clock::now() - timing.received));
+                     }
+                     EndRequest();
+                   });
 }
 
 void DataPlaneServer::OnPeerFailed(PeerId peer, const absl::Status& status) {

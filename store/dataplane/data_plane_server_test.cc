@@ -113,6 +113,11 @@ TEST_P(DataPlaneServerTest, PutOverTheDataPlaneThenCommitMakesTheBlobVisible) {
   EXPECT_EQ(stats.put_failures, 0u);
   EXPECT_EQ(stats.bytes_in, blob.bytes.size());
   EXPECT_OK(server_->WaitIdle(absl::Seconds(5)));
+  // Each PUT_DATA is timed once its PUT_DONE went out (before the server is idle).
+  const base::HistogramSnapshot put_latency = server_->stats().put_latency;
+  EXPECT_EQ(put_latency.count, 5u);
+  EXPECT_GT(put_latency.sum_seconds, 0.0);
+  EXPECT_EQ(server_->stats().fetch_latency.count, 0u);
 }
 
 TEST_P(DataPlaneServerTest, CorruptedPutBytesFailTheCommitWithDataLoss) {
@@ -157,6 +162,8 @@ TEST_P(DataPlaneServerTest, FetchesAPrefixOfPagesOfEveryLayerByteExact) {
   }
   EXPECT_EQ(server_->stats().fetch_failures, 0u);
   EXPECT_EQ(server_->stats().ranges_sent, 3u * ns_.layout().num_layers);
+  ASSERT_OK(server_->WaitIdle(absl::Seconds(5)));
+  EXPECT_EQ(server_->stats().fetch_latency.count, 3u);
 }
 
 TEST_P(DataPlaneServerTest, ManyConcurrentFetchesFromOneClientAllLand) {

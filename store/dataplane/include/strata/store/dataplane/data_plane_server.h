@@ -74,6 +74,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -88,6 +89,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 
+#include "strata/base/latency_histogram.h"
 #include "strata/radix/blob_key.h"
 #include "strata/store/core/node_engine.h"
 #include "strata/store/transport/memory_region.h"
@@ -129,7 +131,21 @@ struct DataPlaneStats {
   uint64_t peers_failed = 0;
   uint64_t requests_in_flight = 0;  // gauge: FETCH / PUT_DATA received, DONE not yet sent
   uint64_t sends_in_flight = 0;     // gauge: FETCH_DATA sends not yet completed
+  // Transfer latency: from the request's arrival on the progress thread until its
+  // FETCH_DONE / PUT_DONE send completed, whatever the status (requests whose header did
+  // not decode, and those answered while the server stops, are not timed).
+  base::HistogramSnapshot fetch_latency;  // FETCH
+  base::HistogramSnapshot read_latency;   // READ (the lease, the grant and every item)
+  base::HistogramSnapshot put_latency;    // PUT_DATA
 };
+
+namespace internal {
+// Which histogram a request's FETCH_DONE / PUT_DONE is timed into, and when it arrived.
+struct DoneTiming {
+  base::LatencyHistogram* histogram = nullptr;  // null: not timed
+  std::chrono::steady_clock::time_point received{};
+};
+}  // namespace internal
 
 class DataPlaneServer {
  public:
@@ -159,6 +175,7 @@ class DataPlaneServer {
   void Stop() ABSL_LOCKS_EXCLUDED(stop_mu_);
 
  private:
+  using DoneTiming = internal::DoneTiming;
   // One FETCH being served. Progress thread only.
   struct FetchRequest {
     uint64_t request_id = 0;
@@ -173,6 +190,8 @@ class DataPlaneServer {
     std::vector<uint32_t> counts;
     // A READ's: the lease this request took, released when it finishes.
     bool owns_lease = false;
+    // When the FETCH / READ arrived, and the histogram its FETCH_DONE is timed into.
+    DoneTiming timing;
     uint32_t next = 0;       // the next range to start
     uint32_t in_flight = 0;  // its FETCH_DATA sends not yet completed
     absl::Status status;     // the first error; no range starts once set
@@ -194,6 +213,7 @@ class DataPlaneServer {
     std::atomic<uint64_t> put_requests{0}, put_failures{0}, bytes_in{0}, malformed{0};
     std::atomic<uint64_t> replies_failed{0}, peers_connected{0}, peers_failed{0};
     std::atomic<uint64_t> sends_in_flight{0};
+    base::LatencyHistogram fetch_latency, read_latency, put_latency;
   };
 
   explicit DataPlaneServer(core::NodeEngine* engine, DataPlaneOptions options);
@@ -201,8 +221,9 @@ class DataPlaneServer {
   // ---- peers and replies (data_plane_server.cc)
   void OnPeerFailed(transport::PeerId peer, const absl::Status& status);
   // Sends FETCH_DONE / PUT_DONE and ends the request (EndRequest when the send completes).
+  // `timing`: the request is timed into its histogram when the DONE send completes.
   void SendDone(transport::PeerId peer, transport::wire::MessageType type, uint64_t request_id,
-                absl::Status status);
+                absl::Status status, DoneTiming timing = {});
   void BeginRequest() ABSL_LOCKS_EXCLUDED(idle_mu_);
   void EndRequest() ABSL_LOCKS_EXCLUDED(idle_mu_);
   // The request_id of a client->node header that did not decode: bytes 8..15 when it has
@@ -214,7 +235,7 @@ class DataPlaneServer {
                transport::IncomingData data);
   // Queues a decoded FETCH whose range list is `payload`, or answers its error.
   void StartFetch(transport::PeerId from, const transport::wire::FetchHeader& header,
-                  absl::Span<const uint8_t> payload);
+                  absl::Span<const uint8_t> payload, DoneTiming timing);
   // Starts range sends up to the per-peer limit and finishes finished requests; erases
   // the peer's entry when it has nothing left. Re-entrant: a call made while another is on
   // the stack (a send that completed at once) makes the outer one loop again.
@@ -232,7 +253,7 @@ class DataPlaneServer {
               transport::IncomingData data);
   // Takes the lease, sends READ_GRANT and queues the transfers, or answers the error.
   void StartRead(transport::PeerId from, const transport::wire::ReadHeader& header,
-                 absl::Span<const uint8_t> payload);
+                 absl::Span<const uint8_t> payload, DoneTiming timing);
 
   // ---- PUT_DATA (data_plane_put.cc)
   void OnPutData(transport::PeerId from, absl::Span<const uint8_t> header,
