@@ -22,12 +22,11 @@ double RateOf(uint64_t threshold) {
   return static_cast<double>(threshold) / kTwoTo64;
 }
 
-// Each thread increments its own stripe of the access counter (threads beyond kStripes
-// share), so the request path rarely contends on the counter's cache line.
-int ThreadStripe(int stripes) {
-  static std::atomic<int> next_thread{0};
-  thread_local const int thread = next_thread.fetch_add(1, std::memory_order_relaxed);
-  return thread % stripes;
+// The calling thread's slot, 0, 1, 2, ... in the order threads first access any ShardsMrc.
+int ThreadSlot() {
+  static std::atomic<int> next_slot{0};
+  thread_local const int slot = next_slot.fetch_add(1, std::memory_order_relaxed);
+  return slot;
 }
 
 }  // namespace
@@ -46,13 +45,37 @@ ShardsMrc::ShardsMrc(const ShardsOptions& options)
       size_t{65 - options_.histogram_precision_bits} << options_.histogram_precision_bits, 0.0);
 }
 
-void ShardsMrc::Access(uint64_t key, uint64_t bytes) {
-  accesses_[ThreadStripe(kStripes)].count.fetch_add(1, std::memory_order_relaxed);
-  if (key >= threshold_.load(std::memory_order_relaxed)) return;
+void ShardsMrc::AddAccesses(uint64_t n) {
+  const int slot = ThreadSlot();
+  if (slot < kOwnedStripes) {
+    std::atomic<uint64_t>& own = accesses_[slot].count;  // this thread is its only writer
+    own.store(own.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  } else {
+    accesses_[kOwnedStripes].count.fetch_add(n, std::memory_order_relaxed);
+  }
+}
 
+void ShardsMrc::Access(uint64_t key, uint64_t bytes) {
+  AddAccesses(1);
+  if (key >= threshold_.load(std::memory_order_relaxed)) return;
   absl::MutexLock lock(&mu_);
+  SampleLocked(key, bytes);
+}
+
+void ShardsMrc::AccessMany(absl::Span<const uint64_t> keys, uint64_t bytes) {
+  if (keys.empty()) return;
+  AddAccesses(keys.size());
   const uint64_t threshold = threshold_.load(std::memory_order_relaxed);
-  if (key >= threshold) return;  // the threshold dropped meanwhile
+  size_t i = 0;
+  while (i < keys.size() && keys[i] >= threshold) ++i;
+  if (i == keys.size()) return;  // none sampled: no lock
+  absl::MutexLock lock(&mu_);
+  for (; i < keys.size(); ++i) SampleLocked(keys[i], bytes);
+}
+
+void ShardsMrc::SampleLocked(uint64_t key, uint64_t bytes) {
+  const uint64_t threshold = threshold_.load(std::memory_order_relaxed);
+  if (key >= threshold) return;  // not sampled (or the threshold dropped meanwhile)
   ++sampled_accesses_;
   const double rate = RateOf(threshold);
   const double weight = 1.0 / rate;
@@ -97,7 +120,7 @@ MissRatioCurve ShardsMrc::Curve(absl::Span<const uint64_t> capacities) const {
   absl::MutexLock lock(&mu_);
   const double rate = RateOf(threshold_.load(std::memory_order_relaxed));
   MissRatioCurve curve;
-  curve.accesses = CountAccesses();
+  curve.accesses = CountAccesses() - accesses_at_reset_;
   curve.sampled_accesses = sampled_accesses_;
   curve.sample_rate = rate;
   curve.working_set_bytes = static_cast<uint64_t>(static_cast<double>(stack_.live_bytes()) / rate);
@@ -143,7 +166,10 @@ uint64_t ShardsMrc::CountAccesses() const {
   return sum;
 }
 
-uint64_t ShardsMrc::accesses() const { return CountAccesses(); }
+uint64_t ShardsMrc::accesses() const {
+  absl::MutexLock lock(&mu_);
+  return CountAccesses() - accesses_at_reset_;
+}
 
 double ShardsMrc::sample_rate() const { return RateOf(threshold_.load(std::memory_order_relaxed)); }
 
@@ -163,7 +189,7 @@ void ShardsMrc::ResetLocked() {
   std::fill(histogram_.begin(), histogram_.end(), 0.0);
   cold_weight_ = 0;
   sampled_accesses_ = 0;
-  for (Stripe& stripe : accesses_) stripe.count.store(0, std::memory_order_relaxed);
+  accesses_at_reset_ = CountAccesses();
   threshold_.store(initial_threshold_, std::memory_order_relaxed);
 }
 

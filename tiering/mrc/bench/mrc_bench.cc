@@ -6,6 +6,7 @@
 //                              state (the rate already adapted); `sampled` is the share
 //                              of accesses that took the sampled (locked) path. Also run
 //                              with 2 threads sharing one ShardsMrc.
+//   BM_ShardsUnsampled         the same, every access rejected (the path most accesses take).
 //   BM_ChainPageHash           the prefix hash of one 512-token page (radix::ChainPageHash),
 //                              which the node computes anyway for every page it looks up:
 //                              the yardstick for the overhead above.
@@ -19,7 +20,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -105,24 +108,35 @@ const std::vector<Access>& Stream(int which) {
   return *streams[which];
 }
 
-void BM_ShardsAccess(benchmark::State& state) {
-  static ShardsMrc* shards = nullptr;
-  const std::vector<Access>& stream = Stream(0);
-  if (state.thread_index() == 0) {
-    delete shards;
-    shards = new ShardsMrc({.max_sampled_keys = static_cast<uint32_t>(state.range(0))});
-    for (const Access& a : stream) shards->Access(a.key, a.bytes);  // adapt the rate
+// One ShardsMrc per s_max, warmed by a whole pass over the stream (so its rate has
+// adapted) and shared by the benchmark's threads and repetitions.
+ShardsMrc& WarmShards(uint32_t max_sampled_keys, const std::vector<Access>** stream) {
+  static std::mutex mu;
+  static std::map<uint32_t, std::unique_ptr<ShardsMrc>> warmed;
+  std::lock_guard<std::mutex> lock(mu);
+  *stream = &Stream(0);
+  std::unique_ptr<ShardsMrc>& shards = warmed[max_sampled_keys];
+  if (shards == nullptr) {
+    shards = std::make_unique<ShardsMrc>(ShardsOptions{.max_sampled_keys = max_sampled_keys});
+    for (const Access& a : **stream) shards->Access(a.key, a.bytes);
   }
-  // Google Benchmark starts the threads' loops together, after thread 0's setup.
+  return *shards;
+}
+
+void BM_ShardsAccess(benchmark::State& state) {
+  const std::vector<Access>* stream_pointer = nullptr;
+  ShardsMrc& shards = WarmShards(static_cast<uint32_t>(state.range(0)), &stream_pointer);
+  const std::vector<Access>& stream = *stream_pointer;
   size_t i = stream.size() * state.thread_index() / std::max(1, state.threads());
-  const uint64_t sampled_before = shards->Curve({1}).sampled_accesses;
+  const uint64_t sampled_before = shards.Curve({1}).sampled_accesses;
   for (auto _ : state) {
     const Access& a = stream[i];
-    shards->Access(a.key, a.bytes);
+    shards.Access(a.key, a.bytes);
     if (++i == stream.size()) i = 0;
   }
   if (state.thread_index() == 0) {
-    const MissRatioCurve curve = shards->Curve({1});
+    // With threads, the others may still be finishing: the share is approximate.
+    const MissRatioCurve curve = shards.Curve({1});
     state.counters["sampled"] =
         benchmark::Counter(static_cast<double>(curve.sampled_accesses - sampled_before) /
                            static_cast<double>(state.iterations() * state.threads()));
@@ -131,6 +145,21 @@ void BM_ShardsAccess(benchmark::State& state) {
 }
 BENCHMARK(BM_ShardsAccess)->Arg(2048)->Arg(8192)->Arg(32768);
 BENCHMARK(BM_ShardsAccess)->Arg(8192)->Threads(2)->UseRealTime();
+
+// The reject path alone: the same stream with every key's top bit set, so no key is below
+// the warmed threshold (rate < 1/2).
+void BM_ShardsUnsampled(benchmark::State& state) {
+  const std::vector<Access>* stream_pointer = nullptr;
+  ShardsMrc& shards = WarmShards(8192, &stream_pointer);
+  const std::vector<Access>& stream = *stream_pointer;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Access& a = stream[i];
+    shards.Access(a.key | (uint64_t{1} << 63), a.bytes);
+    if (++i == stream.size()) i = 0;
+  }
+}
+BENCHMARK(BM_ShardsUnsampled);
 
 void BM_ChainPageHash(benchmark::State& state) {
   std::vector<radix::TokenId> page(kPageTokens);

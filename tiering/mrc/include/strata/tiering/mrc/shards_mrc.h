@@ -18,9 +18,10 @@
 // from hot keys sampled too often or too rarely), then hit ratios are clamped to [0, 1] and
 // made non-decreasing.
 //
-// Cost per access: an unsampled access is a relaxed atomic load and compare, plus one
-// relaxed increment of a per-thread-striped counter (the access count SHARDS_adj needs);
-// a sampled access takes the mutex and costs O(log max_sampled_keys).
+// Cost per access: an unsampled access is a relaxed atomic load and compare, plus bumping
+// the calling thread's own stripe of the access counter (the count SHARDS_adj needs) with
+// a relaxed load and store — no locked instruction for the first 63 threads of the
+// process; a sampled access takes the mutex and costs O(log max_sampled_keys).
 // Memory: O(max_sampled_keys) plus the histogram (64 << histogram_precision_bits doubles).
 //
 // Thread-safe: Access from many request threads, Curve / accesses / Reset from any thread.
@@ -64,6 +65,9 @@ class ShardsMrc {
   // One access of `key` (a well-mixed 64-bit hash) occupying `bytes`. Cheap reject (no
   // lock) when the key is not sampled.
   void Access(uint64_t key, uint64_t bytes);
+  // Access(key, bytes) for each of `keys` in order, taking the lock at most once (none
+  // when no key is sampled): what a lookup of many pages calls.
+  void AccessMany(absl::Span<const uint64_t> keys, uint64_t bytes);
 
   // The estimated curve at `capacities` (sorted and deduplicated here). Empty
   // `capacities`: 64 evenly spaced points up to the estimated working set.
@@ -81,11 +85,17 @@ class ShardsMrc {
   const ShardsOptions& options() const { return options_; }
 
  private:
-  static constexpr int kStripes = 16;
+  // The access counter, striped: each of the first kOwnedStripes threads of the process
+  // owns one stripe and bumps it with a plain relaxed load and store (one writer, no
+  // read-modify-write); later threads share the last stripe and use fetch_add.
+  static constexpr int kOwnedStripes = 63;
   struct alignas(64) Stripe {
     std::atomic<uint64_t> count{0};
   };
 
+  void AddAccesses(uint64_t n);
+  // Samples one access if `key` is below the threshold now.
+  void SampleLocked(uint64_t key, uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t BucketOf(double distance) const;
   double BucketLow(size_t bucket) const;  // smallest distance of a bucket
   uint64_t CountAccesses() const;
@@ -95,7 +105,7 @@ class ShardsMrc {
   const uint64_t initial_threshold_;
   // Sampled iff key < threshold_; only lowered (under mu_) between Resets.
   std::atomic<uint64_t> threshold_;
-  std::array<Stripe, kStripes> accesses_;
+  std::array<Stripe, kOwnedStripes + 1> accesses_;
 
   mutable absl::Mutex mu_;
   internal::ByteLruStack stack_ ABSL_GUARDED_BY(mu_);
@@ -103,6 +113,9 @@ class ShardsMrc {
   std::vector<double> histogram_ ABSL_GUARDED_BY(mu_);               // weight by distance bucket
   double cold_weight_ ABSL_GUARDED_BY(mu_) = 0;  // first accesses (infinite distance)
   uint64_t sampled_accesses_ ABSL_GUARDED_BY(mu_) = 0;
+  // The stripes' sum at the last Reset (stripes are never zeroed: an owner's store would
+  // race with it).
+  uint64_t accesses_at_reset_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace strata::tiering::mrc
