@@ -7,6 +7,7 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/token_span.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/tiering/mrc/page_keys.h"
 
 namespace strata::store::core {
 namespace {
@@ -64,14 +65,15 @@ void NodeEngine::SampleLookup(const radix::PrefixHash& h0, const radix::Namespac
   const uint32_t page_tokens = ns.layout().page_tokens;
   const uint32_t pages = radix::WholePages(tokens.size(), page_tokens);
   if (pages == 0) return;
-  // One access per page, keyed by the page's prefix hash h_i (names the page and its whole
-  // prefix, as the index does); no allocation per page.
+  // One access per page, keyed by its prefix (tiering/mrc/page_keys.h: cheaper than the
+  // wire's PrefixHash, and what strata-replay keys its offline curve with). The key
+  // buffer is reused by each request thread.
+  thread_local std::vector<uint64_t> keys;
+  keys.clear();
+  tiering::mrc::AppendPrefixPageKeys(h0.lo ^ h0.hi, tokens, page_tokens, &keys);
   const uint64_t page_bytes = ns.layout().BytesPerPage();
-  radix::PrefixHash h = h0;
-  for (uint32_t i = 0; i < pages; ++i) {
-    h = radix::ChainPageHash(h, tokens.subspan(size_t{i} * page_tokens, page_tokens));
-    mrc_.Access(h.lo ^ h.hi, page_bytes);
-  }
+  mrc_.AccessMany(keys, page_bytes);
+  if (keys.capacity() > (size_t{1} << 16)) keys = std::vector<uint64_t>();  // don't hoard
   mrc_kv_bytes_.fetch_add(page_bytes * pages, std::memory_order_relaxed);
   mrc_token_bytes_.fetch_add(uint64_t{pages} * page_tokens * sizeof(radix::TokenId),
                              std::memory_order_relaxed);
