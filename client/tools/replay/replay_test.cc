@@ -130,7 +130,9 @@ TEST(ReplayReportTest, CompareAgainstItselfIsZeroAndAgainstAnOffsetIsTheOffset) 
   EXPECT_FALSE(none.have_live);
   EXPECT_EQ(none.grid.back(), 400u);
   EXPECT_NEAR(none.exact.HitRatioAt(400), 0.8, 1e-9);
-  EXPECT_NEAR(none.exact.HitRatioAt(399), 0.0, 1e-9);
+  ASSERT_EQ(none.exact.points.size(), 8u);
+  EXPECT_EQ(none.exact.points[6].capacity_bytes, 350u);
+  EXPECT_EQ(none.exact.points[6].hit_ratio, 0.0);  // LRU of 350 bytes cycling 4 keys: no hit
   LiveCurve live;
   live.curve = none.exact;
   CurveComparison same = Compare(result, &live, 8);
