@@ -172,6 +172,7 @@ void WriteTierInfoJson(const TierInfo& tier, JsonWriter& json) {
   json.Key("evictions").Uint(tier.evictions);
   json.Key("promotions").Uint(tier.promotions);
   json.Key("demotions").Uint(tier.demotions);
+  json.Key("pages").Uint(tier.pages);
   json.EndObject();
 }
 

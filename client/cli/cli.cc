@@ -97,9 +97,9 @@ std::vector<FlagSpec> GlobalFlags() {
 const std::vector<Command>& Commands() {
   static const std::vector<Command>* const kCommands = [] {
     auto* commands = new std::vector<Command>{
-        StatusCommand(), TiersCommand(),   ListCommand(),  StatCommand(),  GetCommand(),
-        PutCommand(),    RemoveCommand(),  PinCommand(),   UnpinCommand(), MatchCommand(),
-        EvictCommand(),  RebuildCommand(), DrainCommand(),
+        StatusCommand(), TiersCommand(), CapacityCommand(), ListCommand(),  StatCommand(),
+        GetCommand(),    PutCommand(),   RemoveCommand(),   PinCommand(),   UnpinCommand(),
+        MatchCommand(),  EvictCommand(), RebuildCommand(),  DrainCommand(),
     };
     for (Command& command : *commands) {
       for (FlagSpec& flag : GlobalFlags()) command.spec.flags.push_back(std::move(flag));

@@ -10,18 +10,19 @@
 
 namespace strata::cli {
 
-Command StatusCommand();   // node_commands.cc: Health + Tiers summary
-Command TiersCommand();    // node_commands.cc: Admin.Tiers table
-Command ListCommand();     // list_command.cc: List, following page tokens
-Command StatCommand();     // blob_commands.cc: Stat
-Command RemoveCommand();   // blob_commands.cc: Delete
-Command PinCommand();      // blob_commands.cc: Pin
-Command UnpinCommand();    // blob_commands.cc: Unpin
-Command GetCommand();      // get_command.cc: Stat + Read of the whole blob into a file
-Command PutCommand();      // put_command.cc: Write of one blob from a file
-Command MatchCommand();    // match_command.cc: Match
-Command EvictCommand();    // node_control_commands.cc: Admin.Evict
-Command RebuildCommand();  // rebuild_command.cc: RequestRebuild (+ Stat polling with --wait)
-Command DrainCommand();    // node_control_commands.cc: Admin.Drain
+Command StatusCommand();    // node_commands.cc: Health + Tiers summary
+Command TiersCommand();     // node_commands.cc: Admin.Tiers table
+Command CapacityCommand();  // capacity_command.cc: Admin.Tiers' miss-ratio curves (+ --plot)
+Command ListCommand();      // list_command.cc: List, following page tokens
+Command StatCommand();      // blob_commands.cc: Stat
+Command RemoveCommand();    // blob_commands.cc: Delete
+Command PinCommand();       // blob_commands.cc: Pin
+Command UnpinCommand();     // blob_commands.cc: Unpin
+Command GetCommand();       // get_command.cc: Stat + Read of the whole blob into a file
+Command PutCommand();       // put_command.cc: Write of one blob from a file
+Command MatchCommand();     // match_command.cc: Match
+Command EvictCommand();     // node_control_commands.cc: Admin.Evict
+Command RebuildCommand();   // rebuild_command.cc: RequestRebuild (+ Stat polling with --wait)
+Command DrainCommand();     // node_control_commands.cc: Admin.Drain
 
 }  // namespace strata::cli

@@ -1,8 +1,10 @@
 // strata match: the longest cached prefix of a token sequence.
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
 #include "client/cli/json_writer.h"
 #include "client/cli/namespace_flags.h"
 #include "client/cli/table.h"
@@ -12,13 +14,26 @@
 namespace strata::cli {
 namespace {
 
+// --phase: "prefill", "midfill", "decode" (case-insensitive); absent: kUnspecified.
+absl::StatusOr<LookupPhase> PhaseFromFlag(const ParsedArgs& args) {
+  const std::optional<std::string> text = args.Value("phase");
+  if (!text.has_value()) return LookupPhase::kUnspecified;
+  const std::string lower = absl::AsciiStrToLower(*text);
+  for (LookupPhase phase : {LookupPhase::kPrefill, LookupPhase::kMidfill, LookupPhase::kDecode}) {
+    if (lower == LookupPhaseName(phase)) return phase;
+  }
+  return UsageError(
+      absl::StrCat("--phase: \"", *text, "\" is not a phase (prefill, midfill, decode)"));
+}
+
 absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
+  STRATA_ASSIGN_OR_RETURN(const LookupPhase phase, PhaseFromFlag(args));
   STRATA_ASSIGN_OR_RETURN(std::optional<Namespace> ns, NamespaceFromFlags(args));
   const uint32_t page_tokens = ns->layout().page_tokens;
   const std::string tokens_path = args.ValueOr("tokens", "-");
   STRATA_ASSIGN_OR_RETURN(const std::vector<TokenId> tokens, ReadTokenFile(tokens_path, ctx.in()));
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
-  STRATA_ASSIGN_OR_RETURN(MatchResult match, client->Match(*ns, tokens, ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(MatchResult match, client->Match(*ns, tokens, phase, ctx.Call()));
 
   const uint32_t query_pages = radix::WholePages(tokens.size(), page_tokens);
   const uint64_t matched_tokens = radix::PageTokenCount(match.matched_pages, page_tokens);
@@ -73,6 +88,10 @@ Command MatchCommand() {
   flags.push_back({.name = "tokens",
                    .value_name = "FILE",
                    .help = "the query's token ids from sequence page 0 (default: - = stdin)"});
+  flags.push_back({.name = "phase",
+                   .value_name = "PHASE",
+                   .help = "the lookup's phase for the node's statistics: prefill, midfill or "
+                           "decode (default: the node infers it)"});
   return {
       {.name = "match",
        .summary = "Show the longest cached prefix of a token sequence.",
@@ -82,7 +101,8 @@ Command MatchCommand() {
                   "the tier. Pages of tier text are matched (their tokens are kept) but have "
                   "no KV bytes: only the pages before the first of them are readable. A miss "
                   "is exit 0 with 0 pages matched; a namespace the node has never seen is "
-                  "NOT_FOUND (exit 1). JSON: {matched_pages, matched_tokens, query_pages, "
+                  "NOT_FOUND (exit 1). --phase only changes which phase the node counts the "
+                  "lookup in (strata tiers). JSON: {matched_pages, matched_tokens, query_pages, "
                   "query_tokens, readable_pages, truncated, segments[] (text segments with "
                   "their tokens[])}.",
        .flags = std::move(flags)},

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "client/cli/blob_format.h"
+#include "client/cli/capacity_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/json_writer.h"
 #include "client/cli/table.h"
@@ -90,6 +91,14 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
     WriteIndexInfoJson(info.index, json);
     json.Key("engine");
     WriteEngineInfoJson(info.engine, json);
+    json.Key("lookups");
+    WriteLookupsJson(info.lookups, json);
+    json.Key("mrc");
+    WriteMissRatioCurveJson(info.mrc, json);
+    json.Key("curves").BeginArray();
+    for (const TierCurveInfo& curve : info.curves) WriteTierCurveJson(curve, json);
+    json.EndArray();
+    json.Key("token_bytes_per_kv_byte").Double(info.token_bytes_per_kv_byte);
     json.EndObject();
     ctx.out() << json.Take() << "\n";
     return absl::OkStatus();
@@ -97,7 +106,13 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
 
   const IndexInfo& index = info.index;
   const EngineInfo& engine = info.engine;
-  ctx.out() << RenderTiersTable(info) << "\ntext\n"
+  ctx.out() << RenderTiersTable(info) << "\nlookups by phase (pages)\n"
+            << RenderLookupsTable(info.lookups) << "\nmiss-ratio curve\n"
+            << RenderKeyValues({{"  sampled", info.curves.empty() && info.mrc.points.empty()
+                                                  ? std::string("none yet (no Match sampled)")
+                                                  : MissRatioCurveSummary(info.mrc)},
+                                {"  per tier", "strata capacity"}})
+            << "\ntext\n"
             << RenderKeyValues(TextTierLines(info.text)) << "\nrebuild queue\n"
             << RenderKeyValues(RebuildQueueLines(info.rebuild)) << "\nindex\n"
             << RenderKeyValues({
@@ -141,12 +156,16 @@ Command TiersCommand() {
   return {{.name = "tiers",
            .summary = "Show per-tier statistics, the rebuild queue, the index and the engine.",
            .details = "Calls Admin.Tiers: per tier (HBM, DRAM, SSD as the node has them, then "
-                      "TEXT) capacity, used, free, blobs, hits, misses, evictions, promotions, "
-                      "demotions (\"-\" where a figure has no meaning: TEXT holds no bytes to "
-                      "hit); the TEXT tier's drops, deletions and rebuilds; the rebuild queue "
-                      "(queued, in flight, requested, completed, expired, dropped); then index "
-                      "and engine statistics. JSON: {tiers[] (byte tiers), text, rebuild, index, "
-                      "engine}."},
+                      "TEXT) capacity, used, free, blobs, pages, hits, misses, evictions, "
+                      "promotions, demotions (\"-\" where a figure has no meaning: TEXT holds no "
+                      "bytes to hit) and the hit rate the live miss-ratio curve expects at the "
+                      "tier's capacity (EXP.HIT%); Match's pages by phase (prefill, midfill, "
+                      "decode): hits per tier, misses, hit rate; the curve's sample; the TEXT "
+                      "tier's drops, deletions and rebuilds; the rebuild queue (queued, in "
+                      "flight, requested, completed, expired, dropped); then index and engine "
+                      "statistics. The curves themselves: strata capacity. JSON: {tiers[] (byte "
+                      "tiers), text, rebuild, index, engine, lookups[], mrc, curves[], "
+                      "token_bytes_per_kv_byte}."},
           RunTiers};
 }
 

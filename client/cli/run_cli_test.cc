@@ -133,6 +133,15 @@ TEST(RunCliTest, UsageErrors) {
               "rm: KEY: the all-zero key is reserved (unset)", "strata rm --help");
   ExpectUsage({"get", "0123456789abcdef0123456789abcdef"}, "get: missing required flag --output",
               "strata get --help");
+  ExpectUsage({kNoNode, "capacity", "--tier=tape"},
+              "capacity: --tier: \"tape\" is not a tier (hbm, dram, ssd, text)",
+              "strata capacity --help");
+  ExpectUsage({kNoNode, "capacity", "--plot="}, "capacity: --plot: empty file name",
+              "strata capacity --help");
+  ExpectUsage({kNoNode, "match", "--phase=later", "--tenant=a", "--model=m",
+               "--layout=layers=2,kv_heads=2,head_dim=8,dtype=bf16,page_tokens=4"},
+              "match: --phase: \"later\" is not a phase (prefill, midfill, decode)",
+              "strata match --help");
   ExpectUsage({kNoNode, "ls", "--limit=0"}, "ls: --limit: must be at least 1 (or use --all)",
               "strata ls --help");
   ExpectUsage({kNoNode, "ls", "--all", "--limit=5"}, "ls: --all and --limit exclude each other",

@@ -2,9 +2,21 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "client/cli/capacity_format.h"
 #include "client/cli/table.h"
 
 namespace strata::cli {
+
+namespace {
+
+// The curve's expected hit ratio at the tier's capacity; "-" without a curve.
+std::string ExpectedHitRate(const TiersInfo& info, Tier tier) {
+  const TierCurveInfo* curve = info.CurveFor(tier);
+  if (curve == nullptr) return "-";
+  return FormatRatio(curve->expected_hit_ratio);
+}
+
+}  // namespace
 
 std::string RenderTiersTable(const TiersInfo& info) {
   Table table({{"TIER"},
@@ -13,19 +25,22 @@ std::string RenderTiersTable(const TiersInfo& info) {
                {"FREE", Align::kRight},
                {"USED%", Align::kRight},
                {"BLOBS", Align::kRight},
+               {"PAGES", Align::kRight},
                {"HITS", Align::kRight},
                {"MISSES", Align::kRight},
                {"HIT%", Align::kRight},
                {"EVICTIONS", Align::kRight},
                {"PROMOTIONS", Align::kRight},
-               {"DEMOTIONS", Align::kRight}});
+               {"DEMOTIONS", Align::kRight},
+               {"EXP.HIT%", Align::kRight}});
   for (const TierInfo& tier : info.tiers) {
     table.AddRow({std::string(TierName(tier.tier)), FormatBytes(tier.capacity_bytes),
                   FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes),
                   FormatPercent(tier.used_bytes, tier.capacity_bytes), FormatCount(tier.blobs),
-                  FormatCount(tier.hits), FormatCount(tier.misses),
+                  FormatCount(tier.pages), FormatCount(tier.hits), FormatCount(tier.misses),
                   FormatPercent(tier.hits, tier.hits + tier.misses), FormatCount(tier.evictions),
-                  FormatCount(tier.promotions), FormatCount(tier.demotions)});
+                  FormatCount(tier.promotions), FormatCount(tier.demotions),
+                  ExpectedHitRate(info, tier.tier)});
   }
   const TextTierInfo& text = info.text;
   if (text.capacity_bytes > 0 || text.blobs > 0) {
@@ -33,8 +48,9 @@ std::string RenderTiersTable(const TiersInfo& info) {
         text.capacity_bytes > text.used_bytes ? text.capacity_bytes - text.used_bytes : 0;
     table.AddRow({std::string(TierName(Tier::kText)), FormatBytes(text.capacity_bytes),
                   FormatBytes(text.used_bytes), FormatBytes(free),
-                  FormatPercent(text.used_bytes, text.capacity_bytes), FormatCount(text.blobs), "-",
-                  "-", "-", FormatCount(text.deletions), "-", "-"});
+                  FormatPercent(text.used_bytes, text.capacity_bytes), FormatCount(text.blobs),
+                  FormatCount(text.pages), "-", "-", "-", FormatCount(text.deletions), "-", "-",
+                  ExpectedHitRate(info, Tier::kText)});
   }
   return table.Render();
 }
@@ -68,6 +84,7 @@ void WriteTextTierJson(const TextTierInfo& text, JsonWriter& json) {
   json.Key("drops").Uint(text.drops);
   json.Key("deletions").Uint(text.deletions);
   json.Key("rebuilds").Uint(text.rebuilds);
+  json.Key("pages").Uint(text.pages);
   json.EndObject();
 }
 

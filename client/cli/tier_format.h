@@ -3,16 +3,18 @@
 // the one-line summaries of `strata evict` and `strata rebuild`.
 //
 // The tiers table (byte tiers as the node lists them, fastest first, then TEXT when the
-// node keeps text):
+// node keeps text); EXP.HIT% is the hit rate the node's miss-ratio curve expects through
+// the tier at its capacity (TiersInfo::curves; "-" while the node has no curve):
 //
-//   TIER  CAPACITY  USED     FREE     USED%  BLOBS  HITS  MISSES  HIT%   EVICTIONS  PROMOTIONS
-//   DEMOTIONS dram  64.0 MiB  1.0 MiB  63.0 MiB  1.6%      2     5       1  83.3%          0 0 3
+//   TIER  CAPACITY  USED     FREE     USED%  BLOBS  PAGES  HITS  MISSES  HIT%   EVICTIONS
+//         PROMOTIONS  DEMOTIONS  EXP.HIT%                       (one line; wrapped here)
+//   dram  64.0 MiB  1.0 MiB  63.0 MiB  1.6%      2     16     5       1  83.3%  4  0  3  61.0%
 //   ssd   1.00 GiB  ...
-//   text  64.0 MiB  2.1 KiB  ...                3     -       -      -          0           - -
+//   text  64.0 MiB  2.1 KiB  ...                3     12     -       -      -  2  -  -  70.0%
 //
-// For TEXT, BLOBS counts TEXT blobs, EVICTIONS the TEXT records deleted; hits, misses,
-// promotions and demotions have no meaning there ("-"): its drops and rebuilds are in
-// TextTierLines.
+// For TEXT, BLOBS and PAGES count TEXT blobs and their pages, EVICTIONS the TEXT records
+// deleted; hits, misses, promotions and demotions have no meaning there ("-"): its drops
+// and rebuilds are in TextTierLines. Lookups by phase: capacity_format.h.
 //
 // Pure functions; thread-safe.
 #pragma once

@@ -27,14 +27,18 @@ TiersInfo SampleTiers() {
                  .misses = 1,
                  .evictions = 4,
                  .promotions = 0,
-                 .demotions = 3},
+                 .demotions = 3,
+                 .pages = 16},
                 {.tier = Tier::kSsd, .capacity_bytes = uint64_t{1} << 30, .blobs = 3}};
   info.text = {.capacity_bytes = 64 << 20,
                .used_bytes = 2048,
                .blobs = 3,
                .drops = 7,
                .deletions = 2,
-               .rebuilds = 4};
+               .rebuilds = 4,
+               .pages = 12};
+  info.curves = {{.tier = Tier::kDram, .capacity_bytes = 64 << 20, .expected_hit_ratio = 0.61},
+                 {.tier = Tier::kText, .capacity_bytes = 1 << 20, .expected_hit_ratio = 0.7}};
   info.rebuild = {
       .queued = 1, .in_flight = 2, .requested = 9, .completed = 4, .expired = 1, .dropped = 0};
   return info;
@@ -51,11 +55,20 @@ TEST(TierFormatTest, TableShowsByteTiersThenText) {
   EXPECT_THAT(lines[2], ::testing::StartsWith("ssd   1.00 GiB"));
   EXPECT_THAT(lines[3], ::testing::StartsWith("text  64.0 MiB"));
   EXPECT_THAT(lines[3], HasSubstr("2.00 KiB"));
+  EXPECT_THAT(lines[0], ::testing::EndsWith("DEMOTIONS  EXP.HIT%"));
+  // DRAM: blobs 2, pages 16, ..., demotions 3, expected hit rate from its curve.
+  const std::vector<std::string> dram = absl::StrSplit(lines[1], ' ', absl::SkipEmpty());
+  ASSERT_EQ(dram.size(), 17u) << lines[1];  // sizes are two cells each ("64.0 MiB")
+  EXPECT_EQ(std::vector<std::string>(dram.end() - 9, dram.end()),
+            (std::vector<std::string>{"2", "16", "5", "1", "83.3%", "4", "0", "3", "61.0%"}))
+      << lines[1];
+  // SSD: no curve sent, "-".
+  EXPECT_THAT(lines[2], ::testing::EndsWith("  -"));
   // TEXT: hits, misses, hit %, promotions, demotions have no meaning; evictions = deletions.
   const std::vector<std::string> cells = absl::StrSplit(lines[3], ' ', absl::SkipEmpty());
-  ASSERT_EQ(cells.size(), 15u) << lines[3];  // sizes are two cells each ("64.0 MiB")
-  EXPECT_EQ(std::vector<std::string>(cells.end() - 7, cells.end()),
-            (std::vector<std::string>{"3", "-", "-", "-", "2", "-", "-"}))
+  ASSERT_EQ(cells.size(), 17u) << lines[3];
+  EXPECT_EQ(std::vector<std::string>(cells.end() - 9, cells.end()),
+            (std::vector<std::string>{"3", "12", "-", "-", "-", "2", "-", "-", "70.0%"}))
       << lines[3];
 }
 
@@ -105,6 +118,7 @@ TEST(TierFormatTest, Json) {
   EXPECT_EQ(v["text"]["drops"].AsUint(), 7u);
   EXPECT_EQ(v["text"]["deletions"].AsUint(), 2u);
   EXPECT_EQ(v["text"]["rebuilds"].AsUint(), 4u);
+  EXPECT_EQ(v["text"]["pages"].AsUint(), 12u);
   EXPECT_EQ(v["rebuild"]["queued"].AsUint(), 1u);
   EXPECT_EQ(v["rebuild"]["in_flight"].AsUint(), 2u);
   EXPECT_EQ(v["rebuild"]["requested"].AsUint(), 9u);

@@ -1,0 +1,123 @@
+// strata capacity: the node's live miss-ratio curves, per tier, for capacity planning.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+#include "client/cli/blob_format.h"
+#include "client/cli/capacity_format.h"
+#include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/json_writer.h"
+#include "strata/base/status_macros.h"
+#include "strata/plot/line_chart.h"
+
+namespace strata::cli {
+namespace {
+
+// The curves to show: all the node sent, or the one of `tier`. FAILED_PRECONDITION while
+// the node has no curve yet; NOT_FOUND when it has none for `tier`.
+absl::StatusOr<std::vector<const TierCurveInfo*>> SelectCurves(const TiersInfo& info,
+                                                               std::optional<Tier> tier) {
+  if (info.curves.empty() || info.mrc.points.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the node has no miss-ratio curve yet (", info.mrc.accesses,
+                     " page accesses seen, ", info.mrc.sampled_accesses,
+                     " sampled): it builds one from Match traffic; run some, then ask again"));
+  }
+  std::vector<const TierCurveInfo*> curves;
+  for (const TierCurveInfo& curve : info.curves) {
+    if (!tier.has_value() || curve.tier == *tier) curves.push_back(&curve);
+  }
+  if (curves.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("the node has no ", std::string(TierName(*tier)),
+                     " curve (it plans only the tiers it has: ",
+                     absl::StrJoin(info.curves, ", ",
+                                   [](std::string* out, const TierCurveInfo& c) {
+                                     absl::StrAppend(out, std::string(TierName(c.tier)));
+                                   }),
+                     ")"));
+  }
+  return curves;
+}
+
+// WritePng's errors, with UNAVAILABLE (a file that cannot be opened) made FAILED_PRECONDITION:
+// exit code 1 (a local file), not 3 (the node unreachable).
+absl::Status WritePlot(const std::vector<const TierCurveInfo*>& curves, const std::string& path) {
+  absl::Status status = plot::WritePng(CapacityChart(curves), path);
+  if (status.ok()) return status;
+  const absl::StatusCode code = status.code() == absl::StatusCode::kUnavailable
+                                    ? absl::StatusCode::kFailedPrecondition
+                                    : status.code();
+  return absl::Status(code, absl::StrCat("--plot: ", status.message()));
+}
+
+absl::Status RunCapacity(CommandContext& ctx, const ParsedArgs& args) {
+  std::optional<Tier> tier;
+  if (std::optional<std::string> text = args.Value("tier")) {
+    STRATA_ASSIGN_OR_RETURN(tier, ParseTier("--tier", *text));
+  }
+  const std::optional<std::string> plot_path = args.Value("plot");
+  if (plot_path.has_value() && plot_path->empty()) return UsageError("--plot: empty file name");
+
+  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+  STRATA_ASSIGN_OR_RETURN(TiersInfo info, client->Tiers(ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(std::vector<const TierCurveInfo*> curves, SelectCurves(info, tier));
+  if (plot_path.has_value()) STRATA_RETURN_IF_ERROR(WritePlot(curves, *plot_path));
+
+  if (ctx.json()) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("mrc");
+    WriteMissRatioCurveJson(info.mrc, json);
+    json.Key("token_bytes_per_kv_byte").Double(info.token_bytes_per_kv_byte);
+    json.Key("curves").BeginArray();
+    for (const TierCurveInfo* curve : curves) WriteTierCurveJson(*curve, json);
+    json.EndArray();
+    json.Key("plot");
+    if (plot_path.has_value()) {
+      json.String(*plot_path);
+    } else {
+      json.Null();
+    }
+    json.EndObject();
+    ctx.out() << json.Take() << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out() << "miss-ratio curve: " << MissRatioCurveSummary(info.mrc) << "\n";
+  for (const TierCurveInfo* curve : curves) {
+    ctx.out() << "\n" << RenderTierCurve(*curve, info.token_bytes_per_kv_byte);
+  }
+  if (plot_path.has_value()) ctx.out() << "\nplot written to " << *plot_path << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command CapacityCommand() {
+  return {
+      {.name = "capacity",
+       .summary = "Show the expected hit rate of each tier at other capacities (live "
+                  "miss-ratio curves).",
+       .details = "Calls Admin.Tiers and shows, per tier (DRAM, then SSD and TEXT when the node "
+                  "has them), the node's live miss-ratio curve as a table: capacity -> expected "
+                  "hit rate through that tier (the faster tiers at their current capacities), "
+                  "the current capacity and the recommended one marked, and the node's advice. "
+                  "TEXT capacities are its token budget's KV-byte equivalents. The node builds "
+                  "the curve from a sample of Match traffic (SHARDS); before any, the command "
+                  "fails (exit 1). --plot FILE.png draws the curves (hit rate against capacity, "
+                  "current capacities marked). JSON: {mrc, token_bytes_per_kv_byte, curves[] "
+                  "{tier, capacity_bytes, expected_hit_ratio, recommended, advice, points[]}, "
+                  "plot}.",
+       .flags = {{.name = "tier",
+                  .value_name = "TIER",
+                  .help = "only this tier's curve: dram, ssd or text"},
+                 {.name = "plot",
+                  .value_name = "FILE.png",
+                  .help = "also draw the curves into this PNG file"}}},
+      RunCapacity};
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,229 @@
+#include "client/cli/capacity_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+#include "client/cli/table.h"
+
+namespace strata::cli {
+namespace {
+
+std::string Indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, prefix, line, "\n");
+  }
+  return out;
+}
+
+void WritePointJson(const CurvePoint& point, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("capacity_bytes").Uint(point.capacity_bytes);
+  json.Key("hit_ratio").Double(point.hit_ratio);
+  json.EndObject();
+}
+
+void WritePointsJson(const std::vector<CurvePoint>& points, JsonWriter& json) {
+  json.BeginArray();
+  for (const CurvePoint& point : points) WritePointJson(point, json);
+  json.EndArray();
+}
+
+// A row of a curve table: its point and what it is.
+struct CurveRow {
+  CurvePoint point;
+  bool current = false;
+  bool recommended = false;
+};
+
+// The curve's points in ascending capacity, with the current capacity and the
+// recommendation marked (added as rows when no point has their capacity).
+std::vector<CurveRow> CurveRows(const TierCurveInfo& curve) {
+  std::vector<CurveRow> rows;
+  rows.reserve(curve.points.size() + 2);
+  for (const CurvePoint& point : curve.points) rows.push_back({point});
+  auto mark = [&rows](const CurvePoint& point, bool CurveRow::*flag) {
+    for (CurveRow& row : rows) {
+      if (row.point.capacity_bytes == point.capacity_bytes) {
+        row.*flag = true;
+        return;
+      }
+    }
+    CurveRow row{point};
+    row.*flag = true;
+    rows.push_back(row);
+  };
+  mark(CurvePoint{curve.capacity_bytes, curve.expected_hit_ratio}, &CurveRow::current);
+  if (curve.recommended.has_value()) mark(*curve.recommended, &CurveRow::recommended);
+  std::stable_sort(rows.begin(), rows.end(), [](const CurveRow& a, const CurveRow& b) {
+    return a.point.capacity_bytes < b.point.capacity_bytes;
+  });
+  return rows;
+}
+
+}  // namespace
+
+std::string FormatRatio(double ratio) {
+  if (!std::isfinite(ratio)) return "-";
+  return absl::StrFormat("%.1f%%", ratio * 100);
+}
+
+std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups) {
+  Table table({{"PHASE"},
+               {"LOOKUPS", Align::kRight},
+               {"PAGES", Align::kRight},
+               {"DRAM", Align::kRight},
+               {"SSD", Align::kRight},
+               {"TEXT", Align::kRight},
+               {"MISS", Align::kRight},
+               {"HIT%", Align::kRight}});
+  LookupInfo total;
+  auto add = [&table](const std::string& name, const LookupInfo& l) {
+    table.AddRow({name, FormatCount(l.lookups), FormatCount(l.queried_pages),
+                  FormatCount(l.dram_hit_pages), FormatCount(l.ssd_hit_pages),
+                  FormatCount(l.text_hit_pages), FormatCount(l.miss_pages),
+                  FormatPercent(l.HitPages(), l.queried_pages)});
+  };
+  for (const LookupInfo& l : lookups) {
+    add(std::string(LookupPhaseName(l.phase)), l);
+    total.lookups += l.lookups;
+    total.queried_pages += l.queried_pages;
+    total.dram_hit_pages += l.dram_hit_pages;
+    total.ssd_hit_pages += l.ssd_hit_pages;
+    total.text_hit_pages += l.text_hit_pages;
+    total.miss_pages += l.miss_pages;
+  }
+  add("total", total);
+  return table.Render();
+}
+
+void WriteLookupsJson(const std::vector<LookupInfo>& lookups, JsonWriter& json) {
+  json.BeginArray();
+  for (const LookupInfo& l : lookups) {
+    json.BeginObject();
+    json.Key("phase").String(std::string(LookupPhaseName(l.phase)));
+    json.Key("lookups").Uint(l.lookups);
+    json.Key("queried_pages").Uint(l.queried_pages);
+    json.Key("dram_hit_pages").Uint(l.dram_hit_pages);
+    json.Key("ssd_hit_pages").Uint(l.ssd_hit_pages);
+    json.Key("text_hit_pages").Uint(l.text_hit_pages);
+    json.Key("miss_pages").Uint(l.miss_pages);
+    json.Key("hit_ratio");
+    if (l.queried_pages == 0) {
+      json.Null();
+    } else {
+      json.Double(static_cast<double>(l.HitPages()) / static_cast<double>(l.queried_pages));
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+std::string MissRatioCurveSummary(const MissRatioCurveInfo& mrc) {
+  return absl::StrCat(FormatCount(mrc.accesses), " page accesses, ",
+                      FormatCount(mrc.sampled_accesses), " sampled (rate ",
+                      absl::StrFormat("%.4g", mrc.sample_rate), "), working set ",
+                      FormatBytes(mrc.working_set_bytes));
+}
+
+std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_kv_byte) {
+  const std::string name(TierName(curve.tier));
+  std::string out = absl::StrCat(name, ": ", FormatBytes(curve.capacity_bytes),
+                                 " now, expected hit rate ", FormatRatio(curve.expected_hit_ratio));
+  if (curve.recommended.has_value()) {
+    absl::StrAppend(&out, "; recommended ", FormatBytes(curve.recommended->capacity_bytes), " (",
+                    FormatRatio(curve.recommended->hit_ratio), ")");
+  }
+  absl::StrAppend(&out, "\n");
+  const bool token_column = curve.tier == Tier::kText && token_bytes_per_kv_byte > 0;
+  std::vector<Column> columns = {{"CAPACITY", Align::kRight}, {"EXPECTED HIT%", Align::kRight}};
+  if (token_column) columns.push_back({"TOKEN BYTES", Align::kRight});
+  columns.push_back({""});
+  Table table(std::move(columns));
+  for (const CurveRow& row : CurveRows(curve)) {
+    std::string note;
+    if (row.current && row.recommended) {
+      note = "<- current, recommended";
+    } else if (row.current) {
+      note = "<- current";
+    } else if (row.recommended) {
+      note = "<- recommended";
+    }
+    std::vector<std::string> cells = {FormatBytes(row.point.capacity_bytes),
+                                      FormatRatio(row.point.hit_ratio)};
+    if (token_column) {
+      cells.push_back(FormatBytes(static_cast<uint64_t>(
+          std::llround(static_cast<double>(row.point.capacity_bytes) * token_bytes_per_kv_byte))));
+    }
+    cells.push_back(std::move(note));
+    table.AddRow(std::move(cells));
+  }
+  absl::StrAppend(&out, Indent(table.Render(), "  "));
+  if (curve.tier == Tier::kText) {
+    absl::StrAppend(&out,
+                    "  (capacities are the TEXT budget's KV-byte equivalents: the curve counts KV "
+                    "bytes)\n");
+  }
+  if (!curve.advice.empty()) absl::StrAppend(&out, "advice: ", curve.advice, "\n");
+  return out;
+}
+
+void WriteMissRatioCurveJson(const MissRatioCurveInfo& mrc, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("points");
+  WritePointsJson(mrc.points, json);
+  json.Key("accesses").Uint(mrc.accesses);
+  json.Key("sampled_accesses").Uint(mrc.sampled_accesses);
+  json.Key("sample_rate").Double(mrc.sample_rate);
+  json.Key("working_set_bytes").Uint(mrc.working_set_bytes);
+  json.EndObject();
+}
+
+void WriteTierCurveJson(const TierCurveInfo& curve, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("tier").String(std::string(TierName(curve.tier)));
+  json.Key("capacity_bytes").Uint(curve.capacity_bytes);
+  json.Key("expected_hit_ratio").Double(curve.expected_hit_ratio);
+  json.Key("recommended");
+  if (curve.recommended.has_value()) {
+    WritePointJson(*curve.recommended, json);
+  } else {
+    json.Null();
+  }
+  json.Key("advice").String(curve.advice);
+  json.Key("points");
+  WritePointsJson(curve.points, json);
+  json.EndObject();
+}
+
+plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
+  plot::LineChart chart;
+  chart.title = "expected hit rate by tier capacity (live miss-ratio curve)";
+  chart.x_label = "tier capacity";
+  chart.y_label = "expected hit rate";
+  chart.y_min = 0;
+  chart.y_max = 1;
+  chart.x_format = plot::FormatBytes;
+  chart.y_format = plot::FormatPercent;
+  for (const TierCurveInfo* curve : curves) {
+    plot::Series series;
+    series.name = std::string(TierName(curve->tier));
+    for (const CurveRow& row : CurveRows(*curve)) {
+      series.points.emplace_back(static_cast<double>(row.point.capacity_bytes),
+                                 row.point.hit_ratio);
+    }
+    chart.series.push_back(std::move(series));
+    chart.x_markers.emplace_back(static_cast<double>(curve->capacity_bytes),
+                                 absl::StrCat(std::string(TierName(curve->tier)), " now"));
+  }
+  return chart;
+}
+
+}  // namespace strata::cli
