@@ -229,7 +229,22 @@ void RebuildTaskToProto(const core::RebuildTask& task, absl::Time now, v1::Rebui
 
 namespace {
 
-void TierStatsToProto(v1::Tier tier, const tiering::TierStats& stats, v1::TierStats* out) {
+v1::Phase PhaseToProto(core::LookupPhase phase) {
+  switch (phase) {
+    case core::LookupPhase::kUnspecified:
+      return v1::PHASE_UNSPECIFIED;
+    case core::LookupPhase::kPrefill:
+      return v1::PHASE_PREFILL;
+    case core::LookupPhase::kMidfill:
+      return v1::PHASE_MIDFILL;
+    case core::LookupPhase::kDecode:
+      return v1::PHASE_DECODE;
+  }
+  return v1::PHASE_UNSPECIFIED;  // unreachable: every enumerator is handled above
+}
+
+void TierStatsToProto(v1::Tier tier, const tiering::TierStats& stats, uint64_t pages,
+                      v1::TierStats* out) {
   out->set_tier(tier);
   out->set_capacity_bytes(stats.capacity_bytes);
   out->set_used_bytes(stats.used_bytes);
@@ -240,14 +255,60 @@ void TierStatsToProto(v1::Tier tier, const tiering::TierStats& stats, v1::TierSt
   out->set_evictions(stats.evictions);
   out->set_promotions(stats.promotions);
   out->set_demotions(stats.demotions);
+  out->set_pages(pages);
+}
+
+void LookupsToProto(core::LookupPhase phase, const core::LookupCounts& counts,
+                    v1::LookupStats* out) {
+  out->set_phase(PhaseToProto(phase));
+  out->set_lookups(counts.lookups);
+  out->set_queried_pages(counts.queried_pages);
+  out->set_dram_hit_pages(counts.dram_hit_pages);
+  out->set_ssd_hit_pages(counts.ssd_hit_pages);
+  out->set_text_hit_pages(counts.text_hit_pages);
+  out->set_miss_pages(counts.miss_pages);
+}
+
+// The name PlanTiers gives a tier; TIER_UNSPECIFIED for one the wire has no value for.
+v1::Tier TierOfName(std::string_view name) {
+  if (name == "hbm") return v1::TIER_HBM;
+  if (name == "dram") return v1::TIER_DRAM;
+  if (name == "ssd") return v1::TIER_SSD;
+  if (name == "text") return v1::TIER_TEXT;
+  return v1::TIER_UNSPECIFIED;
 }
 
 }  // namespace
 
+void CurvePointsToProto(absl::Span<const tiering::mrc::CurvePoint> points, size_t max_points,
+                        google::protobuf::RepeatedPtrField<v1::CurvePoint>* out) {
+  out->Clear();
+  const size_t n = points.size();
+  const size_t kept = std::min(n, max_points);
+  out->Reserve(static_cast<int>(kept));
+  for (size_t i = 0; i < kept; ++i) {
+    // Evenly spaced indices from 0 to n - 1: all of them when n <= max_points.
+    const size_t index = kept == n ? i : (kept == 1 ? n - 1 : i * (n - 1) / (kept - 1));
+    v1::CurvePoint* point = out->Add();
+    point->set_capacity_bytes(points[index].capacity_bytes);
+    point->set_hit_ratio(points[index].hit_ratio);
+  }
+}
+
+std::string CutAdvice(std::string_view advice, size_t max_bytes) {
+  if (advice.size() <= max_bytes) return std::string(advice);
+  size_t end = max_bytes;
+  // Back off continuation bytes (10xxxxxx) so a multi-byte character is not split.
+  while (end > 0 && (static_cast<unsigned char>(advice[end]) & 0xC0) == 0x80) --end;
+  return std::string(advice.substr(0, end));
+}
+
 void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out) {
   out->Clear();
-  TierStatsToProto(v1::TIER_DRAM, tiers.dram, out->add_tiers());
-  if (tiers.ssd.has_value()) TierStatsToProto(v1::TIER_SSD, *tiers.ssd, out->add_tiers());
+  TierStatsToProto(v1::TIER_DRAM, tiers.dram, tiers.dram_pages, out->add_tiers());
+  if (tiers.ssd.has_value()) {
+    TierStatsToProto(v1::TIER_SSD, *tiers.ssd, tiers.ssd_pages, out->add_tiers());
+  }
 
   v1::TextTierStats* text = out->mutable_text();
   text->set_capacity_bytes(tiers.text.capacity_bytes);
@@ -256,6 +317,7 @@ void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out) {
   text->set_drops(tiers.text.drops);
   text->set_deletions(tiers.text.deletions);
   text->set_rebuilds(tiers.text.rebuilds);
+  text->set_pages(tiers.text_pages);
 
   v1::RebuildQueueStats* rebuild = out->mutable_rebuild();
   rebuild->set_queued(tiers.rebuild.queued);
@@ -285,6 +347,36 @@ void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out) {
   engine->set_matched_pages(tiers.matched_pages);
   engine->set_queried_pages(tiers.queried_pages);
   engine->set_draining(tiers.draining);
+
+  for (const core::LookupPhase phase :
+       {core::LookupPhase::kPrefill, core::LookupPhase::kMidfill, core::LookupPhase::kDecode}) {
+    LookupsToProto(phase, tiers.lookups[core::LookupPhaseIndex(phase)], out->add_lookups());
+  }
+
+  v1::MissRatioCurve* mrc = out->mutable_mrc();
+  CurvePointsToProto(tiers.mrc.points, proto::kMaxCurvePoints, mrc->mutable_points());
+  mrc->set_accesses(tiers.mrc.accesses);
+  mrc->set_sampled_accesses(tiers.mrc.sampled_accesses);
+  mrc->set_sample_rate(tiers.mrc.sample_rate);
+  mrc->set_working_set_bytes(tiers.mrc.working_set_bytes);
+
+  for (const tiering::mrc::TierCurve& curve : tiers.curves) {
+    const v1::Tier tier = TierOfName(curve.tier);
+    if (tier == v1::TIER_UNSPECIFIED) {
+      LOG_FIRST_N(WARNING, 1) << "Tiers: a curve of tier \"" << curve.tier
+                              << "\" has no wire value; left out";
+      continue;
+    }
+    v1::TierCurve* c = out->add_curves();
+    c->set_tier(tier);
+    c->set_capacity_bytes(curve.capacity_bytes);
+    c->set_expected_hit_ratio(curve.expected_hit_ratio);
+    CurvePointsToProto(curve.points, proto::kMaxCurvePoints, c->mutable_points());
+    c->mutable_recommended()->set_capacity_bytes(curve.recommended.capacity_bytes);
+    c->mutable_recommended()->set_hit_ratio(curve.recommended.hit_ratio);
+    c->set_advice(CutAdvice(curve.advice, proto::kMaxAdviceBytes));
+  }
+  out->set_token_bytes_per_kv_byte(tiers.token_bytes_per_kv_byte);
 }
 
 void EvictToProto(const core::EvictReply& reply, v1::EvictResponse* out) {

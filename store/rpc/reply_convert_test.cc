@@ -352,6 +352,131 @@ TEST(TiersToProtoTest, DramStatsIndexAndEngineCounts) {
   EXPECT_TRUE(out.engine().draining());
 }
 
+TEST(TiersToProtoTest, PagesLookupsByPhaseAndCurves) {
+  core::NodeTiers tiers;
+  tiers.dram = tiering::TierStats{.capacity_bytes = 4096};
+  tiers.ssd = tiering::TierStats{.capacity_bytes = 1 << 20};
+  tiers.dram_pages = 21;
+  tiers.ssd_pages = 22;
+  tiers.text_pages = 23;
+  for (int i = 0; i < core::kLookupPhases; ++i) {
+    const uint64_t base = 100 * (i + 1);
+    tiers.lookups[i] = core::LookupCounts{.lookups = base + 1,
+                                          .queried_pages = base + 20,
+                                          .dram_hit_pages = base + 2,
+                                          .ssd_hit_pages = 3,
+                                          .text_hit_pages = 4,
+                                          .miss_pages = 11};
+  }
+  tiers.mrc.points = {{1024, 0.25}, {2048, 0.5}, {4096, 0.75}};
+  tiers.mrc.accesses = 500;
+  tiers.mrc.sampled_accesses = 50;
+  tiers.mrc.sample_rate = 0.1;
+  tiers.mrc.working_set_bytes = 8192;
+  tiers.curves.push_back(tiering::mrc::TierCurve{.tier = "dram",
+                                                 .capacity_bytes = 4096,
+                                                 .expected_hit_ratio = 0.75,
+                                                 .points = tiers.mrc.points,
+                                                 .recommended = {2048, 0.5},
+                                                 .advice = "shrink dram"});
+  tiers.curves.push_back(tiering::mrc::TierCurve{.tier = "ssd", .capacity_bytes = 1 << 20});
+  tiers.curves.push_back(tiering::mrc::TierCurve{.tier = "text", .capacity_bytes = 77});
+  tiers.curves.push_back(tiering::mrc::TierCurve{.tier = "tape"});  // no wire value: left out
+  tiers.token_bytes_per_kv_byte = 0.125;
+
+  v1::TiersResponse out;
+  TiersToProto(tiers, &out);
+  ASSERT_EQ(out.tiers_size(), 2);
+  EXPECT_EQ(out.tiers(0).pages(), 21u);
+  EXPECT_EQ(out.tiers(1).tier(), v1::TIER_SSD);
+  EXPECT_EQ(out.tiers(1).pages(), 22u);
+  EXPECT_EQ(out.text().pages(), 23u);
+  ASSERT_EQ(out.lookups_size(), 3);
+  const v1::Phase phases[] = {v1::PHASE_PREFILL, v1::PHASE_MIDFILL, v1::PHASE_DECODE};
+  for (int i = 0; i < 3; ++i) {
+    const v1::LookupStats& l = out.lookups(i);
+    const uint64_t base = 100 * (i + 1);
+    EXPECT_EQ(l.phase(), phases[i]);
+    EXPECT_EQ(l.lookups(), base + 1);
+    EXPECT_EQ(l.queried_pages(), base + 20);
+    EXPECT_EQ(l.dram_hit_pages(), base + 2);
+    EXPECT_EQ(l.ssd_hit_pages(), 3u);
+    EXPECT_EQ(l.text_hit_pages(), 4u);
+    EXPECT_EQ(l.miss_pages(), 11u);
+  }
+  ASSERT_EQ(out.mrc().points_size(), 3);
+  EXPECT_EQ(out.mrc().points(1).capacity_bytes(), 2048u);
+  EXPECT_DOUBLE_EQ(out.mrc().points(1).hit_ratio(), 0.5);
+  EXPECT_EQ(out.mrc().accesses(), 500u);
+  EXPECT_EQ(out.mrc().sampled_accesses(), 50u);
+  EXPECT_DOUBLE_EQ(out.mrc().sample_rate(), 0.1);
+  EXPECT_EQ(out.mrc().working_set_bytes(), 8192u);
+  ASSERT_EQ(out.curves_size(), 3);
+  const v1::TierCurve& dram = out.curves(0);
+  EXPECT_EQ(dram.tier(), v1::TIER_DRAM);
+  EXPECT_EQ(dram.capacity_bytes(), 4096u);
+  EXPECT_DOUBLE_EQ(dram.expected_hit_ratio(), 0.75);
+  ASSERT_EQ(dram.points_size(), 3);
+  EXPECT_EQ(dram.points(2).capacity_bytes(), 4096u);
+  EXPECT_TRUE(dram.has_recommended());
+  EXPECT_EQ(dram.recommended().capacity_bytes(), 2048u);
+  EXPECT_DOUBLE_EQ(dram.recommended().hit_ratio(), 0.5);
+  EXPECT_EQ(dram.advice(), "shrink dram");
+  EXPECT_EQ(out.curves(1).tier(), v1::TIER_SSD);
+  EXPECT_EQ(out.curves(2).tier(), v1::TIER_TEXT);
+  EXPECT_EQ(out.curves(2).capacity_bytes(), 77u);
+  EXPECT_DOUBLE_EQ(out.token_bytes_per_kv_byte(), 0.125);
+}
+
+TEST(TiersToProtoTest, NoLookupsYetStillListsEveryPhase) {
+  v1::TiersResponse out;
+  TiersToProto(core::NodeTiers{}, &out);
+  ASSERT_EQ(out.lookups_size(), 3);
+  EXPECT_EQ(out.lookups(0).phase(), v1::PHASE_PREFILL);
+  EXPECT_EQ(out.lookups(2).phase(), v1::PHASE_DECODE);
+  EXPECT_EQ(out.lookups(0).lookups(), 0u);
+  EXPECT_EQ(out.mrc().points_size(), 0);
+  EXPECT_EQ(out.curves_size(), 0);
+}
+
+TEST(CurvePointsToProtoTest, ThinsEvenlyKeepingBothEnds) {
+  std::vector<tiering::mrc::CurvePoint> points;
+  for (uint64_t i = 0; i < 10; ++i) points.push_back({(i + 1) * 100, i / 10.0});
+  google::protobuf::RepeatedPtrField<v1::CurvePoint> out;
+  CurvePointsToProto(points, 10, &out);
+  ASSERT_EQ(out.size(), 10);
+  CurvePointsToProto(points, 4, &out);  // indices 0, 3, 6, 9
+  ASSERT_EQ(out.size(), 4);
+  EXPECT_EQ(out[0].capacity_bytes(), 100u);
+  EXPECT_EQ(out[1].capacity_bytes(), 400u);
+  EXPECT_EQ(out[2].capacity_bytes(), 700u);
+  EXPECT_EQ(out[3].capacity_bytes(), 1000u);
+  EXPECT_DOUBLE_EQ(out[3].hit_ratio(), 0.9);
+  CurvePointsToProto(points, 1, &out);
+  ASSERT_EQ(out.size(), 1);
+  EXPECT_EQ(out[0].capacity_bytes(), 1000u);
+  CurvePointsToProto({}, 4, &out);
+  EXPECT_EQ(out.size(), 0);
+}
+
+TEST(CurvePointsToProtoTest, AdviceIsCutAtACharacterBoundary) {
+  EXPECT_EQ(CutAdvice("grow dram", 100), "grow dram");
+  EXPECT_EQ(CutAdvice("grow dram", 4), "grow");
+  // "a" then U+2192 (3 bytes: E2 86 92): cutting at 2 or 3 bytes keeps only "a".
+  EXPECT_EQ(CutAdvice("a\xE2\x86\x92"
+                      "b",
+                      2),
+            "a");
+  EXPECT_EQ(CutAdvice("a\xE2\x86\x92"
+                      "b",
+                      3),
+            "a");
+  EXPECT_EQ(CutAdvice("a\xE2\x86\x92"
+                      "b",
+                      4),
+            "a\xE2\x86\x92");
+}
+
 TEST(EvictToProtoTest, CopiesFields) {
   v1::EvictResponse out;
   EvictToProto(core::EvictReply{.bytes_freed = 1 << 20, .pages_evicted = 9, .blobs_unlinked = 2},

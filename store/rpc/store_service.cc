@@ -50,7 +50,8 @@ absl::Status DoMatch(core::NodeEngine& engine, const v1::MatchRequest& request,
   STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
   STRATA_ASSIGN_OR_RETURN(const proto::TokenView tokens,
                           proto::TokensFromProto(request.tokens(), "tokens"));
-  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens.span()));
+  STRATA_ASSIGN_OR_RETURN(const core::LookupPhase phase, PhaseFromProto(request.phase(), "phase"));
+  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens.span(), phase));
   MatchToProto(reply, response);
   return absl::OkStatus();
 }

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,7 @@
 #include "strata/proto/protocol_internal.h"
 #include "strata/radix/kv_layout.h"
 #include "strata/store/core/node_engine_types.h"
+#include "strata/tiering/mrc/miss_ratio_curve.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::rpc {
@@ -99,9 +101,21 @@ void RebuildTaskToProto(const core::RebuildTask& task, absl::Time now, v1::Rebui
 
 // ---------------------------------------------------------------- Admin replies
 
-// The byte tiers (DRAM, then SSD when the node has one), the TEXT tier, the rebuild
-// queue, the index and the engine counts.
+// The byte tiers (DRAM, then SSD when the node has one) with their pages, the TEXT tier,
+// the rebuild queue, the index and the engine counts; the lookups of each phase (prefill,
+// midfill, decode, in that order); the miss-ratio curve and the per-tier curves (a curve
+// whose tier name is not "hbm", "dram", "ssd" or "text" is left out, logged once), their
+// points thinned to kMaxCurvePoints and advice cut to kMaxAdviceBytes (below).
 void TiersToProto(const core::NodeTiers& tiers, v1::TiersResponse* out);
+
+// `points` into `out` (cleared first): all of them when there are at most `max_points`,
+// else `max_points` of them at evenly spaced indices, the first and the last included.
+// REQUIRES: max_points >= 1.
+void CurvePointsToProto(absl::Span<const tiering::mrc::CurvePoint> points, size_t max_points,
+                        google::protobuf::RepeatedPtrField<v1::CurvePoint>* out);
+
+// `advice`, cut to at most `max_bytes` bytes without splitting a UTF-8 character.
+std::string CutAdvice(std::string_view advice, size_t max_bytes);
 
 void EvictToProto(const core::EvictReply& reply, v1::EvictResponse* out);
 
