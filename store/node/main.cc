@@ -3,8 +3,10 @@
 // stdout carries a few machine-parsable lines, each starting "strata-node: ":
 //   strata-node: grpc listening on <host>:<port>
 //   strata-node: dataplane listening on <host>:<port>
+//   strata-node: http listening on <host>:<port>     (absent when http_listen is empty)
 //   strata-node: ready pid=<pid> data_dir=<absolute path> dram_bytes=<n> ssd_bytes=<n>
-//                restored=<n> restored_ssd=<n> restored_text=<n>   (one line)
+//                restored=<n> restored_ssd=<n> restored_text=<n> http=<host>:<port>|off
+//                (one line)
 //   strata-node: draining (<signal name>)
 //   strata-node: stopped
 // Errors go to stderr as one line "strata-node: <message>". Logs (glog) go to stderr.
@@ -106,13 +108,16 @@ int Run(int argc, char** argv) {
   }
   PrintLine("grpc listening on " + (*server)->grpc_address());
   PrintLine("dataplane listening on " + (*server)->data_plane_address());
+  const std::string http = (*server)->http_address();
+  if (!http.empty()) PrintLine("http listening on " + http);
   // The blobs the metadata store gave back (restart); all 0 on a first start.
   const core::RestoreReport restored = (*server)->restored();
   PrintLine("ready pid=" + std::to_string(getpid()) + " data_dir=" + (*server)->data_dir() +
             " dram_bytes=" + std::to_string((*server)->dram_bytes()) +
             " ssd_bytes=" + std::to_string((*server)->ssd_bytes()) + " restored=" +
             std::to_string(restored.restored) + " restored_ssd=" + std::to_string(restored.on_ssd) +
-            " restored_text=" + std::to_string(restored.text));
+            " restored_text=" + std::to_string(restored.text) +
+            " http=" + (http.empty() ? std::string("off") : http));
 
   const int first = WaitForSignal(signals);
   PrintLine(std::string("draining (SIG") + sigabbrev_np(first) + ")");

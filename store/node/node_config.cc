@@ -120,9 +120,16 @@ const std::vector<OptionRow>& Table() {
       {{"dataplane_listen", "address", "127.0.0.1:7401",
         "data plane (UCX) listen address, reported to clients in BeginPut/Read/Health"},
        [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->dataplane_listen); }},
-      {{"http_listen", "address", "127.0.0.1:7402",
-        "tier-stats HTTP endpoint (reserved: not served yet)"},
-       [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->http_listen); }},
+      {{"http_listen", "address or empty", "127.0.0.1:7402",
+        "HTTP endpoint (/metrics, /v1/tiers, /healthz, /readyz); port 0 picks a free port; "
+        "empty: off"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (v.empty()) {
+           c->http_listen.clear();
+           return absl::OkStatus();
+         }
+         return SetAddress(k, v, &c->http_listen);
+       }},
       {{"data_dir", "path", "./var, or $STRATA_DATA",
         "node state directory (created): the strata-node.pid lock, meta/ and ssd.tier"},
        [](auto k, auto v, NodeConfig* c) {

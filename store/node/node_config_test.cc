@@ -106,6 +106,17 @@ TEST(SetNodeOptionTest, Errors) {
   EXPECT_EQ(config.grpc_listen, "127.0.0.1:7400");  // failed sets change nothing
 }
 
+TEST(NodeConfigTest, HttpListenTakesAnAddressOrEmptyForOff) {
+  NodeConfig config;
+  ASSERT_OK(SetNodeOption("http_listen", "127.0.0.1:0", &config));
+  EXPECT_EQ(config.http_listen, "127.0.0.1:0");
+  ASSERT_OK(SetNodeOption("http_listen", "", &config));
+  EXPECT_EQ(config.http_listen, "");
+  EXPECT_OK(config.Validate());
+  EXPECT_CODE(SetNodeOption("http_listen", "7402", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.http_listen, "");
+}
+
 TEST(NodeConfigTest, DefaultsAreValidAndOnLoopback) {
   const NodeConfig config;
   EXPECT_OK(config.Validate());

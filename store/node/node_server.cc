@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -13,12 +14,16 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/server_interceptor.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/store/dataplane/data_plane_server.h"
+#include "strata/store/http/http_server.h"
+#include "strata/store/http/node_snapshot.h"
 #include "strata/store/meta/rocks_meta_store.h"
 #include "strata/store/node/dram_sizing.h"
 #include "strata/store/rpc/admin_service.h"
+#include "strata/store/rpc/rpc_metrics.h"
 #include "strata/store/rpc/store_service.h"
 #include "strata/tiering/io/ssd_tier.h"
 
@@ -217,6 +222,12 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   // gRPC sets SO_REUSEPORT by default, which would let a second node bind the same port.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   proto::ApplyMessageLimits(&builder);
+  server->rpc_metrics_ = std::make_unique<rpc::RpcMetrics>();
+  {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(server->rpc_metrics_->MakeInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
   builder.RegisterService(server->store_service_.get());
   builder.RegisterService(server->admin_service_.get());
   server->grpc_server_ = builder.BuildAndStart();
@@ -233,13 +244,47 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
     LOG(WARNING) << "gRPC listens on " << server->grpc_address_
                  << ", not a loopback address: strata.v1 has no authentication yet";
   }
+  // 7. The HTTP endpoint, last: everything it reports exists.
+  if (!config.http_listen.empty()) {
+    NodeServer* self = server.get();
+    STRATA_ASSIGN_OR_RETURN(
+        server->http_server_,
+        http::HttpServer::Start({.listen_address = config.http_listen},
+                                {.snapshot = [self] { return self->Snapshot(); },
+                                 .readiness = [self] { return self->Readiness(); }}));
+    server->http_address_ = server->http_server_->address();
+    std::string http_host;
+    int http_port = 0;
+    if (ParseListenAddress(config.http_listen, &http_host, &http_port).ok() &&
+        !IsLoopbackHost(http_host)) {
+      LOG(WARNING) << "HTTP endpoint listens on " << server->http_address_
+                   << ", not a loopback address: it has no authentication";
+    }
+  }
+  server->started_.store(true, std::memory_order_release);
   LOG(INFO) << "node started: grpc " << server->grpc_address_ << ", data plane "
-            << server->data_plane_address_ << ", DRAM tier " << dram_bytes << " bytes ("
+            << server->data_plane_address_ << ", http "
+            << (server->http_address_.empty() ? "off" : server->http_address_) << ", DRAM tier "
+            << dram_bytes << " bytes ("
             << tiering::HugePageModeName(server->engine_->dram().huge_page_mode()) << "), SSD tier "
-            << server->ssd_bytes() << " bytes, data dir " << server->data_dir() << "; http_listen "
-            << config.http_listen << " is reserved (not served yet); ready "
+            << server->ssd_bytes() << " bytes, data dir " << server->data_dir() << "; ready "
             << absl::Now() - started << " after start";
   return server;
+}
+
+http::NodeSnapshot NodeServer::Snapshot() const {
+  http::NodeSnapshot snapshot;
+  snapshot.tiers = engine_->Tiers();
+  if (data_plane_ != nullptr) snapshot.data_plane = data_plane_->stats();
+  if (rpc_metrics_ != nullptr) snapshot.rpc = rpc_metrics_->Snapshot();
+  return snapshot;
+}
+
+absl::Status NodeServer::Readiness() const {
+  if (stopping_.load(std::memory_order_acquire)) return absl::UnavailableError("shutting down");
+  if (!started_.load(std::memory_order_acquire)) return absl::UnavailableError("starting");
+  if (engine_->draining()) return absl::UnavailableError("draining");
+  return absl::OkStatus();
 }
 
 NodeServer::~NodeServer() { Shutdown(absl::ZeroDuration()); }
@@ -264,6 +309,9 @@ void NodeServer::Shutdown(absl::Duration grace) {
   absl::MutexLock lock(&mu_);
   if (shut_down_) return;
   shut_down_ = true;
+  stopping_.store(true, std::memory_order_release);
+  // The HTTP endpoint first: no scrape reads a part being stopped.
+  if (http_server_ != nullptr) http_server_->Stop();
   if (grpc_server_ != nullptr) {
     // Calls still running get up to `grace`. gRPC's own Shutdown(deadline) would also wait
     // out the deadline for idle client connections, so the node waits for its handlers

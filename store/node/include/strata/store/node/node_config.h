@@ -42,7 +42,7 @@ struct NodeConfig {
   // Data plane (UCX active messages): where it listens; reported to clients in BeginPut,
   // Read and Health answers.
   std::string dataplane_listen = "127.0.0.1:7401";
-  // Tier-stats HTTP endpoint; reserved, not served yet.
+  // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.
   std::string http_listen = "127.0.0.1:7402";
   // Holds the lock/pid file, the metadata store (meta/) and the SSD tier file
   // (ssd.tier), unless meta_dir / ssd_path put them elsewhere. Created if missing.

@@ -10,11 +10,15 @@
 //      only in DRAM come back as TEXT), and the node logs what came back;
 //   5. the data plane (store/dataplane: UCX on config.dataplane_listen, the engine's
 //      arena registered; its bound address is what clients are told);
-//   6. the gRPC server with the Store and Admin services (store/rpc).
+//   6. the gRPC server with the Store and Admin services (store/rpc), every call timed and
+//      counted by store/rpc's RpcMetrics interceptor;
+//   7. the HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz) on
+//      config.http_listen; none when it is empty.
 //
-// and stops them in reverse order: gRPC first (no new calls reach the engine), then the
-// data plane (no HeldSpan survives it), then the engine, the SSD tier, the metadata store
-// (closed: its memtables flushed), then the lock.
+// and stops them in reverse order: HTTP first, then gRPC (no new calls reach the engine),
+// then the data plane (no HeldSpan survives it), then the engine, the SSD tier, the
+// metadata store (closed: its memtables flushed), then the lock. /readyz answers 503 while
+// the node drains or shuts down.
 //
 // A node with meta = false refuses to start when its metadata directory holds a store: it
 // would reuse the SSD space that store's records name, and a later node with metadata
@@ -32,7 +36,8 @@
 // listen on grpc_listen or the data plane on dataplane_listen (address in use, or not
 // local); the metadata store's errors, prefixed "metadata store: " (RocksMetaStore::Open:
 // FAILED_PRECONDITION in use or not a strata store, DATA_LOSS corrupt, UNAVAILABLE I/O);
-// the SSD tier's, prefixed "SSD tier: " (SsdTier::Open: FAILED_PRECONDITION no O_DIRECT on
+// UNAVAILABLE when the HTTP endpoint cannot listen on http_listen; the SSD tier's, prefixed
+// "SSD tier: " (SsdTier::Open: FAILED_PRECONDITION no O_DIRECT on
 // that filesystem, RESOURCE_EXHAUSTED no space to preallocate ssd_bytes, INVALID_ARGUMENT
 // a block device smaller than ssd_bytes, ...); the engine's and the DRAM arena's errors
 // (e.g. RESOURCE_EXHAUSTED when the memory cannot be mapped; the metadata's load errors). Drain
@@ -43,6 +48,7 @@
 // thread calls into it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +62,11 @@
 #include "strata/store/core/node_engine.h"
 #include "strata/store/node/data_dir_lock.h"
 #include "strata/store/node/node_config.h"
+
+namespace strata::store::http {
+class HttpServer;
+struct NodeSnapshot;
+}  // namespace strata::store::http
 
 namespace grpc {
 class Server;
@@ -75,6 +86,7 @@ class SsdTier;
 
 namespace strata::store::rpc {
 class AdminService;
+class RpcMetrics;
 class StoreService;
 }  // namespace strata::store::rpc
 
@@ -96,6 +108,9 @@ class NodeServer {
   // "host:port" the data plane is bound to (the port the kernel chose for port 0), as
   // reported to clients.
   const std::string& data_plane_address() const { return data_plane_address_; }
+  // "host:port" the HTTP endpoint is bound to (the chosen port for port 0); "" when
+  // http_listen is empty.
+  const std::string& http_address() const { return http_address_; }
   // The data directory (absolute) and the DRAM tier size in effect.
   const std::string& data_dir() const { return lock_.dir(); }
   uint64_t dram_bytes() const { return dram_bytes_; }
@@ -106,6 +121,13 @@ class NodeServer {
 
   // The engine, e.g. for the data plane, or for tests acting as one.
   core::NodeEngine& engine() { return *engine_; }
+
+  // What the HTTP endpoint reports: the engine's tiers, the data plane's and gRPC's stats.
+  // Thread-safe.
+  http::NodeSnapshot Snapshot() const;
+  // OK once Start returned and until Drain or Shutdown; else UNAVAILABLE saying why
+  // ("starting", "draining", "shutting down"). Thread-safe. What /readyz answers.
+  absl::Status Readiness() const;
 
   // Stops accepting puts and waits up to `timeout` for pending puts, held leases and
   // transfers (core::NodeEngine::Drain), then for the data plane's last replies
@@ -136,9 +158,16 @@ class NodeServer {
   std::string data_plane_address_;
   std::unique_ptr<rpc::StoreService> store_service_;
   std::unique_ptr<rpc::AdminService> admin_service_;
+  // Before the gRPC server: its interceptors borrow it.
+  std::unique_ptr<rpc::RpcMetrics> rpc_metrics_;
   std::unique_ptr<grpc::Server> grpc_server_;
   std::string grpc_address_;
   int grpc_port_ = 0;
+  // Declared after everything it reads: destroyed (stopped) first.
+  std::unique_ptr<http::HttpServer> http_server_;
+  std::string http_address_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> stopping_{false};
 
   absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
