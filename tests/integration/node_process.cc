@@ -31,6 +31,7 @@ namespace {
 
 constexpr absl::string_view kListenPrefix = "strata-node: grpc listening on ";
 constexpr absl::string_view kReadyPrefix = "strata-node: ready ";
+constexpr absl::string_view kHttpPrefix = "strata-node: http listening on ";
 constexpr absl::string_view kDataPlanePrefixes[] = {"strata-node: dataplane listening on ",
                                                     "strata-node: dataplane address "};
 
@@ -145,6 +146,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   if (options.default_listen_and_dram) {
     add_default("grpc_listen", "127.0.0.1:0");
     add_default("dataplane_listen", "127.0.0.1:0");
+    add_default("http_listen", "127.0.0.1:0");
     add_default("dram_bytes", "64MiB");
     add_default("ssd_bytes", "0");
   }
@@ -167,6 +169,9 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
       }
       if (absl::StartsWith(line, kListenPrefix)) {
         node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
+      }
+      if (absl::StartsWith(line, kHttpPrefix)) {
+        node->http_address_ = std::string(line.substr(kHttpPrefix.size()));
       }
       for (absl::string_view prefix : kDataPlanePrefixes) {
         if (!absl::StartsWith(line, prefix)) continue;

@@ -2,11 +2,11 @@
 //
 // Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
 // by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
-// --dram_bytes=64MiB --ssd_bytes=0 --data_dir=<temp>/data`, stdout and stderr going to
-// files in a fresh temporary directory. It waits for the "strata-node: ready" line, which follows
-// the listen lines ("strata-node: grpc listening on HOST:PORT": the port the kernel chose), then
-// (unless wait_for_health is off) for a Health call to succeed. The destructor SIGKILLs a
-// node still running, reaps it and removes the temporary directory. The child also gets
+// --http_listen=127.0.0.1:0 --dram_bytes=64MiB --ssd_bytes=0 --data_dir=<temp>/data`, stdout and
+// stderr going to files in a fresh temporary directory. It waits for the "strata-node: ready" line,
+// which follows the listen lines ("strata-node: grpc listening on HOST:PORT": the port the kernel
+// chose), then (unless wait_for_health is off) for a Health call to succeed. The destructor
+// SIGKILLs a node still running, reaps it and removes the temporary directory. The child also gets
 // SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node
 // behind.
 //
@@ -41,7 +41,8 @@ struct NodeProcessOptions {
   // Appended after the defaults. A default flag whose key appears here is left out, so
   // these win.
   std::vector<std::string> args;
-  // Pass --grpc_listen=127.0.0.1:0, --dataplane_listen=127.0.0.1:0, --dram_bytes=64MiB and
+  // Pass --grpc_listen=127.0.0.1:0, --dataplane_listen=127.0.0.1:0,
+  // --http_listen=127.0.0.1:0 (parallel tests must not clash on 7402), --dram_bytes=64MiB and
   // --ssd_bytes=0: a DRAM-only node (tests of the SSD tier name its size; the node's own
   // default, a 2 GiB file, is too much for many test nodes at once). The metadata store is
   // on (the node's default).
@@ -90,6 +91,9 @@ class NodeProcess {
   // "strata-node: dataplane address X ..." while the node has no data plane): what it
   // reports to clients.
   const std::string& data_plane_address() const { return data_plane_address_; }
+  // "127.0.0.1:PORT" of the HTTP endpoint ("strata-node: http listening on X"); "" when the
+  // node serves none (http_listen empty).
+  const std::string& http_address() const { return http_address_; }
   // The temporary directory (stdout.txt, stderr.txt, data/). Removed with the
   // NodeProcess; a data dir the args put elsewhere survives it (for restarts).
   const std::string& temp_dir() const { return temp_dir_; }
@@ -124,6 +128,7 @@ class NodeProcess {
   std::string temp_dir_;
   std::string grpc_address_;
   std::string data_plane_address_;
+  std::string http_address_;
   std::string ready_line_;
   std::optional<int> exit_code_;
 };
