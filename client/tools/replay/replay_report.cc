@@ -121,15 +121,15 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
   hit.y_min = 0;
   hit.y_max = 1;
   hit.y_format = plot::FormatPercent;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // A window without requests of a kind has no point (the line joins its neighbours).
   plot::Series all{"all requests", {}}, pre{"prefill", {}}, mid{"midfill", {}};
   for (uint32_t i = 0; i < windows; ++i) {
     const double x = (i + 0.5) * width_ms / 1000;
-    all.points.push_back({x, w[i][0] ? Ratio(w[i][1], w[i][0]) : nan});
-    pre.points.push_back({x, w[i][2] ? Ratio(w[i][3], w[i][2]) : nan});
-    mid.points.push_back({x, w[i][4] ? Ratio(w[i][5], w[i][4]) : nan});
+    if (w[i][0] > 0) all.points.push_back({x, Ratio(w[i][1], w[i][0])});
+    if (w[i][2] > 0) pre.points.push_back({x, Ratio(w[i][3], w[i][2])});
+    if (w[i][4] > 0) mid.points.push_back({x, Ratio(w[i][5], w[i][4])});
   }
-  hit.series = {all, pre, mid};
+  hit.series = {pre, mid, all};
   const std::string hit_path = config.plot_dir + "/hit_rate.png";
   if (absl::Status s = plot::WritePng(hit, hit_path); !s.ok()) return s;
   files.paths.push_back(hit_path);

@@ -1,0 +1,105 @@
+// strata-replay end to end: a real strata-node, the real strata-replay binary replaying the
+// first 300 requests of the Mooncake conversation trace as fast as it can (--speedup 0),
+// its --json report checked: prefix hits (the trace shares prefixes), bytes written, no
+// failed call, both PNGs written, and the node's live miss-ratio curve within 0.05 of the
+// exact curve of the same page stream. Skipped, with the reason printed, when the trace
+// file is absent.
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <sys/stat.h>
+
+#include "gtest/gtest.h"
+
+#include "node_process.h"
+
+namespace strata::integration {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The number after "key": in the flat JSON report; NaN when absent.
+double JsonNumber(const std::string& json, const std::string& key) {
+  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
+  std::smatch m;
+  if (!std::regex_search(json, m, re)) return std::nan("");
+  return std::stod(m[1].str());
+}
+
+TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
+  const std::string trace = STRATA_MOONCAKE_TRACE;
+  struct stat st;
+  if (stat(trace.c_str(), &st) != 0) {
+    GTEST_SKIP() << "trace " << trace << " is absent";
+  }
+  NodeProcessOptions node_options;
+  node_options.args = {"--dram_bytes=512MiB", "--http_listen="};
+  absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(node_options);
+  ASSERT_TRUE(node.ok()) << node.status();
+
+  const std::string dir = MakeTestDir("replay-test");
+  ASSERT_FALSE(dir.empty());
+  const std::string plots = dir + "/plots";
+  const std::vector<std::string> args = {"--node",
+                                         (*node)->grpc_address(),
+                                         "--speedup",
+                                         "0",
+                                         "--max-requests",
+                                         "300",
+                                         "--concurrency",
+                                         "2",
+                                         "--decode-lookups",
+                                         "1",
+                                         "--layers",
+                                         "1",
+                                         "--kv-heads",
+                                         "1",
+                                         "--head-dim",
+                                         "8",
+                                         "--json",
+                                         "--plot-dir",
+                                         plots,
+                                         trace};
+  const pid_t pid =
+      SpawnProcess(STRATA_REPLAY_BINARY, args, {}, dir, dir + "/out.json", dir + "/err.txt");
+  ASSERT_GT(pid, 0);
+  const std::optional<int> exit_code = WaitForChildExit(pid, absl::Seconds(240));
+  ASSERT_TRUE(exit_code.has_value()) << "strata-replay did not finish in 240 s";
+  const std::string json = ReadFile(dir + "/out.json");
+  ASSERT_EQ(*exit_code, 0) << ReadFile(dir + "/err.txt") << json;
+
+  EXPECT_EQ(JsonNumber(json, "requests"), 300) << json;
+  EXPECT_EQ(JsonNumber(json, "failed_requests"), 0) << json;
+  EXPECT_EQ(JsonNumber(json, "errors"), 0) << json;
+  EXPECT_GT(JsonNumber(json, "page_hit_rate"), 0) << json;
+  EXPECT_GT(JsonNumber(json, "token_hit_rate"), 0) << json;
+  EXPECT_GT(JsonNumber(json, "bytes_written"), 0) << json;
+  EXPECT_GT(JsonNumber(json, "bytes_read"), 0) << json;
+  // One decode lookup per request, and it finds the whole context the request just put.
+  EXPECT_EQ(JsonNumber(json, "decode_lookups"), 300) << json;
+  EXPECT_EQ(JsonNumber(json, "decode_page_hit_rate"), 1) << json;
+  // The live curve came back and is close to the exact one.
+  EXPECT_NE(json.find("\"live_curve\": true"), std::string::npos) << json;
+  const double mae = JsonNumber(json, "mae");
+  ASSERT_FALSE(std::isnan(mae)) << json;
+  EXPECT_LE(mae, 0.05) << json;
+  std::printf("strata-replay on 300 requests: page hit rate %.4f, MAE live vs exact %.4f\n",
+              JsonNumber(json, "page_hit_rate"), mae);
+  for (const char* name : {"/hit_rate.png", "/mrc.png"}) {
+    const std::string png = ReadFile(plots + name);
+    ASSERT_GE(png.size(), 8u) << name;
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
+}  // namespace
+}  // namespace strata::integration
