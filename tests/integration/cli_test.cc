@@ -16,7 +16,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -192,9 +194,9 @@ NodeProcess* CliTest::node_ = nullptr;
   }
 
 TEST_F(CliTest, HelpEverywhereExitsZero) {
-  const std::vector<std::string> commands = {"status", "tiers",   "ls",   "stat",  "get",
-                                             "put",    "rm",      "pin",  "unpin", "match",
-                                             "evict",  "rebuild", "drain"};
+  const std::vector<std::string> commands = {"status", "tiers", "capacity", "ls",   "stat",
+                                             "get",    "put",   "rm",       "pin",  "unpin",
+                                             "match",  "evict", "rebuild",  "drain"};
   std::vector<std::vector<std::string>> runs = {{"--help"}, {"-h"}, {"help"}};
   for (const std::string& command : commands) {
     runs.push_back({command, "--help"});
@@ -707,6 +709,154 @@ TEST_F(CliTest, TextTierAndRebuild) {
   const CliResult unknown = RunStrata({at, "rebuild", "0123456789abcdef0123456789abcdef"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.err;
   EXPECT_THAT(unknown.err, StartsWith("strata: rebuild: NOT_FOUND: "));
+}
+
+// Lookups by phase and the miss-ratio curves on a node of its own (fresh counters): a
+// scripted workload of puts and matches with explicit phases, then `strata tiers` and
+// `strata capacity` (table, JSON, --plot) must agree with the script and with each other.
+TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
+  absl::StatusOr<std::unique_ptr<NodeProcess>> own = NodeProcess::Start(NodeOptions());
+  ASSERT_OK(own);
+  NodeProcess& node = **own;
+  const std::string at = "--node=" + node.grpc_address();
+
+  // Before any Match the node has no curve: FAILED_PRECONDITION, exit 1, a clear message.
+  const CliResult early = RunStrata({at, "capacity"});
+  EXPECT_EQ(early.exit_code, 1) << early.err;
+  EXPECT_THAT(early.err, StartsWith("strata: capacity: FAILED_PRECONDITION: the node has no "
+                                    "miss-ratio curve yet"));
+  EXPECT_THAT(early.out, IsEmpty());
+  if (!HasDataPlane(node)) GTEST_SKIP() << "strata-node has no data plane yet";
+
+  // Two blobs, 4 pages; the query is those 4 pages and one page nobody wrote.
+  const std::vector<radix::TokenId> first = Tokens(500, 2), second = Tokens(600, 2);
+  std::vector<std::string> put = {at,           "put",      "--tenant", "planner", "--model",
+                                  "test/model", "--layout", kLayout,    "--json"};
+  auto put_blob = [&](const std::vector<radix::TokenId>& tokens, uint32_t seed,
+                      const std::string& parent) {
+    std::vector<std::string> args = put;
+    for (const std::string& a :
+         {std::string("--tokens"), File("t" + std::to_string(seed), TokenText(tokens)),
+          std::string("-i"), File("b" + std::to_string(seed), RandomBytes(2 * kPageBytes, seed))}) {
+      args.push_back(a);
+    }
+    if (!parent.empty()) args.insert(args.end(), {"--parent", parent});
+    const CliResult r = RunStrata(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+    return r.exit_code == 0 ? ParseOut(r)["key"].AsString() : std::string();
+  };
+  const std::string parent = put_blob(first, 61, "");
+  ASSERT_FALSE(parent.empty());
+  ASSERT_FALSE(put_blob(second, 62, parent + ":2").empty());
+  std::vector<radix::TokenId> query = first;
+  query.insert(query.end(), second.begin(), second.end());
+  for (radix::TokenId t : {1, 2, 3, 4}) query.push_back(90000 + t);
+  const std::string query_file = File("query", TokenText(query));
+  const std::string cold_file = File("cold", TokenText(Tokens(70000, 2)));
+  auto match = [&](const std::string& phase, const std::string& tokens_file) {
+    const std::vector<std::string> args = {at,         "match",      "--phase",  phase,
+                                           "--tokens", tokens_file,  "--tenant", "planner",
+                                           "--model",  "test/model", "--layout", kLayout};
+    const CliResult r = RunStrata(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+  };
+  match("prefill", query_file);  // 5 pages: 4 in DRAM, 1 miss
+  match("decode", query_file);   // twice
+  match("decode", query_file);
+  match("midfill", cold_file);  // 2 pages, both misses
+
+  const CliResult json_run = RunStrata({at, "tiers", "--json"});
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const JsonValue tiers = ParseOut(json_run);
+  EXPECT_EQ(tiers["tiers"][0]["tier"].AsString(), "dram");
+  EXPECT_EQ(tiers["tiers"][0]["pages"].AsUint(), 4u);
+  EXPECT_EQ(tiers["text"]["pages"].AsUint(), 0u);
+  ASSERT_EQ(tiers["lookups"].size(), 3u);
+  struct Want {
+    const char* phase;
+    uint64_t lookups, queried, dram, miss;
+  };
+  const Want want[] = {{"prefill", 1, 5, 4, 1}, {"midfill", 1, 2, 0, 2}, {"decode", 2, 10, 8, 2}};
+  uint64_t lookups = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const JsonValue& l = tiers["lookups"][i];
+    SCOPED_TRACE(want[i].phase);
+    EXPECT_EQ(l["phase"].AsString(), want[i].phase);
+    EXPECT_EQ(l["lookups"].AsUint(), want[i].lookups);
+    EXPECT_EQ(l["queried_pages"].AsUint(), want[i].queried);
+    EXPECT_EQ(l["dram_hit_pages"].AsUint(), want[i].dram);
+    EXPECT_EQ(l["ssd_hit_pages"].AsUint(), 0u);
+    EXPECT_EQ(l["text_hit_pages"].AsUint(), 0u);
+    EXPECT_EQ(l["miss_pages"].AsUint(), want[i].miss);
+    lookups += *l["lookups"].AsUint();
+  }
+  EXPECT_EQ(tiers["engine"]["matches"].AsUint(), lookups);
+  // The curve saw every page of every query (17 accesses; all sampled at this size).
+  EXPECT_EQ(tiers["mrc"]["accesses"].AsUint(), 17u);
+  ASSERT_GE(tiers["mrc"]["points"].size(), 1u);
+  ASSERT_GE(tiers["curves"].size(), 1u);
+  const JsonValue& dram_curve = tiers["curves"][0];
+  EXPECT_EQ(dram_curve["tier"].AsString(), "dram");
+  EXPECT_EQ(dram_curve["capacity_bytes"].AsUint(), 64u << 20);
+  const double expected = std::stod(dram_curve["expected_hit_ratio"].AsString());
+  EXPECT_GE(expected, 0.0);
+  EXPECT_LE(expected, 1.0);
+  uint64_t last = 0;
+  for (const JsonValue& point : dram_curve["points"].items()) {
+    EXPECT_GE(*point["capacity_bytes"].AsUint(), last);
+    last = *point["capacity_bytes"].AsUint();
+  }
+  const std::string expected_text = absl::StrFormat("%.1f%%", expected * 100);
+
+  // The table: the phases' rows as in JSON, the DRAM row's pages and expected hit rate.
+  const CliResult table = RunStrata({at, "tiers"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("\nlookups by phase (pages)\nPHASE    LOOKUPS  PAGES  DRAM  "));
+  // The cells of the table line that starts with `first` (and a blank).
+  auto row = [&table](const std::string& first) -> std::vector<std::string> {
+    const size_t at_line = table.out.find("\n" + first + " ");
+    if (at_line == std::string::npos) return {};
+    const size_t end = table.out.find('\n', at_line + 1);
+    return absl::StrSplit(table.out.substr(at_line + 1, end - at_line - 1), ' ', absl::SkipEmpty());
+  };
+  using Cells = std::vector<std::string>;
+  EXPECT_EQ(row("prefill"), (Cells{"prefill", "1", "5", "4", "0", "0", "1", "80.0%"})) << table.out;
+  EXPECT_EQ(row("midfill"), (Cells{"midfill", "1", "2", "0", "0", "0", "2", "0.0%"}));
+  EXPECT_EQ(row("decode"), (Cells{"decode", "2", "10", "8", "0", "0", "2", "80.0%"}));
+  EXPECT_EQ(row("total"), (Cells{"total", "4", "17", "12", "0", "0", "5", "70.6%"}));
+  // DRAM: 4 pages (cell 9: sizes take two cells), the curve's expected hit rate last.
+  const Cells dram_row = row("dram");
+  ASSERT_EQ(dram_row.size(), 17u) << table.out;
+  EXPECT_EQ(dram_row[9], "4");
+  EXPECT_EQ(dram_row.back(), expected_text);
+
+  // strata capacity: the same curve as a table, the current capacity marked, and a PNG.
+  const std::string png = dir_ + "/curves.png";
+  const CliResult capacity = RunStrata({at, "capacity", "--tier=dram", "--plot", png});
+  ASSERT_EQ(capacity.exit_code, 0) << capacity.err;
+  EXPECT_THAT(capacity.out, StartsWith("miss-ratio curve: 17 page accesses, "));
+  EXPECT_THAT(capacity.out, HasSubstr("\ndram: 64.0 MiB now, expected hit rate " + expected_text));
+  EXPECT_THAT(capacity.out, HasSubstr("<- current"));
+  EXPECT_THAT(capacity.out, HasSubstr("\nplot written to " + png + "\n"));
+  const std::string image = ReadWholeFile(png);
+  ASSERT_GE(image.size(), 8u);
+  EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  const JsonValue capacity_json = ParseOut(RunStrata({at, "capacity", "--json"}));
+  ASSERT_GE(capacity_json["curves"].size(), 1u);
+  EXPECT_EQ(capacity_json["curves"][0]["expected_hit_ratio"].AsString(),
+            dram_curve["expected_hit_ratio"].AsString());
+  EXPECT_EQ(capacity_json["mrc"]["accesses"].AsUint(), 17u);
+  EXPECT_TRUE(capacity_json["plot"].is_null());
+  // A tier the node plans no curve for (no SSD tier here): NOT_FOUND, exit 1.
+  if (tiers["tiers"].size() == 1) {
+    const CliResult ssd = RunStrata({at, "capacity", "--tier=ssd"});
+    EXPECT_EQ(ssd.exit_code, 1) << ssd.err;
+    EXPECT_THAT(ssd.err, StartsWith("strata: capacity: NOT_FOUND: the node has no ssd curve"));
+  }
+  // An unwritable plot path is a local-file failure: exit 1, not 3.
+  const CliResult bad_plot = RunStrata({at, "capacity", "--plot", dir_ + "/no/such/dir/x.png"});
+  EXPECT_EQ(bad_plot.exit_code, 1) << bad_plot.err;
+  EXPECT_THAT(bad_plot.err, HasSubstr("--plot: "));
 }
 
 }  // namespace
