@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/string_view.h"
+
 #include "grpcpp/support/server_interceptor.h"
 
 namespace strata::store::rpc {
@@ -75,14 +77,15 @@ void RpcMetrics::Method::Record(int code, absl::Duration elapsed) {
 }
 
 RpcMetrics::Method* RpcMetrics::FindOrAdd(std::string_view method) {
-  const std::string key(method);
+  const absl::string_view key(method.data(), method.size());
   {
+    // Abseil's string hash is transparent: no std::string is built for a known method.
     absl::ReaderMutexLock lock(&mu_);
     auto it = methods_.find(key);
     if (it != methods_.end()) return &it->second;
   }
   absl::MutexLock lock(&mu_);
-  return &methods_.try_emplace(key).first->second;
+  return &methods_.try_emplace(std::string(key)).first->second;
 }
 
 void RpcMetrics::Record(std::string_view method, int code, absl::Duration latency) {

@@ -6,7 +6,7 @@
 //   /healthz   200 "ok" while the server runs
 //   /readyz    200 "ready" when handlers.readiness() is OK; else 503 and its message
 //              (e.g. "draining", "starting")
-// Anything else is 404; other methods 405.
+// Any other path is 404; other methods get cpp-httplib's 400.
 //
 // Threads: one listening thread plus at most options.worker_threads workers, each serving
 // one connection at a time (keep-alive connections idle out after options.idle_timeout);
