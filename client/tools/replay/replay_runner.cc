@@ -58,8 +58,11 @@ class Runner {
                          ? trace_.requests.size()
                          : std::min<size_t>(config_.max_requests, trace_.requests.size());
     ComputeWriters(n);
-    done_.assign(n, false);
-    result_.records.resize(n);
+    {
+      absl::MutexLock lock(&mu_);
+      done_.assign(n, false);
+      result_.records.resize(n);
+    }
     const auto start = Clock::now();
     std::vector<std::thread> workers;
     for (int i = 0; i < config_.concurrency; ++i) workers.emplace_back([this] { WorkerLoop(); });
