@@ -43,7 +43,7 @@ struct Range {
 };
 
 // The 1-2-5 step giving about `target` intervals over [lo, hi]. With `binary`, a
-// step of at least 1 KiB is a 1-2-5 multiple of KiB, MiB, GiB, ... (byte axes).
+// step of at least 1 KiB is a power-of-two multiple of KiB, MiB, GiB, ... (byte axes).
 double NiceStep(double lo, double hi, int target, bool binary) {
   const double raw = (hi - lo) / std::max(1, target);
   double unit = 1;
@@ -51,12 +51,14 @@ double NiceStep(double lo, double hi, int target, bool binary) {
     while (raw / unit >= 1024) unit *= 1024;
   }
   const double r = raw / unit;
+  // Byte axes above 1 KiB: power-of-two multiples of the unit (256 MiB, 512 MiB, 1 GiB).
+  if (binary && unit > 1) {
+    const double p = std::pow(2.0, std::round(std::log2(r)));
+    return (p >= 1024 ? 1024 : std::max(1.0, p)) * unit;
+  }
   const double mag = std::pow(10.0, std::floor(std::log10(r)));
   const double f = r / mag;
-  const double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
-  // 1000 KiB is 1 MiB on a byte axis.
-  if (binary && unit > 1 && step >= 1000) return 1024 * unit;
-  return step * unit;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
 // The next coarser step after `step` (1-2-5 order).

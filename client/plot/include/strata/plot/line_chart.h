@@ -5,7 +5,7 @@
 // optional vertical markers (dashed lines with a label, e.g. "current capacity").
 // WritePng() rasterizes it itself: white background, axes, ticks on "nice" 1-2-5
 // steps with numeric labels (the finest step whose labels do not overlap; on an
-// axis formatted with FormatBytes, 1-2-5 multiples of KiB/MiB/GiB), a light grid,
+// axis formatted with FormatBytes, power-of-two multiples of KiB/MiB/GiB), a light grid,
 // a legend (one entry per named series, in the plot corner covering the fewest
 // data pixels) and text in a small embedded 5x7 bitmap font (ASCII 32-126; other
 // bytes draw as '?'), doubled at 720x450 and above. No anti-aliasing.
