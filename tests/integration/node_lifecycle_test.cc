@@ -183,7 +183,8 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
                            "data_dir = "
                         << dir
                         << "/from-config\n"
-                           "dataplane_listen = 127.0.0.1:0\n";
+                           "dataplane_listen = 127.0.0.1:0\n"
+                           "http_listen = 127.0.0.1:0\n";
   {
     // Config file alone; STRATA_DATA loses to the file's data_dir.
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node,
@@ -274,12 +275,12 @@ bool PortIsFree(int port) {
   return free;
 }
 
-// With no arguments at all: loopback 7400 (and 7401 for the data plane), ./var in the
-// working directory, DRAM sized from free memory. The ports may be taken on a shared
-// machine; then this is skipped.
+// With no arguments at all: loopback 7400 (7401 for the data plane, 7402 for HTTP), ./var
+// in the working directory, DRAM sized from free memory. The ports may be taken on a
+// shared machine; then this is skipped.
 TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
-  if (!PortIsFree(7400) || !PortIsFree(7401)) {
-    GTEST_SKIP() << "127.0.0.1:7400 or :7401 is in use on this machine";
+  if (!PortIsFree(7400) || !PortIsFree(7401) || !PortIsFree(7402)) {
+    GTEST_SKIP() << "127.0.0.1:7400, :7401 or :7402 is in use on this machine";
   }
   const std::string cwd = MakeTestDir("strata-node-noargs");
   absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(
@@ -287,6 +288,7 @@ TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
   ASSERT_TRUE(node.ok()) << node.status();
   EXPECT_EQ((*node)->data_plane_address(), "127.0.0.1:7401");
   EXPECT_EQ((*node)->grpc_address(), "127.0.0.1:7400");
+  EXPECT_EQ((*node)->http_address(), "127.0.0.1:7402");
   EXPECT_EQ(ReadyField((*node)->StdoutText(), "data_dir"), cwd + "/var");
   const uint64_t dram = std::stoull(ReadyField((*node)->StdoutText(), "dram_bytes"));
   EXPECT_GE(dram, uint64_t{64} << 20);
