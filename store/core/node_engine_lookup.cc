@@ -102,14 +102,23 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
     capacities.text_kv_equivalent =
         static_cast<uint64_t>(tiers->text.capacity_bytes / tiers->token_bytes_per_kv_byte);
   }
-  // The curve's own grid: up to twice the larger of the byte tiers' total and the working
-  // set, so a planner sees where it flattens.
+  // The curve's own grid: fine up to the working set (where a curve rises) and coarser
+  // up to twice the larger of the tiers' total and the working set, so a planner sees
+  // where it flattens.
   const uint64_t total =
       capacities.dram_bytes + capacities.ssd_bytes + capacities.text_kv_equivalent;
-  tiering::mrc::MissRatioCurve probe = mrc_.Curve({});
-  const uint64_t top = std::max<uint64_t>(2 * std::max(total, probe.working_set_bytes), 1);
-  const std::vector<uint64_t> grid =
-      tiering::mrc::CapacityGrid(top, std::max<uint32_t>(options_.mrc_curve_points, 1) * 4);
+  const uint64_t working_set = mrc_.Curve({}).working_set_bytes;
+  const uint64_t top = std::max<uint64_t>(2 * std::max(total, working_set), 1);
+  const uint32_t points = std::max<uint32_t>(options_.mrc_curve_points, 1) * 2;
+  std::vector<uint64_t> grid = tiering::mrc::CapacityGrid(top, points);
+  const std::vector<uint64_t> fine = tiering::mrc::CapacityGrid(working_set, points);
+  grid.insert(grid.end(), fine.begin(), fine.end());
+  for (const uint64_t c :
+       {capacities.dram_bytes, capacities.dram_bytes + capacities.ssd_bytes, total}) {
+    grid.push_back(c);  // the current capacities themselves
+  }
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
   tiers->mrc = mrc_.Curve(grid);
   tiers->curves = tiering::mrc::PlanTiers(tiers->mrc, capacities, options_.mrc_curve_points);
 }

@@ -107,11 +107,20 @@ TEST_F(NodeEngineLookupTest, MatchFeedsTheMissRatioCurve) {
   const NodeTiers tiers = engine_->Tiers();
   EXPECT_EQ(tiers.mrc.accesses, 40u);
   EXPECT_EQ(tiers.mrc.working_set_bytes, 4 * ns_.layout().BytesPerPage());
-  // Every point of the curve's grid holds the 1 KiB working set.
-  ASSERT_FALSE(tiers.mrc.points.empty());
-  EXPECT_GE(tiers.mrc.points.front().capacity_bytes, 4 * ns_.layout().BytesPerPage());
-  for (const tiering::mrc::CurvePoint& p : tiers.mrc.points)
-    EXPECT_NEAR(p.hit_ratio, 36.0 / 40, 1e-9);
+  // The grid is fine below the 1 KiB working set (where the curve rises) and every point
+  // that holds it (past the estimator's 1/128 distance resolution) sees the 36
+  // re-references hit.
+  const uint64_t working_set = 4 * ns_.layout().BytesPerPage();
+  int below = 0;
+  for (const tiering::mrc::CurvePoint& p : tiers.mrc.points) {
+    if (p.capacity_bytes < working_set) {
+      ++below;
+      EXPECT_LT(p.hit_ratio, 36.0 / 40);
+    } else if (p.capacity_bytes > working_set + working_set / 64) {
+      EXPECT_NEAR(p.hit_ratio, 36.0 / 40, 1e-9) << p.capacity_bytes;
+    }
+  }
+  EXPECT_GE(below, 16);
   EXPECT_GT(tiers.token_bytes_per_kv_byte, 0);
   ASSERT_FALSE(tiers.curves.empty());
   EXPECT_EQ(tiers.curves[0].tier, "dram");

@@ -20,6 +20,7 @@
 
 #include "client/tools/replay/trace_pages.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/tiering/mrc/page_keys.h"
 
 namespace strata::replay {
 namespace {
@@ -154,13 +155,11 @@ class Runner {
     *ms = MsSince(t0);
     const uint32_t pages = static_cast<uint32_t>(tokens.size() / ns_.layout().page_tokens);
     if (m.ok()) {
+      // Keyed as the node keys its live curve (tiering/mrc/page_keys.h).
+      std::vector<uint64_t> keys;
+      tiering::mrc::AppendPrefixPageKeys(h0_.lo ^ h0_.hi, tokens, ns_.layout().page_tokens, &keys);
       absl::MutexLock lock(&exact_mu_);
-      radix::PrefixHash h = h0_;
-      const uint32_t pt = ns_.layout().page_tokens;
-      for (uint32_t i = 0; i < pages; ++i) {
-        h = radix::ChainPageHash(h, tokens.subspan(size_t{i} * pt, pt));
-        exact_.Access(h.lo ^ h.hi, page_bytes_);
-      }
+      for (const uint64_t key : keys) exact_.Access(key, page_bytes_);
     } else if (m.status().code() == absl::StatusCode::kNotFound) {
       m = MatchResult{};
     } else {

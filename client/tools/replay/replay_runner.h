@@ -20,8 +20,9 @@
 //
 // The offline exact curve: every Match that the node answered OK adds its whole pages, in
 // the order the answers came back, to a tiering::mrc::ExactMrc keyed exactly as the node's
-// SHARDS sampler keys them (radix::ChainPageHash over the namespace hash; key h.lo ^ h.hi;
-// bytes = layout.BytesPerPage()), so the two curves describe the same access stream.
+// SHARDS sampler keys them (tiering::mrc::AppendPrefixPageKeys from the namespace hash's
+// lo ^ hi; bytes = layout.BytesPerPage()), so the two curves describe the same access
+// stream.
 //
 // Thread safety: Run is called once from one thread; it owns its workers. Errors: Run
 // returns INVALID_ARGUMENT for a bad namespace/layout; everything else is counted.
