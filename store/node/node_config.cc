@@ -203,6 +203,15 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetUint32(k, v, 1, 1000000, &c->max_rebuild_attempts);
        }},
+      {{"mrc_sampled_keys", "integer", "8192",
+        "page keys the live miss-ratio curve (SHARDS) tracks; 0 = no curve"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 0, 1 << 22, &c->mrc_sampled_keys);
+       }},
+      {{"mrc_curve_points", "integer", "32", "points per tier curve in Tiers and /v1/tiers"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1024, &c->mrc_curve_points);
+       }},
       {{"meta", "bool", "true",
         "keep blob metadata in RocksDB so a restart serves SSD blobs again (false: restart "
         "empty)"},

@@ -181,6 +181,11 @@ TEST(SetNodeOptionTest, TierOptions) {
   EXPECT_EQ(config.rebuild_task_ttl, absl::Minutes(2));
   ASSERT_OK(SetNodeOption("max_rebuild_attempts", "7", &config));
   EXPECT_EQ(config.max_rebuild_attempts, 7u);
+  EXPECT_EQ(config.mrc_sampled_keys, 8192u);
+  ASSERT_OK(SetNodeOption("mrc_sampled_keys", "0", &config));
+  EXPECT_EQ(config.mrc_sampled_keys, 0u);
+  ASSERT_OK(SetNodeOption("mrc_curve_points", "64", &config));
+  EXPECT_EQ(config.mrc_curve_points, 64u);
   ASSERT_OK(SetNodeOption("meta_dir", "/fast/meta", &config));
   EXPECT_EQ(config.MetaDir(), "/fast/meta");
   ASSERT_OK(SetNodeOption("meta", "off", &config));
@@ -211,6 +216,9 @@ TEST(SetNodeOptionTest, TierOptionErrorsNameTheKey) {
         << bad;
   }
   EXPECT_CODE(SetNodeOption("rebuild_task_ttl", "soon", &config),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("mrc_curve_points", "0", &config), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(SetNodeOption("mrc_sampled_keys", "5000000", &config),
               absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(SetNodeOption("max_rebuild_attempts", "0", &config),
               absl::StatusCode::kInvalidArgument);

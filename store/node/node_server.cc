@@ -107,6 +107,8 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.dram_high_watermark = config.dram_high_watermark;
   options.dram_low_watermark = config.dram_low_watermark;
   options.text_bytes = config.text_bytes;
+  options.mrc_sampled_keys = config.mrc_sampled_keys;
+  options.mrc_curve_points = config.mrc_curve_points;
   options.rebuild_task_ttl = config.rebuild_task_ttl;
   options.max_rebuild_attempts = config.max_rebuild_attempts;
   return options;

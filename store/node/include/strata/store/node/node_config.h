@@ -80,6 +80,11 @@ struct NodeConfig {
   absl::Duration rebuild_task_ttl = absl::Seconds(30);
   uint32_t max_rebuild_attempts = 3;
 
+  // The live miss-ratio curve: page keys its SHARDS estimator tracks (0: no curve) and
+  // points per tier curve (store/core's NodeEngineOptions::mrc_*).
+  uint32_t mrc_sampled_keys = 8192;
+  uint32_t mrc_curve_points = 32;
+
   // Durable metadata (RocksDB) at meta_dir (empty: <data_dir>/meta): a restarted node
   // serves its SSD blobs again and keeps DRAM-only blobs as TEXT. false: nothing survives
   // a restart (refused while the metadata directory holds a store: see node_server.h).
