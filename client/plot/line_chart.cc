@@ -239,7 +239,18 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
   canvas.Line(left, top, left, bottom, kInk);
   canvas.Line(left, bottom, right, bottom, kInk);
   if (!chart.title.empty()) {
-    canvas.Text((width - Canvas::TextWidth(chart.title, s + 1)) / 2, pad, chart.title, kInk, s + 1);
+    // The title's scale shrinks to fit the width; at scale 1 a title still too long is cut
+    // with "...".
+    int ts = s + 1;
+    while (ts > 1 && Canvas::TextWidth(chart.title, ts) > width - 2 * pad) --ts;
+    std::string title = chart.title;
+    if (Canvas::TextWidth(title, ts) > width - 2 * pad) {
+      while (!title.empty() && Canvas::TextWidth(title + "...", ts) > width - 2 * pad) {
+        title.pop_back();
+      }
+      title += "...";
+    }
+    canvas.Text((width - Canvas::TextWidth(title, ts)) / 2, pad, title, kInk, ts);
   }
   if (!chart.x_label.empty()) {
     canvas.Text((left + right - Canvas::TextWidth(chart.x_label, s)) / 2, height - pad - th,
@@ -252,13 +263,25 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
 
   // Markers, then the series on top, clipped to the plot area.
   canvas.SetClip(left + 1, top, right + 1, bottom);
+  // Marker labels go on the first row where they do not overlap an earlier label.
+  std::vector<std::vector<std::pair<int, int>>> label_rows;  // per row: [x0, x1) spans
   for (const auto& [x, label] : chart.x_markers) {
     if (!std::isfinite(x)) continue;
     const int mx = px(x);
     canvas.DashedLine(mx, top, mx, bottom, kMarker, 6 * s, 4 * s);
+    const int w = Canvas::TextWidth(label, s);
     int tx = mx + 3 * s;
-    if (tx + Canvas::TextWidth(label, s) > right) tx = mx - 3 * s - Canvas::TextWidth(label, s);
-    canvas.Text(tx, top + 2 * s, label, kMarker, s);
+    if (tx + w > right) tx = mx - 3 * s - w;
+    size_t row = 0;
+    for (; row < label_rows.size(); ++row) {
+      bool free = true;
+      for (const auto& [x0, x1] : label_rows[row])
+        free = free && (tx + w + 2 * s <= x0 || tx >= x1);
+      if (free) break;
+    }
+    if (row == label_rows.size()) label_rows.emplace_back();
+    label_rows[row].emplace_back(tx, tx + w + 2 * s);
+    canvas.Text(tx, top + 2 * s + static_cast<int>(row) * (th + s), label, kMarker, s);
   }
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const Rgb color = kPalette[i % std::size(kPalette)];
