@@ -51,6 +51,17 @@ if [[ -x "$BUILD/client/cli/strata" ]]; then
   echo
   echo "=== strata tiers"
   "$BUILD/client/cli/strata" tiers
+  echo
+  echo "=== strata capacity (the live miss-ratio curve: expected hit rate at other tier sizes)"
+  "$BUILD/client/cli/strata" capacity --tier dram --plot "$STRATA_DATA/capacity.png" || true
+fi
+
+HTTP=$(sed -n 's/^strata-node: http listening on //p' "$LOG.out" | head -n 1)
+if [[ -n "$HTTP" ]] && command -v curl >/dev/null; then
+  echo
+  echo "=== http://$HTTP/metrics (Prometheus; lookups by phase and tier), first lines"
+  curl -s "http://$HTTP/metrics" | grep -E '^strata_(lookup_pages_total|tier_used_bytes|mrc_expected_hit_ratio)' | head -n 20
+  echo "(also http://$HTTP/v1/tiers, /healthz, /readyz; deploy/prometheus and deploy/grafana)"
 fi
 
 echo

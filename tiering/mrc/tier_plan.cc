@@ -23,6 +23,16 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
   if (span == 0 && !curve.points.empty()) span = curve.points.back().capacity_bytes;
   span = std::max<uint64_t>(span, 1);
   std::vector<uint64_t> grid = CapacityGrid(2 * span, points);
+  // Where this tier's curve rises (the working set beyond the faster tiers) gets a finer
+  // grid of its own when it is short of the coarse grid's first step, and 0 (the tier
+  // removed) is a point too.
+  const uint64_t rise =
+      curve.working_set_bytes > faster_bytes ? curve.working_set_bytes - faster_bytes : 0;
+  if (rise > 0 && !grid.empty() && rise < 4 * grid.front()) {
+    const std::vector<uint64_t> fine = CapacityGrid(rise, std::max<uint32_t>(points / 2, 1));
+    grid.insert(grid.end(), fine.begin(), fine.end());
+  }
+  grid.push_back(0);
   grid.push_back(current);
   std::sort(grid.begin(), grid.end());
   grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
@@ -52,11 +62,13 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
                         FormatBytes(current), FormatBytes(to), through,
                         Percent(view.expected_hit_ratio), Percent(view.recommended.hit_ratio));
   } else if (to < current) {
+    const std::string now = Percent(view.expected_hit_ratio);
+    const std::string then = Percent(view.recommended.hit_ratio);
     view.advice = absl::StrFormat(
         "%s %s -> %s frees %s and keeps the expected hit rate%s within 1 point of its best "
-        "(%s instead of %s)",
+        "(%s)",
         name, FormatBytes(current), FormatBytes(to), FormatBytes(current - to), through,
-        Percent(view.recommended.hit_ratio), Percent(view.expected_hit_ratio));
+        then == now ? then + ", unchanged" : then + " instead of " + now);
   } else {
     view.advice = absl::StrFormat(
         "%s %s is within 1 point of the best this curve reaches: expected hit rate%s %s", name,

@@ -43,7 +43,8 @@ TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
   EXPECT_DOUBLE_EQ(dram.expected_hit_ratio, 0.7);
   ExpectMonotone(dram);
   EXPECT_EQ(dram.points.back().capacity_bytes, 32 * kGiB);  // 2x the working set
-  EXPECT_EQ(dram.points.size(), 32u);                       // 1 GiB steps hold 4 GiB
+  EXPECT_EQ(dram.points.size(), 33u);  // 0, then 1 GiB steps (which hold 4 GiB)
+  EXPECT_EQ(dram.points.front(), (CurvePoint{0, 0.0}));
   // Best 0.755; within a point means >= 0.745, first reached on the grid at 8 GiB.
   EXPECT_EQ(dram.recommended, (CurvePoint{8 * kGiB, 0.75}));
   EXPECT_EQ(dram.advice, "DRAM 4 GiB -> 8 GiB raises the expected hit rate from 70.0% to 75.0%");
@@ -52,7 +53,8 @@ TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
   EXPECT_EQ(ssd.tier, "ssd");
   ExpectMonotone(ssd);
   EXPECT_DOUBLE_EQ(ssd.expected_hit_ratio, 0.75);  // H(4 + 4 GiB)
-  EXPECT_DOUBLE_EQ(ssd.points[0].hit_ratio, HandMadeCurve().HitRatioAt(5 * kGiB));
+  EXPECT_DOUBLE_EQ(ssd.points[0].hit_ratio, 0.7);  // no SSD: H(4 GiB)
+  EXPECT_DOUBLE_EQ(ssd.points[1].hit_ratio, HandMadeCurve().HitRatioAt(5 * kGiB));
   EXPECT_EQ(ssd.recommended.capacity_bytes, 4 * kGiB);
   EXPECT_EQ(ssd.advice,
             "SSD 4 GiB is within 1 point of the best this curve reaches: expected hit rate "
@@ -62,17 +64,19 @@ TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
   EXPECT_EQ(text.tier, "text");
   ExpectMonotone(text);
   EXPECT_DOUBLE_EQ(text.expected_hit_ratio, 0.755);  // H(16 GiB)
-  // H(8 GiB + 1 GiB) = 0.750625 is already within a point of 0.755.
-  EXPECT_EQ(text.recommended.capacity_bytes, 1 * kGiB);
-  EXPECT_NEAR(text.recommended.hit_ratio, 0.750625, 1e-12);
-  EXPECT_THAT(text.advice, HasSubstr("TEXT 8 GiB -> 1 GiB frees 7 GiB"));
-  EXPECT_THAT(text.advice, HasSubstr("75.1% instead of 75.5%"));
+  // H(8 GiB + 0) = 0.75 is already within a point of 0.755: no TEXT tier would do.
+  EXPECT_EQ(text.points.front(), (CurvePoint{0, 0.75}));
+  EXPECT_EQ(text.recommended, (CurvePoint{0, 0.75}));
+  EXPECT_THAT(text.advice, HasSubstr("TEXT 8 GiB -> 0 B frees 8 GiB"));
+  EXPECT_THAT(text.advice, HasSubstr("75.0% instead of 75.5%"));
 }
 
 TEST(TierPlanTest, MissingTiersGetNoViewAndAnEmptyCurveSaysSo) {
   const std::vector<TierCurve> only_dram = PlanTiers(HandMadeCurve(), {.dram_bytes = kGiB}, 8);
   ASSERT_EQ(only_dram.size(), 1u);
-  EXPECT_EQ(only_dram[0].points.size(), 9u);  // 8 grid points + the current capacity
+  // 8 grid points + the current capacity + 0.
+  EXPECT_EQ(only_dram[0].points.size(), 10u);
+  EXPECT_EQ(only_dram[0].points.front(), (CurvePoint{0, 0.0}));
   EXPECT_EQ(only_dram[0].recommended.capacity_bytes, 8 * kGiB);
   EXPECT_THAT(only_dram[0].advice, HasSubstr("DRAM 1 GiB -> 8 GiB raises"));
   EXPECT_THAT(only_dram[0].advice, HasSubstr("from 20.0% to 75.0%"));
