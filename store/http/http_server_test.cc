@@ -5,6 +5,12 @@
 #include <thread>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -131,6 +137,35 @@ TEST_F(HttpServerTest, StopRightAfterStartReturns) {
                          HttpServer::Start({.listen_address = "127.0.0.1:0"}, Handlers()));
     server.reset();  // the destructor stops it
   }
+}
+
+// A request with a body is refused before the body is read: the node never buffers it.
+TEST_F(HttpServerTest, OtherMethodsAre405BeforeTheBodyIsRead) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HttpServer> server,
+                       HttpServer::Start({.listen_address = "127.0.0.1:0"}, Handlers()));
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  // Announces 1 GiB and sends none of it: a server that read the body would wait.
+  const std::string request =
+      "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n";
+  ASSERT_EQ(send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+  timeval tv{.tv_sec = 10, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string reply;
+  char buf[1024];
+  for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, n);
+  close(fd);
+  EXPECT_TRUE(absl::StartsWith(reply, "HTTP/1.1 405")) << reply;
+  EXPECT_TRUE(absl::StrContains(reply, "Allow: GET, HEAD")) << reply;
+  EXPECT_EQ(snapshots_.load(), 0);
+  // And the server still serves.
+  ASSERT_OK_AND_ASSIGN(HttpResponse health, HttpGet(server->address(), "/healthz"));
+  EXPECT_EQ(health.status, 200);
 }
 
 TEST(SplitHostPortTest, Forms) {

@@ -6,18 +6,23 @@
 //   /healthz   200 "ok" while the server runs
 //   /readyz    200 "ready" when handlers.readiness() is OK; else 503 and its message
 //              (e.g. "draining", "starting")
-// Any other path is 404; other methods get cpp-httplib's 400.
+// Any other path is 404; any other method 405 (answered before a request body is read,
+// and the connection is closed); bodies over 4 KiB are refused.
 //
 // Threads: one listening thread plus at most options.worker_threads workers, each serving
 // one connection at a time (keep-alive connections idle out after options.idle_timeout);
-// further connections wait in the accept queue. The handlers are called on the workers,
+// further accepted connections queue for a worker (cpp-httplib's queue is unbounded: put
+// the endpoint on a loopback or private address). The handlers are called on the workers,
 // concurrently. REQUIRES: handlers.snapshot and handlers.readiness are thread-safe and stay
 // callable until Stop returns.
 //
 // Life cycle: Start binds and listens before it returns (port 0: the kernel picks one;
 // address() and port() tell), so a caller may publish the address at once. Stop stops
-// accepting, waits for the requests being served and joins every thread; it is
-// idempotent and thread-safe (the destructor calls it). After Stop no handler runs.
+// accepting, waits for handler calls in progress (they never wait on the network), then
+// up to 5 s for the workers to finish their connections and joins every thread; a worker
+// held longer by a client trickling its request is left to finish on its own (the server
+// object is leaked, and calls no handler again), so Stop never hangs. Stop is idempotent
+// and thread-safe (the destructor calls it). After Stop no handler runs.
 //
 // Errors of Start: INVALID_ARGUMENT an address that is not host:port / [v6]:port or a port
 // outside 0..65535, worker_threads == 0, or no snapshot/readiness handler; UNAVAILABLE the
