@@ -128,11 +128,17 @@ void DataPlaneServer::Pump(std::shared_ptr<PeerFetches> fetches) {
       fetches->requests.erase(fetches->requests.begin() + static_cast<ptrdiff_t>(i));
       // A READ's lease ends with its transfers (NOT_FOUND: it expired meanwhile).
       if (finished->owns_lease) (void)engine_->Release(finished->lease_id);
+      // A READ's transfer failure counts as a READ failure, a FETCH's as a FETCH failure.
+      std::atomic<uint64_t>& failures =
+          finished->owns_lease ? counters_.read_failures : counters_.fetch_failures;
       if (fetches->failed) {
         // Nobody to answer.
-        counters_.fetch_failures.fetch_add(1, std::memory_order_relaxed);
+        failures.fetch_add(1, std::memory_order_relaxed);
         EndRequest();
       } else {
+        if (!finished->status.ok() && finished->owns_lease) {
+          failures.fetch_add(1, std::memory_order_relaxed);
+        }
         SendDone(fetches->peer, wire::MessageType::kFetchDone, finished->request_id,
                  std::move(finished->status), finished->timing);
       }

@@ -23,14 +23,16 @@ static_assert(std::endian::native == std::endian::little);
 
 void DataPlaneServer::OnRead(PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
   counters_.read_requests.fetch_add(1, std::memory_order_relaxed);
-  const DoneTiming timing{&counters_.read_latency, std::chrono::steady_clock::now()};
+  const DoneTiming timing{&counters_.read_latency, std::chrono::steady_clock::now(),
+                          /*read=*/true};
   BeginRequest();
   absl::StatusOr<wire::ReadHeader> decoded = wire::DecodeReadHeader(header);
   if (!decoded.ok()) {
     data.Drop();
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
     counters_.read_failures.fetch_add(1, std::memory_order_relaxed);
-    SendDone(from, wire::MessageType::kFetchDone, RequestIdOf(header), decoded.status());
+    SendDone(from, wire::MessageType::kFetchDone, RequestIdOf(header), decoded.status(),
+             DoneTiming{.read = true});
     return;
   }
   if (!data.is_rendezvous()) {

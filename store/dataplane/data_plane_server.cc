@@ -153,7 +153,7 @@ void DataPlaneServer::SendDone(PeerId peer, wire::MessageType type, uint64_t req
   std::atomic<uint64_t>& failures =
       type == wire::MessageType::kFetchDone ? counters_.fetch_failures : counters_.put_failures;
   if (!status.ok()) {
-    failures.fetch_add(1, std::memory_order_relaxed);
+    if (!timing.read) failures.fetch_add(1, std::memory_order_relaxed);
     VLOG(1) << options_.name << ": request " << request_id << " of peer "
             << static_cast<uint64_t>(peer) << " failed: " << status;
   }

@@ -119,7 +119,7 @@ struct DataPlaneStats {
   uint64_t fetch_requests = 0;  // FETCH messages received
   uint64_t fetch_failures = 0;  // of those, ended with a non-OK status
   uint64_t read_requests = 0;   // READ messages received
-  uint64_t read_failures = 0;   // of those, refused before any transfer (no lease granted)
+  uint64_t read_failures = 0;   // of those, refused (no lease granted) or failed mid-transfer
   uint64_t ranges_sent = 0;     // FETCH_DATA sends completed OK
   uint64_t bytes_out = 0;       // their payload bytes
   uint64_t put_requests = 0;    // PUT_DATA messages received
@@ -144,6 +144,9 @@ namespace internal {
 struct DoneTiming {
   base::LatencyHistogram* histogram = nullptr;  // null: not timed
   std::chrono::steady_clock::time_point received{};
+  // A READ's FETCH_DONE: the read path counts its own failures (read_failures), so SendDone
+  // does not count it as a FETCH failure.
+  bool read = false;
 };
 }  // namespace internal
 
