@@ -58,7 +58,7 @@ run_strata() {  # $1 label, $2 UCX_TLS
   local label=$1 tls=$2 out="$WORK/node-$1"
   mkdir -p "$out"
   UCX_TLS=$tls "$BUILD/store/node/strata-node" --grpc_listen=127.0.0.1:0 \
-    --dataplane_listen=127.0.0.1:0 --dram_bytes=3GiB --data_dir="$out/data" \
+    --dataplane_listen=127.0.0.1:0 --http_listen=127.0.0.1:0 --dram_bytes=3GiB --data_dir="$out/data" \
     >"$out/stdout" 2>"$out/stderr" &
   local pid=$!
   PIDS+=("$pid")

@@ -30,6 +30,7 @@ class ClientDataLossTest : public ::testing::Test {
     store::node::NodeConfig config;
     config.grpc_listen = "127.0.0.1:0";
     config.dataplane_listen = "127.0.0.1:0";
+    config.http_listen = "127.0.0.1:0";
     config.dram_bytes = uint64_t{64} << 20;
     config.data_dir = dir_;
     ASSERT_OK_AND_ASSIGN(server_, store::node::NodeServer::Start(config));

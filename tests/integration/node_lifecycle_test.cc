@@ -149,9 +149,9 @@ TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
-  const ExitResult second =
-      NodeProcess::RunToExit({"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
-                              "--dram_bytes=64MiB", "--data_dir=" + first->data_dir()});
+  const ExitResult second = NodeProcess::RunToExit(
+      {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0", "--http_listen=127.0.0.1:0",
+       "--dram_bytes=64MiB", "--data_dir=" + first->data_dir()});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(second.stderr_text,
                                 "strata-node: cannot start: FAILED_PRECONDITION: data dir " +

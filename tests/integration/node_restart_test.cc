@@ -257,9 +257,10 @@ TEST_F(NodeRestartTest, SsdBlobsComeBackAndDramOnlyBlobsBecomeText) {
 // metadata store would then go stale.
 TEST_F(NodeRestartTest, MetaOffStartsEmptyAndIsRefusedOverAnExistingStore) {
   const std::string data = dir_ + "/data";
-  const std::vector<std::string> base = {"--grpc_listen=127.0.0.1:0",
-                                         "--dataplane_listen=127.0.0.1:0", "--dram_bytes=32MiB",
-                                         "--ssd_bytes=1MiB", "--data_dir=" + data};
+  const std::vector<std::string> base = {
+      "--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
+      "--http_listen=127.0.0.1:0", "--dram_bytes=32MiB",
+      "--ssd_bytes=1MiB",          "--data_dir=" + data};
   ASSERT_NO_FATAL_FAILURE(StartNode());  // creates data/meta
   node_->Signal(SIGTERM);
   ASSERT_OK(node_->WaitExit(absl::Seconds(30)).status());

@@ -404,8 +404,9 @@ TEST_F(FullDiskTest, DemotionsFailButTheNodeKeepsServingFromDram) {
 
 TEST_F(FullDiskTest, PreallocatedSsdLargerThanTheDiskRefusesToStart) {
   const ExitResult result = NodeProcess::RunToExit(
-      {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0", "--dram_bytes=16MiB",
-       "--data_dir=" + dir_.path() + "/data", "--ssd_path=" + ssd_path(), "--ssd_bytes=32MiB"});
+      {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0", "--http_listen=127.0.0.1:0",
+       "--dram_bytes=16MiB", "--data_dir=" + dir_.path() + "/data", "--ssd_path=" + ssd_path(),
+       "--ssd_bytes=32MiB"});
   EXPECT_EQ(result.exit_code, 1) << result.stderr_text;
   EXPECT_NE(result.stderr_text.find("strata-node: cannot start: RESOURCE_EXHAUSTED: SSD tier: "),
             std::string::npos)
