@@ -361,38 +361,41 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
 
 NodeTiers NodeEngine::Tiers() const {
   NodeTiers tiers;
-  absl::ReaderMutexLock lock(&mu_);
-  // Under the lock, so the tier's occupancy agrees with the counts below (extents are
-  // allocated and freed only under the exclusive lock).
-  tiers.dram = arena_->Stats();
-  if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
-  tiers.text = text_;
-  tiers.rebuild = rebuild_;
-  tiers.rebuild.queued = rebuild_queue_.size();
-  tiers.rebuild.in_flight = rebuild_in_flight_.size();
-  tiers.index = registry_.IndexStats();
-  tiers.namespaces = registry_.size();
-  tiers.blobs = table_.linked();
-  table_.ForEach([&](const BlobRecord& r) {
-    if (r.state != BlobState::kUnlinked) return;
-    if (r.extent.has_value()) {
-      ++tiers.unlinked_blobs;
-    } else {
-      ++tiers.token_only_blobs;
-    }
-  });
-  tiers.pending_puts = puts_.size();
-  tiers.leases = leases_.size();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    // Under the lock, so the tier's occupancy agrees with the counts below (extents are
+    // allocated and freed only under the exclusive lock).
+    tiers.dram = arena_->Stats();
+    if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
+    tiers.text = text_;
+    tiers.rebuild = rebuild_;
+    tiers.rebuild.queued = rebuild_queue_.size();
+    tiers.rebuild.in_flight = rebuild_in_flight_.size();
+    tiers.index = registry_.IndexStats();
+    tiers.namespaces = registry_.size();
+    tiers.blobs = table_.linked();
+    table_.ForEach([&](const BlobRecord& r) {
+      if (r.state == BlobState::kUnlinked) {
+        if (r.extent.has_value()) {
+          ++tiers.unlinked_blobs;
+        } else {
+          ++tiers.token_only_blobs;
+        }
+      } else if (r.state == BlobState::kLinked) {
+        if (r.in_dram()) tiers.dram_pages += r.pages;
+        if (r.on_ssd()) tiers.ssd_pages += r.pages;
+        if (r.text_tracked) tiers.text_pages += r.pages;
+      }
+    });
+    tiers.pending_puts = puts_.size();
+    tiers.leases = leases_.size();
+    tiers.draining = draining_;
+  }
   tiers.matches = matches_.load(std::memory_order_relaxed);
   tiers.matched_pages = matched_pages_.load(std::memory_order_relaxed);
   tiers.queried_pages = queried_pages_.load(std::memory_order_relaxed);
-  tiers.draining = draining_;
-  table_.ForEach([&](const BlobRecord& r) {
-    if (r.state != BlobState::kLinked) return;
-    if (r.in_dram()) tiers.dram_pages += r.pages;
-    if (r.on_ssd()) tiers.ssd_pages += r.pages;
-    if (r.text_tracked) tiers.text_pages += r.pages;
-  });
+  // The curve and the per-tier plans are computed without the engine lock (the estimator
+  // has its own), so a scrape never holds up puts and matches for that long.
   FillLookupStats(&tiers);
   return tiers;
 }

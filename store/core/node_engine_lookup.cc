@@ -26,6 +26,9 @@ LookupPhase InferPhase(uint32_t queried_pages, const MatchReply& reply) {
 
 uint64_t Load(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); }
 
+// Capacities beyond this (2^61 bytes) are not planned for; keeps the grid arithmetic exact.
+constexpr uint64_t kMaxBytes = uint64_t{1} << 61;
+
 }  // namespace
 
 void NodeEngine::CountLookup(LookupPhase phase, uint32_t queried_pages,
@@ -99,8 +102,9 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
   capacities.dram_bytes = tiers->dram.capacity_bytes;
   capacities.ssd_bytes = tiers->ssd.has_value() ? tiers->ssd->capacity_bytes : 0;
   if (tiers->token_bytes_per_kv_byte > 0) {
-    capacities.text_kv_equivalent =
-        static_cast<uint64_t>(tiers->text.capacity_bytes / tiers->token_bytes_per_kv_byte);
+    // Clamped: an extreme layout (few token bytes per KV byte) must not overflow.
+    capacities.text_kv_equivalent = static_cast<uint64_t>(
+        std::min(tiers->text.capacity_bytes / tiers->token_bytes_per_kv_byte, 0x1p60));
   }
   // The curve's own grid: fine up to the working set (where a curve rises) and coarser
   // up to twice the larger of the tiers' total and the working set, so a planner sees
@@ -108,7 +112,7 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
   const uint64_t total =
       capacities.dram_bytes + capacities.ssd_bytes + capacities.text_kv_equivalent;
   const uint64_t working_set = mrc_.Curve({}).working_set_bytes;
-  const uint64_t top = std::max<uint64_t>(2 * std::max(total, working_set), 1);
+  const uint64_t top = std::max<uint64_t>(2 * std::min(std::max(total, working_set), kMaxBytes), 1);
   const uint32_t points = std::max<uint32_t>(options_.mrc_curve_points, 1) * 2;
   std::vector<uint64_t> grid = tiering::mrc::CapacityGrid(top, points);
   const std::vector<uint64_t> fine = tiering::mrc::CapacityGrid(working_set, points);

@@ -56,6 +56,12 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
     // Nothing measured: no reason to move.
     view.recommended = {.capacity_bytes = current, .hit_ratio = view.expected_hit_ratio};
     view.advice = absl::StrFormat("%s %s: no accesses measured yet", name, FormatBytes(current));
+  } else if (best < kWithinBest) {
+    // Nothing has been re-read yet (every access so far a first one): the curve says
+    // nothing about size; no reason to move.
+    view.recommended = {.capacity_bytes = current, .hit_ratio = view.expected_hit_ratio};
+    view.advice = absl::StrFormat("%s %s: no re-reads measured yet (expected hit rate%s %s)", name,
+                                  FormatBytes(current), through, Percent(view.expected_hit_ratio));
   } else if (to > current) {
     view.advice =
         absl::StrFormat("%s %s -> %s raises the expected hit rate%s from %s to %s", name,

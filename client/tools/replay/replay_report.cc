@@ -101,14 +101,18 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
         absl::StrCat("cannot create ", config.plot_dir, ": ", std::strerror(errno)));
   }
   // Hit rate over trace time, windowed: overall and per phase of the first Match.
-  double end_ms = 0;
-  for (const RequestRecord& r : result.records) end_ms = std::max(end_ms, r.timestamp_ms);
+  double begin_ms = result.records.empty() ? 0 : result.records.front().timestamp_ms;
+  double end_ms = begin_ms;
+  for (const RequestRecord& r : result.records) {
+    begin_ms = std::min(begin_ms, r.timestamp_ms);
+    end_ms = std::max(end_ms, r.timestamp_ms);
+  }
   const uint32_t windows = config.windows;
-  const double width_ms = std::max(end_ms, 1.0) / windows;
+  const double width_ms = std::max(end_ms - begin_ms, 1.0) / windows;
   std::vector<std::array<uint64_t, 6>> w(windows, std::array<uint64_t, 6>{});
   for (const RequestRecord& r : result.records) {
-    const uint32_t i =
-        std::min<uint32_t>(windows - 1, static_cast<uint32_t>(r.timestamp_ms / width_ms));
+    const uint32_t i = std::min<uint32_t>(
+        windows - 1, static_cast<uint32_t>((r.timestamp_ms - begin_ms) / width_ms));
     w[i][0] += r.queried_pages;
     w[i][1] += r.hit_pages;
     w[i][2 + 2 * r.phase] += r.queried_pages;

@@ -64,13 +64,19 @@ class Runner {
       done_.assign(n, false);
       result_.records.resize(n);
     }
+    // Trace time counts from the first request (a trace may carry epoch timestamps).
+    double t0_ms = 0;
+    for (size_t r = 0; r < n; ++r) {
+      t0_ms = r == 0 ? trace_.requests[r].timestamp_ms
+                     : std::min(t0_ms, trace_.requests[r].timestamp_ms);
+    }
     const auto start = Clock::now();
     std::vector<std::thread> workers;
     for (int i = 0; i < config_.concurrency; ++i) workers.emplace_back([this] { WorkerLoop(); });
     for (size_t r = 0; r < n; ++r) {
       // Honour the (scaled) trace clock.
       if (config_.speedup > 0) {
-        const double due_ms = trace_.requests[r].timestamp_ms / config_.speedup;
+        const double due_ms = (trace_.requests[r].timestamp_ms - t0_ms) / config_.speedup;
         const double now_ms = MsSince(start);
         if (due_ms > now_ms) absl::SleepFor(absl::Milliseconds(due_ms - now_ms));
       }
@@ -85,7 +91,8 @@ class Runner {
       };
       mu_.Await(absl::Condition(&ready));
       if (config_.speedup > 0) {
-        const double lag = MsSince(start) - trace_.requests[r].timestamp_ms / config_.speedup;
+        const double lag =
+            MsSince(start) - (trace_.requests[r].timestamp_ms - t0_ms) / config_.speedup;
         result_.max_dispatch_lag_ms = std::max(result_.max_dispatch_lag_ms, lag);
       }
       queue_.push_back(r);
