@@ -17,6 +17,7 @@
 #include "strata/tiering/mrc/exact_mrc.h"
 #include "strata/tiering/sim/agentic_trace.h"
 #include "strata/tiering/sim/mooncake_trace.h"
+#include "tiering/mrc/test_streams.h"
 
 #ifndef STRATA_MOONCAKE_TRACE
 #define STRATA_MOONCAKE_TRACE ""
@@ -25,52 +26,13 @@
 namespace strata::tiering::mrc {
 namespace {
 
-constexpr uint64_t kKvBytesPerToken = 128 * 1024;  // an 8B-class model, fp16
+using testing::Access;
+using testing::BlockStream;
+using testing::Mix;
+using testing::ZipfStream;
+
 constexpr uint32_t kGridPoints = 50;
 constexpr double kMaxMeanAbsoluteError = 0.02;
-
-uint64_t Mix(uint64_t x) {  // splitmix64's finalizer: a well-mixed key per id
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-struct Access {
-  uint64_t key;
-  uint64_t bytes;
-};
-
-// One access per block of every request, sized by its tokens.
-std::vector<Access> BlockStream(const sim::ReplayTrace& trace) {
-  std::vector<Access> stream;
-  for (const sim::ReplayRequest& request : trace.requests) {
-    for (size_t i = 0; i < request.blocks.size(); ++i) {
-      const uint64_t tokens =
-          i + 1 == request.blocks.size() ? request.last_block_tokens : trace.block_tokens;
-      stream.push_back({Mix(request.blocks[i]), tokens * kKvBytesPerToken});
-    }
-  }
-  return stream;
-}
-
-// Zipf(alpha) over `keys` keys, each with its own size in [1, 64] KiB.
-std::vector<Access> ZipfStream(uint64_t seed, uint64_t keys, uint64_t accesses, double alpha) {
-  std::mt19937_64 rng(seed);
-  std::vector<double> cdf(keys);
-  double sum = 0;
-  for (uint64_t k = 0; k < keys; ++k) cdf[k] = sum += 1.0 / std::pow(k + 1.0, alpha);
-  std::vector<uint64_t> sizes(keys);
-  for (uint64_t& s : sizes) s = 1024 * (1 + rng() % 64);
-  std::uniform_real_distribution<double> u(0, sum);
-  std::vector<Access> stream;
-  stream.reserve(accesses);
-  for (uint64_t i = 0; i < accesses; ++i) {
-    const uint64_t k = std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin();
-    stream.push_back({Mix(k + (seed << 40)), sizes[k]});
-  }
-  return stream;
-}
 
 struct Accuracy {
   double mae = 0;
@@ -173,8 +135,7 @@ TEST(ShardsMrcTest, ZipfStreamWithVariableSizes) {
 }
 
 TEST(ShardsMrcTest, MooncakeTraceBlockStream) {
-  const char* env = std::getenv("STRATA_MOONCAKE_TRACE");
-  const std::string path = env != nullptr && *env != '\0' ? env : STRATA_MOONCAKE_TRACE;
+  const std::string path = testing::MooncakePath(STRATA_MOONCAKE_TRACE);
   if (path.empty() || !std::ifstream(path).good()) {
     GTEST_SKIP() << "Mooncake trace not found at '" << path
                  << "' (set STRATA_MOONCAKE_TRACE to the conversation trace's JSONL file)";

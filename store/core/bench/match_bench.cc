@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "glog/logging.h"
 
-#include "strata/radix/kv_layout.h"
+#include "bench_support.h"
 #include "strata/radix/namespace.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/core/node_engine.h"
@@ -32,12 +32,7 @@
 namespace strata::store::core {
 namespace {
 
-// Aborts with the status on error (a benchmark has nothing to recover).
-#define BENCH_CHECK_OK(expr)                                     \
-  do {                                                           \
-    const absl::Status bench_status_ = (expr);                   \
-    CHECK(bench_status_.ok()) << #expr << ": " << bench_status_; \
-  } while (false)
+using bench::Mix;
 
 struct Flags {
   int iterations = 200;
@@ -45,23 +40,8 @@ struct Flags {
   uint32_t page_tokens = 16;
 };
 
-uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // A layout with tiny pages in bytes (the bench is about the index, not the bytes).
-radix::KvLayout Layout(uint32_t page_tokens) {
-  return radix::KvLayout{.num_layers = 1,
-                         .num_kv_heads = 1,
-                         .head_dim = 8,
-                         .dtype = radix::DType::kFloat16,
-                         .page_tokens = page_tokens,
-                         .format = radix::KvFormat::kKeyValue,
-                         .tp_rank = 0,
-                         .tp_world = 1};
-}
+radix::KvLayout Layout(uint32_t page_tokens) { return bench::Fp16Layout(1, 1, 8, page_tokens); }
 
 std::vector<radix::TokenId> Tokens(uint64_t context, size_t n) {
   std::vector<radix::TokenId> t(n);
@@ -115,10 +95,7 @@ int Main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) absl::StrAppend(&command, i == 0 ? "" : " ", argv[i]);
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
-    const auto value = [&](absl::string_view name) -> absl::string_view {
-      const std::string prefix = absl::StrCat("--", name, "=");
-      return absl::StartsWith(arg, prefix) ? arg.substr(prefix.size()) : absl::string_view();
-    };
+    const auto value = [&](absl::string_view name) { return bench::FlagValue(arg, name); };
     if (!value("iterations").empty()) {
       CHECK(absl::SimpleAtoi(value("iterations"), &flags.iterations));
     } else if (!value("contexts").empty()) {

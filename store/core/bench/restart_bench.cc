@@ -27,7 +27,7 @@
 #include "absl/time/time.h"
 #include "glog/logging.h"
 
-#include "strata/radix/kv_layout.h"
+#include "bench_support.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/node_engine.h"
@@ -38,6 +38,8 @@
 namespace strata::store::core {
 namespace {
 
+using bench::Mix;
+
 struct Flags {
   uint64_t records = 1'000'000;
   std::string dir;
@@ -46,29 +48,7 @@ struct Flags {
   double ssd_share = 0.25;
 };
 
-uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-radix::KvLayout Layout(uint32_t page_tokens) {
-  return radix::KvLayout{.num_layers = 4,
-                         .num_kv_heads = 1,
-                         .head_dim = 64,
-                         .dtype = radix::DType::kFloat16,
-                         .page_tokens = page_tokens,
-                         .format = radix::KvFormat::kKeyValue,
-                         .tp_rank = 0,
-                         .tp_world = 1};
-}
-
-// Aborts with the status on error (a benchmark has nothing to recover).
-#define BENCH_CHECK_OK(expr)                                     \
-  do {                                                           \
-    const absl::Status bench_status_ = (expr);                   \
-    CHECK(bench_status_.ok()) << #expr << ": " << bench_status_; \
-  } while (false)
+radix::KvLayout Layout(uint32_t page_tokens) { return bench::Fp16Layout(4, 1, 64, page_tokens); }
 
 constexpr uint64_t kGranule = uint64_t{64} << 10;
 
@@ -126,10 +106,7 @@ int Main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) absl::StrAppend(&command, i == 0 ? "" : " ", argv[i]);
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
-    const auto value = [&](absl::string_view name) -> absl::string_view {
-      const std::string prefix = absl::StrCat("--", name, "=");
-      return absl::StartsWith(arg, prefix) ? arg.substr(prefix.size()) : absl::string_view();
-    };
+    const auto value = [&](absl::string_view name) { return bench::FlagValue(arg, name); };
     if (!value("records").empty()) {
       CHECK(absl::SimpleAtoi(value("records"), &flags.records));
     } else if (!value("dir").empty()) {

@@ -26,7 +26,7 @@
 #include "absl/time/time.h"
 #include "glog/logging.h"
 
-#include "strata/radix/kv_layout.h"
+#include "bench_support.h"
 #include "strata/radix/namespace.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/core/node_engine.h"
@@ -37,11 +37,7 @@
 namespace strata::store::core {
 namespace {
 
-#define BENCH_CHECK_OK(expr)                                     \
-  do {                                                           \
-    const absl::Status bench_status_ = (expr);                   \
-    CHECK(bench_status_.ok()) << #expr << ": " << bench_status_; \
-  } while (false)
+using bench::Mix;
 
 struct Flags {
   std::string dir;
@@ -51,22 +47,7 @@ struct Flags {
 };
 
 // 64 KiB per page: 8 layers x 2 (K, V) x 8 heads x 128 dims x 2 bytes / 16 tokens.
-radix::KvLayout Layout() {
-  return radix::KvLayout{.num_layers = 8,
-                         .num_kv_heads = 2,
-                         .head_dim = 128,
-                         .dtype = radix::DType::kFloat16,
-                         .page_tokens = 16,
-                         .format = radix::KvFormat::kKeyValue,
-                         .tp_rank = 0,
-                         .tp_world = 1};
-}
-
-uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+radix::KvLayout Layout() { return bench::Fp16Layout(8, 2, 128, 16); }
 
 double GBps(uint64_t bytes, absl::Duration d) {
   return static_cast<double>(bytes) / absl::ToDoubleSeconds(d) / 1e9;

@@ -34,6 +34,7 @@
 #include "strata/tiering/mrc/shards_mrc.h"
 #include "strata/tiering/sim/agentic_trace.h"
 #include "strata/tiering/sim/mooncake_trace.h"
+#include "tiering/mrc/test_streams.h"
 
 #ifndef STRATA_MOONCAKE_TRACE
 #define STRATA_MOONCAKE_TRACE ""
@@ -42,62 +43,20 @@
 namespace strata::tiering::mrc {
 namespace {
 
-constexpr uint64_t kKvBytesPerToken = 128 * 1024;  // an 8B-class model, fp16
+using testing::Access;
+using testing::BlockStream;
+using testing::Mix;
+using testing::ZipfStream;
+
 constexpr uint32_t kPageTokens = 512;
-
-uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-struct Access {
-  uint64_t key;
-  uint64_t bytes;
-};
-
-std::vector<Access> BlockStream(const sim::ReplayTrace& trace) {
-  std::vector<Access> stream;
-  for (const sim::ReplayRequest& request : trace.requests) {
-    for (size_t i = 0; i < request.blocks.size(); ++i) {
-      const uint64_t tokens =
-          i + 1 == request.blocks.size() ? request.last_block_tokens : trace.block_tokens;
-      stream.push_back({Mix(request.blocks[i]), tokens * kKvBytesPerToken});
-    }
-  }
-  return stream;
-}
-
-std::vector<Access> ZipfStream(uint64_t seed, uint64_t keys, uint64_t accesses, double alpha) {
-  std::mt19937_64 rng(seed);
-  std::vector<double> cdf(keys);
-  double sum = 0;
-  for (uint64_t k = 0; k < keys; ++k) cdf[k] = sum += 1.0 / std::pow(k + 1.0, alpha);
-  std::vector<uint64_t> sizes(keys);
-  for (uint64_t& s : sizes) s = 1024 * (1 + rng() % 64);
-  std::uniform_real_distribution<double> u(0, sum);
-  std::vector<Access> stream;
-  stream.reserve(accesses);
-  for (uint64_t i = 0; i < accesses; ++i) {
-    const uint64_t k = std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin();
-    stream.push_back({Mix(k + (seed << 40)), sizes[k]});
-  }
-  return stream;
-}
-
-std::string MooncakePath() {
-  const char* env = std::getenv("STRATA_MOONCAKE_TRACE");
-  return env != nullptr && *env != '\0' ? env : STRATA_MOONCAKE_TRACE;
-}
 
 // 0: Mooncake (Zipf if the file is missing), 1: agentic, 2: Zipf.
 const std::vector<Access>& Stream(int which) {
   static const std::vector<Access>* streams[3] = {};
   if (streams[which] != nullptr) return *streams[which];
   std::vector<Access> stream;
-  if (which == 0 && std::ifstream(MooncakePath()).good()) {
-    auto trace = sim::LoadMooncakeTrace(MooncakePath());
+  if (which == 0 && std::ifstream(testing::MooncakePath(STRATA_MOONCAKE_TRACE)).good()) {
+    auto trace = sim::LoadMooncakeTrace(testing::MooncakePath(STRATA_MOONCAKE_TRACE));
     if (trace.ok()) stream = BlockStream(*trace);
   } else if (which == 1) {
     auto trace = sim::GenerateAgenticTrace({.seed = 3, .sessions = 3000});
