@@ -19,7 +19,48 @@ if(STRATA_THREAD_SAFETY)
     $<$<COMPILE_LANGUAGE:CXX>:-Wthread-safety -Werror=thread-safety>)
 endif()
 
-# strata_target_defaults(target): warnings, -Werror, sanitizer and thread-safety flags.
+# STRATA_ANALYSIS_ONLY: every translation unit is parsed and analysed (all warnings, clang's
+# thread-safety analysis, -Werror) but no code is generated and nothing is linked: objects,
+# libraries and programs are empty stamp files. For a configuration whose only check is the
+# compiler's analysis (deploy/test.sh's tsa); code generation and linking would be half of
+# its time and check nothing more. Generated sources (protoc) are still generated.
+option(STRATA_ANALYSIS_ONLY "Compile for diagnostics only (-fsyntax-only), link nothing" OFF)
+if(STRATA_ANALYSIS_ONLY)
+  if(STRATA_BUILD_TESTS OR STRATA_BUILD_BENCHMARKS)
+    message(FATAL_ERROR "STRATA_ANALYSIS_ONLY builds no runnable program: "
+                        "set STRATA_BUILD_TESTS=OFF and STRATA_BUILD_BENCHMARKS=OFF")
+  endif()
+  foreach(lang C CXX)
+    set(CMAKE_${lang}_COMPILE_OBJECT
+        "<CMAKE_${lang}_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -fsyntax-only <SOURCE>"
+        "${CMAKE_COMMAND} -E touch <OBJECT>")
+    set(CMAKE_${lang}_LINK_EXECUTABLE "${CMAKE_COMMAND} -E touch <TARGET>")
+    set(CMAKE_${lang}_CREATE_SHARED_LIBRARY "${CMAKE_COMMAND} -E touch <TARGET>")
+    set(CMAKE_${lang}_CREATE_SHARED_MODULE "${CMAKE_COMMAND} -E touch <TARGET>")
+    set(CMAKE_${lang}_ARCHIVE_CREATE "${CMAKE_COMMAND} -E touch <TARGET>")
+    set(CMAKE_${lang}_ARCHIVE_APPEND "${CMAKE_COMMAND} -E touch <TARGET>")
+    set(CMAKE_${lang}_ARCHIVE_FINISH "")
+  endforeach()
+endif()
+
+# strata_target_defaults(target [kind]): warnings, -Werror, sanitizer and thread-safety
+# flags. Also records the target, its folder and what it links for the dependency check
+# (cmake/check_dependencies.py; kind "test" for test targets, else "lib").
+set_property(GLOBAL PROPERTY STRATA_TARGETS "")
 function(strata_target_defaults target)
   target_link_libraries(${target} PRIVATE strata_compile_options)
+  set(kind lib)
+  if(ARGC GREATER 1)
+    set(kind ${ARGV1})
+  endif()
+  file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  set_property(GLOBAL APPEND PROPERTY STRATA_TARGETS
+               "${target}|${folder}|${kind}|$<JOIN:$<TARGET_PROPERTY:${target},LINK_LIBRARIES>, >")
+endfunction()
+
+# strata_grpc_pch(target): compiles `target` with the precompiled header of gRPC and the
+# generated strata.v1 code (cmake/grpc_pch.h), for libraries most of whose files include
+# them (their parse is most of those files' compile time).
+function(strata_grpc_pch target)
+  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/grpc_pch.h)
 endfunction()

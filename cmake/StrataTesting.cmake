@@ -1,26 +1,159 @@
 # Helpers for tests and benchmarks.
 #
-#   strata_add_test(NAME name SOURCES a.cc ... LIBS lib ... [LABELS unit ...])
-#     One GoogleTest executable, registered with ctest as one test, labelled
-#     "unit" unless LABELS says otherwise. Links strata::base_testing (status
-#     assertions). Runs from the build directory.
+#   strata_add_test(NAME name SOURCES a.cc ... LIBS lib ... [LABELS unit ...] [TIMEOUT s])
+#     One ctest test named `name`, labelled "unit" unless LABELS says otherwise.
+#
+#     Tests are linked into one GoogleTest executable per folder (one per module, and one
+#     for tests/integration): `name` is an OBJECT library holding the test's sources, so
+#     target_compile_definitions(name ...), target_include_directories(name ...),
+#     target_link_libraries(name ...) and add_dependencies(name ...) work as on any target,
+#     and the folder's executable (`<folder>_tests`: store_core_tests; tests/integration:
+#     strata_integration_tests) links every
+#     such object library of the folder. ctest runs that executable with a --gtest_filter
+#     naming the test suites found in `name`'s sources, so each ctest test runs exactly the
+#     tests it ran when it was a binary of its own, in a process of its own. A source
+#     listed by several tests of one folder is compiled once. Every test suite name must
+#     be unique within a folder (configure fails otherwise), and at most one source of a
+#     folder may define main() (it replaces gtest_main's; see client_recovery_test.cc).
+#     The test `strata_test_inventory` checks, after the build, that every test of every
+#     executable is run by exactly one ctest test.
+#
+#     Every test object is compiled with a shared precompiled header, built once per build
+#     tree: GoogleTest, GoogleMock and Abseil (cmake/test_pch.h), or those with gRPC and the
+#     generated strata.v1 code where the folder sets STRATA_TEST_PCH to grpc
+#     (cmake/test_grpc_pch.h). STRATA_TEST_CXX_FLAGS are added to every test object
+#     (deploy/test.sh compiles release's tests with -O0: the code under test stays -O2).
 #
 #   strata_add_benchmark(NAME name SOURCES a.cc ... LIBS lib ...)
 #     One Google Benchmark program; not run by ctest. Its main() (base/bench_main.cc)
 #     prints the command line and the date before the table.
+set(STRATA_TEST_CXX_FLAGS "" CACHE STRING
+    "Extra compile flags of test sources and their precompiled headers (e.g. -O0)")
+separate_arguments(STRATA_TEST_CXX_FLAGS_LIST UNIX_COMMAND "${STRATA_TEST_CXX_FLAGS}")
+set(STRATA_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# _strata_test_pch_target(out kind): the OBJECT library whose precompiled header test
+# objects reuse, created on first use. kind "": GoogleTest, GoogleMock, Abseil
+# (cmake/test_pch.h); kind "grpc": those and gRPC with strata's generated messages and
+# services (cmake/test_grpc_pch.h), for folders whose tests include them (a folder sets
+# STRATA_TEST_PCH to grpc before its strata_add_test calls). OBJECT libraries, like the
+# tests, so that their flags (-fPIC, warnings, sanitizers, STRATA_TEST_CXX_FLAGS) are the
+# tests' own: a precompiled header is used only by compilations with the same flags.
+function(_strata_test_pch_target out kind)
+  if(kind STREQUAL "grpc")
+    set(target strata_test_grpc_pch)
+    set(header ${STRATA_CMAKE_DIR}/test_grpc_pch.h)
+    set(libs strata::proto)
+  else()
+    set(target strata_test_pch)
+    set(header ${STRATA_CMAKE_DIR}/test_pch.h)
+    set(libs "")
+  endif()
+  if(NOT TARGET ${target})
+    add_library(${target} OBJECT ${STRATA_CMAKE_DIR}/test_pch_anchor.cc)
+    target_link_libraries(${target} PRIVATE ${libs} GTest::gmock GTest::gtest absl::status
+                                            absl::statusor absl::strings absl::time)
+    target_compile_options(${target} PRIVATE ${STRATA_TEST_CXX_FLAGS_LIST})
+    target_precompile_headers(${target} PRIVATE ${header})
+    strata_target_defaults(${target} test)
+  endif()
+  set(${out} ${target} PARENT_SCOPE)
+endfunction()
+
 if(STRATA_BUILD_TESTS)
   enable_testing()
+  set_property(GLOBAL PROPERTY STRATA_TEST_INVENTORY "")
 endif()
+
+# The gtest filter that selects the suites defined or instantiated in `sources`:
+# TEST/TEST_F/TEST_P/TYPED_TEST(Suite, ...) -> Suite.* and */Suite.* (value-parameterized
+# instances are Prefix/Suite.Test/N); INSTANTIATE_*_TEST_SUITE_P(Prefix, Suite, ...) ->
+# Prefix/Suite.*; TYPED_TEST_SUITE(Suite, ...) instances are Suite/N.Test -> Suite/*.
+function(_strata_test_suites out_suites out_filter)
+  set(suites "")
+  set(patterns "")
+  foreach(src IN LISTS ARGN)
+    file(STRINGS ${src} lines REGEX
+         "^[ \t]*(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|INSTANTIATE_TEST_SUITE_P|INSTANTIATE_TYPED_TEST_SUITE_P)[ \t]*\\(")
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^[ \t]*INSTANTIATE_(TYPED_)?TEST_SUITE_P[ \t]*\\([ \t]*([A-Za-z0-9_]+)[ \t]*,[ \t]*([A-Za-z0-9_]+)")
+        list(APPEND patterns "${CMAKE_MATCH_2}/${CMAKE_MATCH_3}.*" "${CMAKE_MATCH_2}/${CMAKE_MATCH_3}/*")
+        list(APPEND suites "${CMAKE_MATCH_2}/${CMAKE_MATCH_3}")
+      elseif(line MATCHES "^[ \t]*[A-Z_]+[ \t]*\\([ \t]*([A-Za-z0-9_]+)")
+        list(APPEND patterns "${CMAKE_MATCH_1}.*" "*/${CMAKE_MATCH_1}.*" "${CMAKE_MATCH_1}/*")
+        list(APPEND suites "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES suites)
+  list(REMOVE_DUPLICATES patterns)
+  list(JOIN patterns ":" filter)
+  set(${out_suites} "${suites}" PARENT_SCOPE)
+  set(${out_filter} "${filter}" PARENT_SCOPE)
+endfunction()
 
 function(strata_add_test)
   if(NOT STRATA_BUILD_TESTS)
     return()
   endif()
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
-  add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} strata::base_testing GTest::gmock GTest::gtest_main)
-  strata_target_defaults(${T_NAME})
-  add_test(NAME ${T_NAME} COMMAND ${T_NAME} --gtest_color=no)
+
+  # The folder's executable: store/core -> store_core_tests, tests/integration ->
+  # strata_integration_tests.
+  file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "^tests/" "strata/" group "${folder}")
+  string(REPLACE "/" "_" group "${group}")
+  set(exe ${group}_tests)
+  if(NOT TARGET ${exe})
+    add_executable(${exe})
+    target_link_libraries(${exe} PRIVATE strata::base_testing GTest::gmock GTest::gtest_main)
+    strata_target_defaults(${exe} test)
+  endif()
+
+  # Sources, each compiled once per folder.
+  get_property(seen GLOBAL PROPERTY STRATA_TEST_SOURCES_${group})
+  set(own "")
+  set(all "")
+  foreach(src IN LISTS T_SOURCES)
+    cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} NORMALIZE)
+    list(APPEND all ${src})
+    if(NOT src IN_LIST seen)
+      list(APPEND own ${src})
+      list(APPEND seen ${src})
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY STRATA_TEST_SOURCES_${group} "${seen}")
+
+  add_library(${T_NAME} OBJECT ${own})
+  target_link_libraries(${T_NAME} PUBLIC ${T_LIBS} strata::base_testing GTest::gmock GTest::gtest)
+  # Also straight to the executable: objects of an OBJECT library in LIBS (a shared test
+  # suite) are linked only into targets that name it directly.
+  target_link_libraries(${exe} PRIVATE ${T_LIBS})
+  target_compile_options(${T_NAME} PRIVATE ${STRATA_TEST_CXX_FLAGS_LIST})
+  _strata_test_pch_target(pch "${STRATA_TEST_PCH}")
+  target_precompile_headers(${T_NAME} REUSE_FROM ${pch})
+  strata_target_defaults(${T_NAME} test)
+  target_link_libraries(${exe} PRIVATE ${T_NAME})
+
+  # Which suites are this test's; no suite may belong to two tests of a folder.
+  _strata_test_suites(suites filter ${all})
+  if(NOT suites)
+    message(FATAL_ERROR "strata_add_test(${T_NAME}): no TEST/TEST_F/TEST_P/INSTANTIATE_* in its sources")
+  endif()
+  get_property(owners GLOBAL PROPERTY STRATA_TEST_SUITES_${group})
+  foreach(suite IN LISTS suites)
+    foreach(owner IN LISTS owners)
+      if(owner MATCHES "^([^=]+)=(.+)$" AND CMAKE_MATCH_1 STREQUAL suite
+         AND NOT CMAKE_MATCH_2 STREQUAL T_NAME)
+        message(FATAL_ERROR "strata_add_test(${T_NAME}): test suite '${suite}' is also in "
+                            "${CMAKE_MATCH_2}; suite names must be unique within ${folder}/")
+      endif()
+    endforeach()
+    list(APPEND owners "${suite}=${T_NAME}")
+  endforeach()
+  set_property(GLOBAL PROPERTY STRATA_TEST_SUITES_${group} "${owners}")
+
+  add_test(NAME ${T_NAME} COMMAND ${exe} --gtest_color=no "--gtest_filter=${filter}")
   if(NOT T_LABELS)
     set(T_LABELS unit)
   endif()
@@ -28,6 +161,35 @@ function(strata_add_test)
     set(T_TIMEOUT 300)
   endif()
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+  set_property(GLOBAL APPEND PROPERTY STRATA_TEST_INVENTORY
+               "${T_NAME}|$<TARGET_FILE:${exe}>|${filter}")
+endfunction()
+
+# strata_finish_tests(): after every folder is added (the top-level CMakeLists calls it).
+# Registers strata_test_inventory, which fails when a test of some executable is run by no
+# ctest test or by more than one, or when a ctest test's filter selects nothing.
+function(strata_finish_tests)
+  if(NOT STRATA_BUILD_TESTS)
+    return()
+  endif()
+  get_property(inventory GLOBAL PROPERTY STRATA_TEST_INVENTORY)
+  string(REPLACE ";" "\n" lines "${inventory}")
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/strata_test_inventory.txt CONTENT "${lines}\n")
+  add_test(NAME strata_test_inventory
+           COMMAND bash ${PROJECT_SOURCE_DIR}/cmake/check_test_inventory.sh
+                   ${CMAKE_BINARY_DIR}/strata_test_inventory.txt)
+  set_tests_properties(strata_test_inventory PROPERTIES LABELS unit TIMEOUT 120)
+
+  # The module graph of docs/architecture.md ("Dependency rules"), checked on every
+  # include and every link of every target.
+  get_property(targets GLOBAL PROPERTY STRATA_TARGETS)
+  string(REPLACE ";" "\n" lines "${targets}")
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/strata_targets.txt CONTENT "${lines}\n")
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  add_test(NAME strata_dependency_check
+           COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/cmake/check_dependencies.py
+                   --root ${PROJECT_SOURCE_DIR} --links ${CMAKE_BINARY_DIR}/strata_targets.txt)
+  set_tests_properties(strata_dependency_check PROPERTIES LABELS unit TIMEOUT 120)
 endfunction()
 
 function(strata_add_benchmark)

@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 BUILD=${STRATA_BUILD_ROOT:-$PWD/build}/release
 OUT=${STRATA_BUILD_ROOT:-$PWD/build}/gpu-carry
 rm -rf "$OUT" && mkdir -p "$OUT/lib"
-tests=(tests/gpu/gpu_cuda_device_test gpu/gpu_open_cuda_device_test gpu/gpu_cuda_status_test
-       gpu/gpu_host_device_test)
+# One test executable per folder (cmake/StrataTesting.cmake): gpu/'s unit tests (host
+# device, CUDA status and open) and tests/gpu's CUDA device tests.
+tests=(tests/gpu/strata_gpu_tests gpu/gpu_tests)
 for t in "${tests[@]}"; do
   [[ -x "$BUILD/$t" ]] || { echo "gpu-carry: $BUILD/$t is missing: build the release tree" >&2; exit 1; }
   cp "$BUILD/$t" "$OUT/" && strip "$OUT/$(basename "$t")"
@@ -28,7 +29,7 @@ cd "$(dirname "$0")"
 export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}
 echo "== host"; uname -a; head -2 /etc/os-release 2>/dev/null; ldd --version | head -1
 nvidia-smi -L 2>&1 | head -4
-for t in gpu_cuda_status_test gpu_host_device_test gpu_open_cuda_device_test gpu_cuda_device_test; do
+for t in gpu_tests strata_gpu_tests; do
   echo "== $t"; timeout 120 "./$t" 2>&1 | grep -vE '^\[ RUN|^\[       OK' | tail -25
   echo "rc=${PIPESTATUS[0]}"
 done

@@ -459,9 +459,9 @@ void ExpectFailsFast(const std::string& what,
   EXPECT_LT(took, kTimeout + absl::Seconds(2)) << what;
 }
 
-class NodeRestartTest : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+class ClientReconnectTest : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
-TEST_P(NodeRestartTest, SameClientReconnectsToANewNodeOnTheSamePorts) {
+TEST_P(ClientReconnectTest, SameClientReconnectsToANewNodeOnTheSamePorts) {
   const auto& [ucx_tls, stop_signal] = GetParam();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node,
                        StartRestartableNode(ucx_tls, "127.0.0.1:0", "127.0.0.1:0"));
@@ -555,7 +555,7 @@ TEST_P(NodeRestartTest, SameClientReconnectsToANewNodeOnTheSamePorts) {
   EXPECT_LT(absl::Now() - up, kReconnectBound + absl::Seconds(10));
 }
 
-INSTANTIATE_TEST_SUITE_P(TransportsAndSignals, NodeRestartTest,
+INSTANTIATE_TEST_SUITE_P(TransportsAndSignals, ClientReconnectTest,
                          ::testing::Combine(::testing::Values(std::string("tcp"),
                                                               std::string("tcp,shm,cma")),
                                             ::testing::Values(SIGKILL, SIGTERM)),

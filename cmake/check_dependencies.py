@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""strata_dependency_check: the module graph of docs/architecture.md, checked.
+
+docs/architecture.md holds a table (between the markers "<!-- dependency rules -->" and
+"<!-- end of dependency rules -->") with one row per module folder:
+
+    | `folder` | folders it may use | folders its tests may also use | vendors it may include |
+
+("—" for none; `base` and the standard library and Abseil are always allowed). This
+checks both ways a folder can depend on another:
+
+  includes  every #include of every .h/.cc/.cu file is resolved to the header it names
+            and the folder that owns that header (the most specific folder of the table
+            that contains it); the owner must be the file's own folder or one it may use.
+            Vendor headers (gRPC, UCX, CUDA, ...) may be included only by folders whose
+            row names the vendor.
+  links     (--links FILE, written by CMake: "target|folder|kind|lib lib ...") every
+            strata library a target links must belong to its folder or one it may use,
+            and every vendor library to a vendor its folder may use; test targets may also
+            use their row's test folders and test-support targets.
+
+Prints every violation and exits 1 if there is one; with --report, prints each folder's
+actual dependencies instead.
+"""
+import argparse
+import os
+import re
+import sys
+
+VENDOR_INCLUDES = {
+    "cuda": re.compile(r"^(cuda_runtime|cuda\.h|cuda_|cuda/|cub/|thrust/|nvml)"),
+    "ucx": re.compile(r"^(ucp|uct|ucs)/"),
+    "liburing": re.compile(r"^liburing"),
+    "rocksdb": re.compile(r"^rocksdb/"),
+    "grpc": re.compile(r"^(grpcpp/|grpc/|google/protobuf/|strata/v1/)"),
+    "httplib": re.compile(r"^httplib\.h$"),
+    "png": re.compile(r"^png\.h$"),
+    "cairo": re.compile(r"^cairo"),
+    "nlohmann": re.compile(r"^nlohmann/"),
+    "benchmark": re.compile(r"^benchmark/"),
+    "gtest": re.compile(r"^(gtest|gmock)/"),
+}
+VENDOR_LINKS = {
+    "cuda": re.compile(r"^CUDA::"),
+    "ucx": re.compile(r"UCX"),
+    "liburing": re.compile(r"(?i)uring"),
+    "rocksdb": re.compile(r"^RocksDB::"),
+    "grpc": re.compile(r"^(gRPC::|protobuf::)"),
+    "httplib": re.compile(r"(?i)httplib"),
+    "png": re.compile(r"(?i)png"),
+    "cairo": re.compile(r"(?i)cairo"),
+    "nlohmann": re.compile(r"^nlohmann"),
+    "benchmark": re.compile(r"^benchmark::"),
+    "gtest": re.compile(r"^GTest::"),
+}
+ALWAYS = {"base"}
+# Tests and benchmarks may always use their frameworks.
+TEST_VENDORS = {"gtest", "benchmark"}
+SOURCE_SUFFIXES = (".h", ".cc", ".cu", ".cuh")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+
+
+def parse_rules(doc_path):
+    text = open(doc_path, encoding="utf-8").read()
+    m = re.search(r"<!-- dependency rules -->(.*?)<!-- end of dependency rules -->", text, re.S)
+    if not m:
+        sys.exit(f"{doc_path}: no dependency rules table between the markers")
+    rules = {}
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        names = [re.findall(r"`([^`]+)`", c) for c in cells]
+        folder = names[0][0]
+        rules[folder] = {"uses": set(names[1]) | ALWAYS, "tests": set(names[2]),
+                         "vendors": set(names[3])}
+    if not rules:
+        sys.exit(f"{doc_path}: the dependency rules table has no rows")
+    for folder, rule in rules.items():
+        for used in rule["uses"] | rule["tests"]:
+            if used not in rules and used != "*":
+                sys.exit(f"{doc_path}: row {folder} names unknown folder {used}")
+        for vendor in rule["vendors"]:
+            if vendor not in VENDOR_INCLUDES:
+                sys.exit(f"{doc_path}: row {folder} names unknown vendor {vendor}")
+    return rules
+
+
+def owner(path, folders):
+    """The most specific folder of the table containing `path` (root-relative)."""
+    best = None
+    for f in folders:
+        if path == f or path.startswith(f + "/"):
+            if best is None or len(f) > len(best):
+                best = f
+    return best
+
+
+def source_files(root, folders):
+    for f in sorted(folders):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, f)):
+            dirnames[:] = [d for d in dirnames if d != "build" and not d.startswith(".")]
+            for name in filenames:
+                if name.endswith(SOURCE_SUFFIXES):
+                    rel = os.path.relpath(os.path.join(dirpath, name), root)
+                    if owner(rel, folders) == f:
+                        yield rel
+
+
+def header_index(files, folders):
+    """include name -> owning folder, for headers included as <folder>/include/NAME or
+    by their root-relative path."""
+    index = {}
+    for rel in files:
+        if not rel.endswith((".h", ".cuh")):
+            continue
+        f = owner(rel, folders)
+        index.setdefault(rel, f)
+        parts = rel.split("/")
+        if "include" in parts:
+            i = parts.index("include")
+            index.setdefault("/".join(parts[i + 1:]), f)
+    return index
+
+
+def allowed(rule, is_test):
+    uses = set(rule["uses"])
+    if is_test:
+        uses |= rule["tests"]
+    return uses
+
+
+def check_includes(root, rules, report):
+    folders = set(rules)
+    files = list(source_files(root, folders))
+    index = header_index(files, folders)
+    problems = []
+    seen = {f: set() for f in folders}
+    for rel in files:
+        f = owner(rel, folders)
+        rule = rules[f]
+        is_test = re.search(r"(_test|_tests|test_|testing|_fuzz|bench)", os.path.basename(rel)) or \
+            "/testing/" in rel or f.startswith("tests/") or "/bench/" in rel
+        here = os.path.dirname(rel)
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as src:
+            for lineno, line in enumerate(src, 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                name = m.group(2)
+                target = index.get(name)
+                if target is None and m.group(1) == '"':
+                    target = index.get(os.path.normpath(os.path.join(here, name)))
+                if target is not None:
+                    seen[f].add(target)
+                    if "*" in allowed(rule, is_test) or target == f or \
+                            target in allowed(rule, is_test):
+                        continue
+                    problems.append(f"{rel}:{lineno}: includes {name} of {target}/, which "
+                                    f"{f}/ may not use")
+                    continue
+                for vendor, pattern in VENDOR_INCLUDES.items():
+                    if pattern.search(name):
+                        seen[f].add("vendor:" + vendor)
+                        if vendor in TEST_VENDORS and is_test:
+                            continue
+                        if vendor not in rule["vendors"] and "*" not in rule["uses"]:
+                            problems.append(f"{rel}:{lineno}: includes {name} ({vendor}), "
+                                            f"which {f}/ may not include")
+    return problems, seen
+
+
+def check_links(links_path, rules, report):
+    folders = set(rules)
+    targets = {}
+    for line in open(links_path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line:
+            continue
+        name, folder, kind, libs = line.split("|", 3)
+        targets[name] = (folder, kind, libs.split())
+    problems = []
+    seen = {f: set() for f in folders}
+    for name, (folder, kind, libs) in sorted(targets.items()):
+        f = owner(folder, folders)
+        if f is None:
+            problems.append(f"target {name} is in {folder}/, which the table does not list")
+            continue
+        rule = rules[f]
+        is_test = kind == "test" or "test" in name or "bench" in name
+        for lib in libs:
+            lib = re.sub(r"^\$<LINK_ONLY:(.*)>$", r"\1", lib)
+            dep = re.sub(r"^strata::", "strata_", lib)
+            if dep in targets:
+                dep_folder = owner(targets[dep][0], folders)
+                support = targets[dep][1] == "test" or "testing" in dep or "harness" in dep or \
+                    dep in ("strata_compile_options", "strata_bench_main")
+                seen[f].add(dep_folder)
+                if support and is_test:
+                    continue
+                if dep == "strata_compile_options" or "*" in allowed(rule, is_test) or \
+                        dep_folder == f or dep_folder in allowed(rule, is_test):
+                    continue
+                problems.append(f"target {name} ({f}/) links {lib} of {dep_folder}/, which "
+                                f"{f}/ may not use")
+                continue
+            for vendor, pattern in VENDOR_LINKS.items():
+                if pattern.search(lib):
+                    seen[f].add("vendor:" + vendor)
+                    if vendor in TEST_VENDORS and is_test:
+                        continue
+                    if vendor not in rule["vendors"] and "*" not in rule["uses"]:
+                        problems.append(f"target {name} ({f}/) links {lib} ({vendor}), which "
+                                        f"{f}/ may not use")
+    return problems, seen
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--links", help="target file written by CMake")
+    parser.add_argument("--report", action="store_true")
+    args = parser.parse_args()
+    rules = parse_rules(os.path.join(args.root, "docs/architecture.md"))
+    problems, seen = check_includes(args.root, rules, args.report)
+    if args.links:
+        link_problems, link_seen = check_links(args.links, rules, args.report)
+        problems += link_problems
+        for f, s in link_seen.items():
+            seen[f] |= s
+    if args.report:
+        for f in sorted(seen):
+            print(f"{f}: " + " ".join(sorted(x for x in seen[f] if x and x != f)))
+    for p in problems:
+        print(p)
+    print(f"dependency check: {len(rules)} folders, {len(problems)} violations")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
