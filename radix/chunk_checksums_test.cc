@@ -1,5 +1,3 @@
-#include "strata/worker/chunk_checksums.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,23 +10,24 @@
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/kv_layout.h"
 #include "strata/radix/prefix_hash.h"
 
-namespace strata::worker {
+namespace strata::radix {
 namespace {
 
 using ::testing::HasSubstr;
 
-radix::KvLayout SmallLayout() {
-  return radix::KvLayout{.num_layers = 3,
-                         .num_kv_heads = 2,
-                         .head_dim = 4,
-                         .dtype = radix::DType::kBFloat16,
-                         .page_tokens = 2,
-                         .format = radix::KvFormat::kKeyValue,
-                         .tp_rank = 0,
-                         .tp_world = 1};
+KvLayout SmallLayout() {
+  return KvLayout{.num_layers = 3,
+                  .num_kv_heads = 2,
+                  .head_dim = 4,
+                  .dtype = DType::kBFloat16,
+                  .page_tokens = 2,
+                  .format = KvFormat::kKeyValue,
+                  .tp_rank = 0,
+                  .tp_world = 1};
 }
 
 std::vector<std::byte> PatternBlob(size_t size) {
@@ -38,19 +37,19 @@ std::vector<std::byte> PatternBlob(size_t size) {
 }
 
 TEST(ChunkChecksumsTest, LayerMajorXxh3OfEveryChunkAtItsBlobLayoutRange) {
-  const radix::KvLayout layout = SmallLayout();
+  const KvLayout layout = SmallLayout();
   constexpr uint32_t kPages = 4;
   const std::vector<std::byte> blob = PatternBlob(kPages * layout.BytesPerPage());
   ASSERT_OK_AND_ASSIGN(std::vector<uint64_t> sums, ChunkChecksums(blob, layout, kPages));
   ASSERT_EQ(sums.size(), layout.num_layers * kPages);
-  // Independently: the range radix::BlobLayout gives each (layer, page), hashed
+  // Independently: the range BlobLayout gives each (layer, page), hashed
   // with the frozen seed.
-  ASSERT_OK_AND_ASSIGN(radix::BlobLayout blob_layout, radix::BlobLayout::Create(layout, kPages));
+  ASSERT_OK_AND_ASSIGN(BlobLayout blob_layout, BlobLayout::Create(layout, kPages));
   for (uint32_t l = 0; l < layout.num_layers; ++l) {
     for (uint32_t p = 0; p < kPages; ++p) {
-      ASSERT_OK_AND_ASSIGN(radix::ByteRange range, blob_layout.LayerPageRange(l, p, 1));
-      EXPECT_EQ(sums[l * kPages + p], XXH3_64bits_withSeed(blob.data() + range.offset, range.length,
-                                                           radix::kPrefixHashSeed))
+      ASSERT_OK_AND_ASSIGN(ByteRange range, blob_layout.LayerPageRange(l, p, 1));
+      EXPECT_EQ(sums[l * kPages + p],
+                XXH3_64bits_withSeed(blob.data() + range.offset, range.length, kPrefixHashSeed))
           << "layer " << l << " page " << p;
     }
   }
@@ -60,7 +59,7 @@ TEST(ChunkChecksumsTest, LayerMajorXxh3OfEveryChunkAtItsBlobLayoutRange) {
 }
 
 TEST(ChunkChecksumsTest, VerifyNamesTheFirstCorruptChunk) {
-  const radix::KvLayout layout = SmallLayout();
+  const KvLayout layout = SmallLayout();
   constexpr uint32_t kPages = 4;
   std::vector<std::byte> blob = PatternBlob(kPages * layout.BytesPerPage());
   ASSERT_OK_AND_ASSIGN(std::vector<uint64_t> sums, ChunkChecksums(blob, layout, kPages));
@@ -73,13 +72,13 @@ TEST(ChunkChecksumsTest, VerifyNamesTheFirstCorruptChunk) {
 }
 
 TEST(ChunkChecksumsTest, RejectsBadArguments) {
-  const radix::KvLayout layout = SmallLayout();
+  const KvLayout layout = SmallLayout();
   const std::vector<std::byte> blob = PatternBlob(2 * layout.BytesPerPage());
   EXPECT_CODE(ChunkChecksums(blob, layout, 0), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(ChunkChecksums(blob, layout, 3), absl::StatusCode::kInvalidArgument);
   EXPECT_CODE(ChunkChecksums(absl::MakeConstSpan(blob).first(blob.size() - 1), layout, 2),
               absl::StatusCode::kInvalidArgument);
-  radix::KvLayout invalid = layout;
+  KvLayout invalid = layout;
   invalid.page_tokens = 0;
   EXPECT_CODE(ChunkChecksums(blob, invalid, 2), absl::StatusCode::kInvalidArgument);
   ASSERT_OK_AND_ASSIGN(std::vector<uint64_t> sums, ChunkChecksums(blob, layout, 2));
@@ -88,4 +87,4 @@ TEST(ChunkChecksumsTest, RejectsBadArguments) {
 }
 
 }  // namespace
-}  // namespace strata::worker
+}  // namespace strata::radix

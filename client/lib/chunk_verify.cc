@@ -4,7 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "glog/logging.h"
 
-#include "strata/worker/chunk_checksums.h"
+#include "strata/radix/chunk_checksum.h"
 
 namespace strata::client_internal {
 
@@ -13,7 +13,7 @@ absl::Status VerifyLayerRun(absl::Span<const std::byte> run, uint64_t chunk_byte
                             uint32_t layer, uint32_t first_page) {
   DCHECK_EQ(run.size(), expected.size() * chunk_bytes);
   for (size_t p = 0; p < expected.size(); ++p) {
-    const uint64_t got = worker::ChunkChecksum(run.subspan(p * chunk_bytes, chunk_bytes));
+    const uint64_t got = radix::ChunkChecksum(run.subspan(p * chunk_bytes, chunk_bytes));
     if (got != expected[p]) {
       return absl::DataLossError(absl::StrFormat(
           "blob %s layer %u page %u: checksum mismatch (recorded %016x, fetched bytes %016x)",

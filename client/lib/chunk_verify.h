@@ -1,7 +1,7 @@
 // VerifyLayerRun: the client's check of one layer run of fetched bytes — num_pages chunks
 // (one layer of one page each, chunk_bytes long) that landed contiguously — against the
 // checksums the node granted with the lease (XXH3-64, seed kPrefixHashSeed;
-// strata/worker/chunk_checksums.h). A mismatch is DATA_LOSS naming the blob, the layer, the
+// strata/radix/chunk_checksum.h). A mismatch is DATA_LOSS naming the blob, the layer, the
 // blob page and both checksums: the caller must not hand those bytes on.
 //
 // Pure function; thread-safe.

@@ -6,8 +6,8 @@
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/token_span.h"
-#include "strata/worker/chunk_checksums.h"
 #include "strata/worker/reference_model.h"
 
 namespace strata::client_internal {
@@ -28,7 +28,7 @@ class ChunkVerifyTest : public ::testing::Test {
     std::vector<radix::TokenId> tokens(kPages * layout_.page_tokens);
     for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<radix::TokenId>(i * 31 + 5);
     ASSERT_OK_AND_ASSIGN(blob_, model_->ComputeBlobBytes(tokens, 0, kPages));
-    ASSERT_OK_AND_ASSIGN(sums_, worker::ChunkChecksums(blob_, layout_, kPages));
+    ASSERT_OK_AND_ASSIGN(sums_, radix::ChunkChecksums(blob_, layout_, kPages));
   }
 
   // Layer l's run of pages [first, first + n) in the blob, and its checksums.

@@ -1,6 +1,6 @@
 // ClientCore's write path: Write (a two-phase put of one blob) and WriteBatch.
 //
-//   checksums  worker::ChunkChecksums over the caller's bytes (layer-major, one per chunk)
+//   checksums  radix::ChunkChecksums over the caller's bytes (layer-major, one per chunk)
 //   BeginPut   the node validates, computes the key, reserves space; `exists`: done, nothing
 //              is sent
 //   PUT_DATA   the blob in pieces of options.put_message_bytes, all in flight at once, each
@@ -21,8 +21,8 @@
 #include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/prefix_hash.h"
-#include "strata/worker/chunk_checksums.h"
 
 namespace strata::client_internal {
 namespace {
@@ -56,7 +56,7 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
   }
   const auto blob = absl::MakeConstSpan(static_cast<const std::byte*>(source.ptr), bytes);
   STRATA_ASSIGN_OR_RETURN(std::vector<uint64_t> checksums,
-                          worker::ChunkChecksums(blob, layout, pages));
+                          radix::ChunkChecksums(blob, layout, pages));
 
   v1::BeginPutRequest begin;
   proto::ToProto(ns, begin.mutable_ns());

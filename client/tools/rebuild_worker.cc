@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
-#include "strata/worker/chunk_checksums.h"
+#include "strata/radix/chunk_checksum.h"
 
 namespace strata::tools {
 
@@ -62,7 +62,7 @@ absl::StatusOr<std::vector<std::byte>> ComputeRebuild(const RebuildTask& task,
       model.ComputeBlobBytes(task.sequence_tokens, task.first_page, task.pages);
   if (!bytes.ok()) return bytes.status();
   if (absl::Status s =
-          worker::VerifyChunkChecksums(*bytes, layout, task.pages, task.chunk_checksums);
+          radix::VerifyChunkChecksums(*bytes, layout, task.pages, task.chunk_checksums);
       !s.ok()) {
     if (s.code() != absl::StatusCode::kDataLoss) return s;
     return absl::DataLossError(

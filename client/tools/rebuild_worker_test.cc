@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
-#include "strata/worker/chunk_checksums.h"
+#include "strata/radix/chunk_checksum.h"
 
 namespace strata::tools {
 namespace {
@@ -45,7 +45,7 @@ RebuildTask TaskOf(const worker::ReferenceModel& model) {
   for (TokenId t = 0; t < 16; ++t) task.sequence_tokens.push_back(1000 + 17 * t);
   const std::vector<std::byte> bytes =
       model.ComputeBlobBytes(task.sequence_tokens, task.first_page, task.pages).value();
-  task.chunk_checksums = worker::ChunkChecksums(bytes, TestLayout(), task.pages).value();
+  task.chunk_checksums = radix::ChunkChecksums(bytes, TestLayout(), task.pages).value();
   return task;
 }
 

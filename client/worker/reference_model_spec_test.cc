@@ -9,8 +9,8 @@
 
 #include "internal/seeded_values.h"
 #include "reference_model_testing.h"
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/kv_layout.h"
-#include "strata/worker/chunk_checksums.h"
 #include "strata/worker/reference_model.h"
 
 namespace strata::worker {
@@ -137,7 +137,8 @@ TEST(ReferenceModelSpecTest, GoldenChecksumPinsTheModel) {
   std::vector<TokenId> tokens(64);
   for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<TokenId>(1000 + 37 * i);
   const Bytes blob = MustCompute(*model, tokens, 1, 3);
-  EXPECT_EQ(ChunkChecksum(blob), 0xa77ba7d3c81e992dULL) << std::hex << ChunkChecksum(blob);
+  EXPECT_EQ(radix::ChunkChecksum(blob), 0xa77ba7d3c81e992dULL)
+      << std::hex << radix::ChunkChecksum(blob);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 
 #include "reference_model_testing.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/kv_layout.h"
-#include "strata/worker/chunk_checksums.h"
 #include "strata/worker/dtype_encoding.h"
 
 namespace strata::worker {
@@ -307,9 +307,9 @@ TEST(ReferenceModelTest, SevenBLikeLayoutComputesAPage) {
   const std::vector<TokenId> tokens = RandomTokens(2 * 16, 14);
   const Bytes blob = MustCompute(*model, tokens, 1, 1);
   ASSERT_EQ(blob.size(), layout.BytesPerPage());
-  ASSERT_OK_AND_ASSIGN(std::vector<uint64_t> sums, ChunkChecksums(blob, layout, 1));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint64_t> sums, radix::ChunkChecksums(blob, layout, 1));
   EXPECT_EQ(sums.size(), 32u);
-  EXPECT_OK(VerifyChunkChecksums(blob, layout, 1, sums));
+  EXPECT_OK(radix::VerifyChunkChecksums(blob, layout, 1, sums));
 }
 
 TEST(ReferenceModelTest, CreateRejectsInvalidAndOversizedLayouts) {

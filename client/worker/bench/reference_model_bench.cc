@@ -17,8 +17,8 @@
 
 #include "benchmark/benchmark.h"
 
+#include "strata/radix/chunk_checksum.h"
 #include "strata/radix/kv_layout.h"
-#include "strata/worker/chunk_checksums.h"
 #include "strata/worker/reference_model.h"
 
 namespace strata::worker {
@@ -132,7 +132,7 @@ void BM_ChunkChecksums(benchmark::State& state) {
   auto blob = (*model)->ComputeBlobBytes(tokens, 0, kPages);
   if (!blob.ok()) return state.SkipWithError(blob.status().ToString().c_str());
   for (auto _ : state) {
-    auto sums = ChunkChecksums(*blob, layout, kPages);
+    auto sums = radix::ChunkChecksums(*blob, layout, kPages);
     benchmark::DoNotOptimize(sums);
   }
   state.counters["bytes/s"] =

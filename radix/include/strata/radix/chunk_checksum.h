@@ -21,7 +21,8 @@
 //   8*(k-1)     8     u64 checksums[k-1],  k = num_layers * n
 //
 // One implementation for every side: the node (store/core) verifies with it, the client
-// library and the reference worker compute and verify with it.
+// library and the reference worker compute and verify with it (ChunkChecksums,
+// VerifyChunkChecksums: the same over a blob given by its KvLayout and page count).
 //
 // All functions are pure and thread-safe. Errors: see each function.
 #pragma once
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -53,5 +55,17 @@ inline uint64_t ChunkIndex(uint32_t layer, uint32_t page, uint32_t blob_pages) {
 
 // XXH3-64 (seed kPrefixHashSeed) of the checksums as little-endian u64s (table above).
 uint64_t BlobChecksum(absl::Span<const uint64_t> chunk_checksums);
+
+// The layout.num_layers * num_pages chunk checksums of `blob`, layer-major.
+// INVALID_ARGUMENT: an invalid layout, num_pages == 0, or
+// blob.size() != num_pages * layout.BytesPerPage().
+absl::StatusOr<std::vector<uint64_t>> ChunkChecksums(absl::Span<const std::byte> blob,
+                                                     const KvLayout& layout, uint32_t num_pages);
+
+// OK when every chunk of `blob` has the checksum listed in `expected`. The errors of
+// ChunkChecksums, INVALID_ARGUMENT when expected.size() != num_layers * num_pages, and
+// DATA_LOSS naming the first (layer, page) whose bytes do not match.
+absl::Status VerifyChunkChecksums(absl::Span<const std::byte> blob, const KvLayout& layout,
+                                  uint32_t num_pages, absl::Span<const uint64_t> expected);
 
 }  // namespace strata::radix
