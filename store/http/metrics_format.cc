@@ -223,7 +223,7 @@ void WriteMrc(const core::NodeTiers& t, Writer& w) {
   w.Sample({}, t.mrc.working_set_bytes);
 }
 
-void WriteDataPlane(const dataplane::DataPlaneStats& d, Writer& w) {
+void WriteDataPlane(const core::DataPlaneStats& d, Writer& w) {
   w.Family("strata_dataplane_requests_total", "counter",
            "Data-plane requests received, by operation (fetch, read, put).");
   w.Sample({{"op", "fetch"}}, d.fetch_requests);
@@ -253,7 +253,7 @@ void WriteDataPlane(const dataplane::DataPlaneStats& d, Writer& w) {
   w.Histogram({{"op", "put"}}, d.put_latency);
 }
 
-void WriteRpc(const rpc::RpcMetricsSnapshot& r, Writer& w) {
+void WriteRpc(const core::RpcMetricsSnapshot& r, Writer& w) {
   // "strata.v1.Store/Match" -> service "strata.v1.Store", method "Match".
   auto split = [](const std::string& full) {
     const size_t slash = full.rfind('/');
@@ -263,9 +263,9 @@ void WriteRpc(const rpc::RpcMetricsSnapshot& r, Writer& w) {
   };
   w.Family("strata_rpc_calls_total", "counter",
            "Finished gRPC calls by service, method and status code.");
-  for (const rpc::RpcMethodStats& m : r.methods) {
+  for (const core::RpcMethodStats& m : r.methods) {
     const auto [service, method] = split(m.method);
-    for (int code = 0; code < rpc::kGrpcStatusCodes; ++code) {
+    for (int code = 0; code < core::kGrpcStatusCodes; ++code) {
       const uint64_t n = m.calls_by_code[static_cast<size_t>(code)];
       if (n == 0) continue;
       w.Sample({{"service", service}, {"method", method}, {"code", GrpcCodeName(code)}}, n);
@@ -273,7 +273,7 @@ void WriteRpc(const rpc::RpcMetricsSnapshot& r, Writer& w) {
   }
   w.Family("strata_rpc_duration_seconds", "histogram",
            "gRPC call latency on the node, from the call's start to its status, by method.");
-  for (const rpc::RpcMethodStats& m : r.methods) {
+  for (const core::RpcMethodStats& m : r.methods) {
     const auto [service, method] = split(m.method);
     w.Histogram({{"service", service}, {"method", method}}, m.latency);
   }

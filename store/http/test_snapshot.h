@@ -1,9 +1,13 @@
 // A NodeSnapshot with known, distinct figures for the formatting tests.
 #pragma once
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 #include "strata/base/latency_histogram.h"
+#include "strata/store/core/rpc_stats.h"
 #include "strata/store/http/node_snapshot.h"
-#include "strata/store/rpc/rpc_metrics.h"
 
 namespace strata::store::http::testing {
 
@@ -89,12 +93,24 @@ inline NodeSnapshot KnownSnapshot() {
   s.data_plane.read_latency = read.Snapshot();
   s.data_plane.put_latency = put.Snapshot();
 
-  rpc::RpcMetrics rpc;
-  rpc.Record("strata.v1.Store/Match", 0, absl::Milliseconds(1));
-  rpc.Record("strata.v1.Store/Match", 5, absl::Milliseconds(2));
-  rpc.Record("strata.v1.Admin/Tiers", 0, absl::Microseconds(200));
-  rpc.Record("odd\"service\\/M\nethod", 0, absl::Microseconds(1));  // escaping
-  s.rpc = rpc.Snapshot();
+  // What store/rpc's RpcMetrics reports after the calls below (methods sorted by name):
+  //   strata.v1.Store/Match    OK 1 ms, NOT_FOUND 2 ms
+  //   strata.v1.Admin/Tiers    OK 200 us
+  //   odd"service\/M<newline>ethod  OK 1 us   (escaping)
+  auto method = [](std::string name, std::initializer_list<std::pair<int, absl::Duration>> calls) {
+    core::RpcMethodStats m{.method = std::move(name)};
+    base::LatencyHistogram latency;
+    for (const auto& [code, took] : calls) {
+      ++m.calls_by_code[code];
+      latency.Record(took);
+    }
+    m.latency = latency.Snapshot();
+    return m;
+  };
+  s.rpc.methods.push_back(method("odd\"service\\/M\nethod", {{0, absl::Microseconds(1)}}));
+  s.rpc.methods.push_back(method("strata.v1.Admin/Tiers", {{0, absl::Microseconds(200)}}));
+  s.rpc.methods.push_back(
+      method("strata.v1.Store/Match", {{0, absl::Milliseconds(1)}, {5, absl::Milliseconds(2)}}));
   return s;
 }
 

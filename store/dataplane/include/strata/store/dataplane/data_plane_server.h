@@ -91,6 +91,7 @@
 
 #include "strata/base/latency_histogram.h"
 #include "strata/radix/blob_key.h"
+#include "strata/store/core/data_plane_stats.h"
 #include "strata/store/core/node_engine.h"
 #include "strata/store/transport/memory_region.h"
 #include "strata/store/transport/messenger.h"
@@ -114,30 +115,8 @@ struct DataPlaneOptions {
   std::string name = "strata-dataplane";
 };
 
-// Counters since Start (monotonic except the two gauges; a snapshot, not a consistent cut).
-struct DataPlaneStats {
-  uint64_t fetch_requests = 0;  // FETCH messages received
-  uint64_t fetch_failures = 0;  // of those, ended with a non-OK status
-  uint64_t read_requests = 0;   // READ messages received
-  uint64_t read_failures = 0;   // of those, refused (no lease granted) or failed mid-transfer
-  uint64_t ranges_sent = 0;     // FETCH_DATA sends completed OK
-  uint64_t bytes_out = 0;       // their payload bytes
-  uint64_t put_requests = 0;    // PUT_DATA messages received
-  uint64_t put_failures = 0;    // of those, ended with a non-OK status
-  uint64_t bytes_in = 0;        // PUT_DATA payload bytes landed and recorded
-  uint64_t malformed = 0;       // headers or range lists that did not decode
-  uint64_t replies_failed = 0;  // FETCH_DONE / PUT_DONE sends that failed
-  uint64_t peers_connected = 0;
-  uint64_t peers_failed = 0;
-  uint64_t requests_in_flight = 0;  // gauge: FETCH / PUT_DATA received, DONE not yet sent
-  uint64_t sends_in_flight = 0;     // gauge: FETCH_DATA sends not yet completed
-  // Transfer latency: from the request's arrival on the progress thread until its
-  // FETCH_DONE / PUT_DONE send completed, whatever the status (requests whose header did
-  // not decode, and those answered while the server stops, are not timed).
-  base::HistogramSnapshot fetch_latency;  // FETCH
-  base::HistogramSnapshot read_latency;   // READ (the lease, the grant and every item)
-  base::HistogramSnapshot put_latency;    // PUT_DATA
-};
+// What Stats() reports (a plain value of store/core, so that store/http needs only core).
+using DataPlaneStats = core::DataPlaneStats;
 
 namespace internal {
 // Which histogram a request's FETCH_DONE / PUT_DONE is timed into, and when it arrived.
