@@ -1,30 +1,20 @@
 #include "strata/store/node/node_server.h"
 
-#include <chrono>
 #include <filesystem>
 #include <system_error>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
-#include "grpcpp/support/channel_arguments.h"
-#include "grpcpp/support/server_interceptor.h"
 #include "strata/base/status_macros.h"
-#include "strata/proto/grpc_limits.h"
 #include "strata/store/dataplane/data_plane_server.h"
 #include "strata/store/http/http_server.h"
 #include "strata/store/http/node_snapshot.h"
 #include "strata/store/meta/rocks_meta_store.h"
 #include "strata/store/node/dram_sizing.h"
-#include "strata/store/rpc/admin_service.h"
-#include "strata/store/rpc/rpc_metrics.h"
-#include "strata/store/rpc/store_service.h"
+#include "strata/store/rpc/rpc_server.h"
 #include "strata/tiering/io/ssd_tier.h"
 
 namespace strata::store::node {
@@ -214,31 +204,12 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   server->data_plane_address_ = server->data_plane_->address();
 
   // 6. gRPC.
-  server->store_service_ = std::make_unique<rpc::StoreService>(
-      server->engine_.get(),
-      rpc::ServiceOptions{.data_plane_address = server->data_plane_address_, .version = ""});
-  server->admin_service_ = std::make_unique<rpc::AdminService>(server->engine_.get());
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.grpc_listen, grpc::InsecureServerCredentials(),
-                           &server->grpc_port_);
-  // gRPC sets SO_REUSEPORT by default, which would let a second node bind the same port.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  proto::ApplyMessageLimits(&builder);
-  server->rpc_metrics_ = std::make_unique<rpc::RpcMetrics>();
-  {
-    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
-    creators.push_back(server->rpc_metrics_->MakeInterceptorFactory());
-    builder.experimental().SetInterceptorCreators(std::move(creators));
-  }
-  builder.RegisterService(server->store_service_.get());
-  builder.RegisterService(server->admin_service_.get());
-  server->grpc_server_ = builder.BuildAndStart();
-  if (server->grpc_server_ == nullptr || server->grpc_port_ == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on grpc_listen = ", config.grpc_listen,
-                     " (address in use, or not an address of "
-                     "this host?)"));
-  }
+  STRATA_ASSIGN_OR_RETURN(server->rpc_server_,
+                          rpc::RpcServer::Start(server->engine_.get(),
+                                                {.listen_address = config.grpc_listen,
+                                                 .data_plane_address = server->data_plane_address_,
+                                                 .version = ""}));
+  server->grpc_port_ = server->rpc_server_->port();
   const bool bracket = grpc_host.find(':') != std::string::npos;
   server->grpc_address_ =
       absl::StrCat(bracket ? "[" : "", grpc_host, bracket ? "]" : "", ":", server->grpc_port_);
@@ -278,7 +249,7 @@ http::NodeSnapshot NodeServer::Snapshot() const {
   http::NodeSnapshot snapshot;
   snapshot.tiers = engine_->Tiers();
   if (data_plane_ != nullptr) snapshot.data_plane = data_plane_->stats();
-  if (rpc_metrics_ != nullptr) snapshot.rpc = rpc_metrics_->Snapshot();
+  if (rpc_server_ != nullptr) snapshot.rpc = rpc_server_->Metrics();
   return snapshot;
 }
 
@@ -314,19 +285,8 @@ void NodeServer::Shutdown(absl::Duration grace) {
   stopping_.store(true, std::memory_order_release);
   // The HTTP endpoint first: no scrape reads a part being stopped.
   if (http_server_ != nullptr) http_server_->Stop();
-  if (grpc_server_ != nullptr) {
-    // Calls still running get up to `grace`. gRPC's own Shutdown(deadline) would also wait
-    // out the deadline for idle client connections, so the node waits for its handlers
-    // itself and then shuts down at once (cancelling whatever is still running).
-    const absl::Time deadline = absl::Now() + grace;
-    while (store_service_->in_flight() + admin_service_->in_flight() > 0 &&
-           absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    grpc_server_->Shutdown(absl::ToChronoTime(absl::Now()));
-    grpc_server_->Wait();
-    LOG(INFO) << "gRPC server stopped";
-  }
+  // Calls still running get up to `grace`; then gRPC stops at once (RpcServer::Shutdown).
+  if (rpc_server_ != nullptr) rpc_server_->Shutdown(grace);
   // After gRPC (no Read can grant a lease any more), before the engine goes: transfers
   // still in flight end CANCELLED and release their HeldSpans.
   if (data_plane_ != nullptr) data_plane_->Stop();

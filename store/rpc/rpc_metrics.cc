@@ -64,12 +64,6 @@ class TimingInterceptorFactory final
 
 }  // namespace
 
-uint64_t RpcMethodStats::calls() const {
-  uint64_t total = 0;
-  for (uint64_t n : calls_by_code) total += n;
-  return total;
-}
-
 void RpcMetrics::Method::Record(int code, absl::Duration elapsed) {
   if (code < 0 || code >= kGrpcStatusCodes) code = static_cast<int>(grpc::StatusCode::UNKNOWN);
   calls_by_code[static_cast<size_t>(code)].fetch_add(1, std::memory_order_relaxed);

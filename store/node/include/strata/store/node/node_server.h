@@ -68,10 +68,6 @@ class HttpServer;
 struct NodeSnapshot;
 }  // namespace strata::store::http
 
-namespace grpc {
-class Server;
-}  // namespace grpc
-
 namespace strata::store::dataplane {
 class DataPlaneServer;
 }  // namespace strata::store::dataplane
@@ -85,9 +81,7 @@ class SsdTier;
 }  // namespace strata::tiering::io
 
 namespace strata::store::rpc {
-class AdminService;
-class RpcMetrics;
-class StoreService;
+class RpcServer;
 }  // namespace strata::store::rpc
 
 namespace strata::store::node {
@@ -156,11 +150,7 @@ class NodeServer {
   // Between the engine and the services: destroyed before the engine, after gRPC.
   std::unique_ptr<dataplane::DataPlaneServer> data_plane_;
   std::string data_plane_address_;
-  std::unique_ptr<rpc::StoreService> store_service_;
-  std::unique_ptr<rpc::AdminService> admin_service_;
-  // Before the gRPC server: its interceptors borrow it.
-  std::unique_ptr<rpc::RpcMetrics> rpc_metrics_;
-  std::unique_ptr<grpc::Server> grpc_server_;
+  std::unique_ptr<rpc::RpcServer> rpc_server_;
   std::string grpc_address_;
   int grpc_port_ = 0;
   // Declared after everything it reads: destroyed (stopped) first.

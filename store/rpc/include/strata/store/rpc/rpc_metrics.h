@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 
 #include "strata/base/latency_histogram.h"
+#include "strata/store/core/rpc_stats.h"
 
 namespace grpc::experimental {
 class ServerInterceptorFactoryInterface;
@@ -38,21 +39,10 @@ class ServerInterceptorFactoryInterface;
 
 namespace strata::store::rpc {
 
-// gRPC's status codes are 0 (OK) .. 16 (UNAUTHENTICATED).
-inline constexpr int kGrpcStatusCodes = 17;
-
-struct RpcMethodStats {
-  std::string method;  // "strata.v1.Store/Match"
-  // Finished calls by status code (index = grpc::StatusCode).
-  std::array<uint64_t, kGrpcStatusCodes> calls_by_code{};
-  base::HistogramSnapshot latency;  // every finished call, whatever its code
-
-  uint64_t calls() const;
-};
-
-struct RpcMetricsSnapshot {
-  std::vector<RpcMethodStats> methods;  // sorted by method name
-};
+// What Snapshot() reports: plain values of store/core (so that store/http needs only core).
+using core::kGrpcStatusCodes;
+using core::RpcMethodStats;
+using core::RpcMetricsSnapshot;
 
 class RpcMetrics {
  public:

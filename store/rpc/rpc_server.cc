@@ -1,0 +1,69 @@
+#include "strata/store/rpc/rpc_server.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/server_interceptor.h"
+#include "strata/proto/grpc_limits.h"
+#include "strata/store/rpc/admin_service.h"
+#include "strata/store/rpc/rpc_metrics.h"
+#include "strata/store/rpc/store_service.h"
+
+namespace strata::store::rpc {
+
+absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(core::NodeEngine* engine,
+                                                            const RpcServerOptions& options) {
+  std::unique_ptr<RpcServer> server(new RpcServer());
+  server->store_service_ = std::make_unique<StoreService>(
+      engine,
+      ServiceOptions{.data_plane_address = options.data_plane_address, .version = options.version});
+  server->admin_service_ = std::make_unique<AdminService>(engine);
+  server->metrics_ = std::make_unique<RpcMetrics>();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  // gRPC sets SO_REUSEPORT by default, which would let a second node bind the same port.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  proto::ApplyMessageLimits(&builder);
+  {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(server->metrics_->MakeInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
+  builder.RegisterService(server->store_service_.get());
+  builder.RegisterService(server->admin_service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    server->server_.reset();
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on grpc_listen = ", options.listen_address,
+                     " (address in use, or not an address of "
+                     "this host?)"));
+  }
+  return server;
+}
+
+RpcServer::~RpcServer() { Shutdown(absl::ZeroDuration()); }
+
+core::RpcMetricsSnapshot RpcServer::Metrics() const { return metrics_->Snapshot(); }
+
+void RpcServer::Shutdown(absl::Duration grace) {
+  if (shut_down_ || server_ == nullptr) return;
+  shut_down_ = true;
+  const absl::Time deadline = absl::Now() + grace;
+  while (store_service_->in_flight() + admin_service_->in_flight() > 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  server_->Wait();
+  LOG(INFO) << "gRPC server stopped";
+}
+
+}  // namespace strata::store::rpc
