@@ -112,8 +112,10 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   return engine;
 }
 
+LockHoldStats NodeEngine::lock_hold() const { return lock_hold_histogram_.Snapshot(); }
+
 RestoreReport NodeEngine::restored() const {
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   return restore_;
 }
 
@@ -129,7 +131,8 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       dram_policy_(std::move(policies.dram)),
       ssd_policy_(std::move(policies.ssd)),
       text_policy_(std::move(policies.text)),
-      admission_(std::move(policies.admission)) {
+      admission_(std::move(policies.admission)),
+      lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr) {
   text_.capacity_bytes = options_.text_bytes;
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
@@ -140,12 +143,12 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
   {
-    absl::MutexLock lock(&mu_);
+    TimedMutexLock lock(&mu_, lock_hold_);
     pressure_.SignalAll();
   }
   if (reaper_.joinable()) reaper_.join();
   if (mover_.joinable()) mover_.join();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
 }
 
@@ -296,7 +299,7 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
 }
 
 void NodeEngine::DropHold(uint64_t record_id) {
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.Find(record_id);
   CHECK(record != nullptr) << "HeldSpan of unknown record " << record_id;
   CHECK_GT(record->holds, 0u);
@@ -313,7 +316,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   MatchReply reply;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    TimedReaderMutexLock lock(&mu_, lock_hold_);
     const NamespaceEntry* entry = registry_.Find(h0);
     if (entry == nullptr) {
       return absl::NotFoundError(
@@ -362,7 +365,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
 NodeTiers NodeEngine::Tiers() const {
   NodeTiers tiers;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    TimedReaderMutexLock lock(&mu_, lock_hold_);
     // Under the lock, so the tier's occupancy agrees with the counts below (extents are
     // allocated and freed only under the exclusive lock).
     tiers.dram = arena_->Stats();
@@ -405,7 +408,7 @@ NodeTiers NodeEngine::Tiers() const {
 ReapReply NodeEngine::ReapExpired() {
   ReapReply reply;
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   for (const Lease& lease : leases_.TakeExpired(now)) {
     ReleaseLeaseLocked(lease);
     ++reply.leases_expired;
@@ -424,18 +427,21 @@ bool NodeEngine::QuiescentLocked() const {
 }
 
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   draining_ = true;
-  if (mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout)) {
-    return absl::OkStatus();
+  bool quiescent;
+  {
+    LockHoldPause pause;
+    quiescent = mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout);
   }
+  if (quiescent) return absl::OkStatus();
   return absl::DeadlineExceededError(
       absl::StrCat("drain: ", puts_.size(), " puts, ", leases_.size(), " leases and ", holds_,
                    " transfers still in flight after ", absl::FormatDuration(timeout)));
 }
 
 bool NodeEngine::draining() const {
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   return draining_;
 }
 

@@ -150,7 +150,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
       blobs.begin(), blobs.end(),
       [](const meta::BlobMeta& a, const meta::BlobMeta& b) { return a.first_page < b.first_page; });
 
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   for (const auto& [hash, ns] : namespaces) stored_namespaces_.insert(hash);
   meta::MetaBatch fixups(/*sync=*/false);
   std::vector<BlobRecord*> pinned;

@@ -88,8 +88,9 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
   }
   std::vector<absl::Status> results;
   std::vector<uint64_t> bad(moving.size());
-  mu_.Unlock();
   {
+    LockHoldPause pause;  // the I/O and checksums run without the lock
+    mu_.Unlock();
     results = RunBatch(
         [&](tiering::TierIoDone done) { ssd_->ReadBatch(std::move(reads), std::move(done)); });
     // Checksums were fixed at commit and a moving record keeps them.
@@ -99,8 +100,8 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
       bad[i] = FirstBadChunk(arena_->Data(targets[i]).first(r.bytes), r.checksums,
                              r.ns->layout().BytesPerLayerPage());
     }
+    mu_.Lock();
   }
-  mu_.Lock();
 
   for (size_t i = 0; i < moving.size(); ++i) {
     BlobRecord* record = moving[i];
@@ -144,7 +145,7 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
 // ------------------------------------------------------------------------- demotion
 
 uint64_t NodeEngine::MoveOutOfDram(uint64_t bytes, EvictReply* reply) {
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   return MoveOutOfDramLocked(bytes, reply);
 }
 
@@ -215,12 +216,16 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
       }
       std::vector<absl::Status> results;
       absl::Status flushed;
-      mu_.Unlock();
-      results = RunBatch(
-          [&](tiering::TierIoDone done) { ssd_->WriteBatch(std::move(writes), std::move(done)); });
-      // Visible on SSD only once durable there.
-      flushed = ssd_->Flush();
-      mu_.Lock();
+      {
+        LockHoldPause pause;  // the I/O runs without the lock
+        mu_.Unlock();
+        results = RunBatch([&](tiering::TierIoDone done) {
+          ssd_->WriteBatch(std::move(writes), std::move(done));
+        });
+        // Visible on SSD only once durable there.
+        flushed = ssd_->Flush();
+        mu_.Lock();
+      }
       // The bytes are durable: record the extents (synced) before anyone sees them.
       meta::MetaBatch batch(/*sync=*/true);
       std::vector<bool> written(demoting.size());
@@ -280,8 +285,11 @@ void NodeEngine::MoverLoop() {
   while (!stop_reaper_.HasBeenNotified()) {
     uint64_t excess = 0;
     {
-      absl::MutexLock lock(&mu_);
-      pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));
+      TimedMutexLock lock(&mu_, lock_hold_);
+      {
+        LockHoldPause pause;
+        pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));
+      }
       if (stop_reaper_.HasBeenNotified()) return;
       const tiering::TierStats stats = arena_->Stats();
       const auto low = static_cast<uint64_t>(options_.dram_low_watermark *

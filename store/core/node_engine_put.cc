@@ -65,7 +65,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   const absl::Time now = clock_->Now();
 
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
   const NamespaceEntry* entry = registry_.Find(h0);
 
@@ -194,7 +194,7 @@ void NodeEngine::AbortPutLocked(uint64_t put_id) {
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
   put->deadline = now + options_.put_ttl;
@@ -206,7 +206,7 @@ absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
 
 absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
   STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
@@ -221,7 +221,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   uint32_t pages = 0;
   {
     const absl::Time now = clock_->Now();
-    absl::MutexLock lock(&mu_);
+    TimedMutexLock lock(&mu_, lock_hold_);
     STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
     if (put->committing) return Committing(put_id);
     if (!put->received.complete()) {
@@ -254,7 +254,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   }
 
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   auto it = puts_.find(put_id);
   CHECK(it != puts_.end()) << "a committing put vanished";
   PendingPut& put = it->second;
@@ -337,7 +337,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
   AbortPutLocked(put_id);

@@ -87,7 +87,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   const radix::KvLayout& layout = ns.layout();
   const absl::Time now = clock_->Now();
 
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   std::vector<BlobRecord*> records;
   records.reserve(ranges.size());
   // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
@@ -107,7 +107,10 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
       }
     }
     if (wait) {
-      moved_.Wait(&mu_);
+      {
+        LockHoldPause pause;
+        moved_.Wait(&mu_);
+      }
       continue;
     }
     if (promote.empty()) break;
@@ -177,7 +180,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
                                                 uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<tiering::BlobId> record_id = leases_.Find(lease_id, blob, now);
   if (!record_id.ok()) {
     if (absl::IsNotFound(record_id.status())) {
@@ -205,7 +208,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
         absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
   }
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
@@ -216,7 +219,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
 
 absl::Status NodeEngine::Release(uint64_t lease_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
   ReleaseLeaseLocked(lease);
   if (now >= lease.expiry) {

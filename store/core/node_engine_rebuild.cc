@@ -86,7 +86,7 @@ void NodeEngine::ExpireRebuildsLocked(absl::Time now) {
 
 absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::BlobKey& key,
                                                                bool with_prefix) {
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
@@ -111,9 +111,10 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
                                                                       absl::Duration wait) {
   if (max_tasks == 0) return absl::InvalidArgumentError("max_tasks must be > 0");
   wait = std::clamp(wait, absl::ZeroDuration(), kMaxPullWait);
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   ExpireRebuildsLocked(clock_->Now());
   if (rebuild_queue_.empty() && wait > absl::ZeroDuration()) {
+    LockHoldPause pause;
     mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::RebuildQueuedLocked), wait);
   }
   const absl::Time now = clock_->Now();
@@ -151,7 +152,7 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
   std::vector<BlobRecord*> promote;
-  absl::MutexLock lock(&mu_);
+  TimedMutexLock lock(&mu_, lock_hold_);
   RebuildRequestReply queued;
   for (const MatchedSegment& segment : match.segments) {
     BlobRecord* record = table_.FindLinked(segment.blob);

@@ -116,6 +116,7 @@
 #include "strata/store/core/clock.h"
 #include "strata/store/core/held_span.h"
 #include "strata/store/core/lease_table.h"
+#include "strata/store/core/lock_hold.h"
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
@@ -191,6 +192,11 @@ struct NodeEngineOptions {
   uint32_t mrc_sampled_keys = 8192;
   // Points per tier curve in Tiers(). REQUIRES: > 0.
   uint32_t mrc_curve_points = 32;
+
+  // ---- diagnostics
+  // Records how long each acquisition holds the engine's index lock (lock_hold()); off,
+  // the lock is taken as usual (benchmarks turn it on).
+  bool measure_lock_hold = false;
 };
 
 class NodeEngine {
@@ -208,6 +214,10 @@ class NodeEngine {
   // What Create restored from the metadata store.
   RestoreReport restored() const ABSL_LOCKS_EXCLUDED(mu_);
   const NodeEngineOptions& options() const { return options_; }
+  // Hold times of the engine's index lock since Create (empty unless
+  // options.measure_lock_hold). Waits on the lock's condition variables and the I/O
+  // stretches that drop it are not counted as held.
+  LockHoldStats lock_hold() const;
 
   // ---- lookups
   // Longest cached prefix of the whole pages of `tokens` in `ns`. Counts the query's page
@@ -491,6 +501,11 @@ class NodeEngine {
   absl::flat_hash_map<uint64_t, InFlightRebuild> rebuild_in_flight_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<tiering::BlobId, uint64_t> rebuild_task_of_ ABSL_GUARDED_BY(mu_);
   RebuildQueueStats rebuild_ ABSL_GUARDED_BY(mu_);
+
+  // Hold times of mu_; lock_hold_ points at it when options.measure_lock_hold (every
+  // scope that takes mu_ passes lock_hold_), else is null.
+  mutable LockHoldHistogram lock_hold_histogram_;
+  LockHoldHistogram* const lock_hold_;
 
   absl::Notification stop_reaper_;
   std::thread reaper_;
