@@ -126,7 +126,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       clock_(clock),
       arena_(std::move(arena)),
       id_secret_(id_secret),
-      mrc_(tiering::mrc::ShardsOptions{.max_sampled_keys = std::max(options.mrc_sampled_keys, 1u)}),
+      lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
       dram_policy_(std::move(policies.dram)),
       ssd_policy_(std::move(policies.ssd)),
@@ -351,12 +351,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
       reply.segments.push_back(std::move(segment));
     }
   }
-  const uint32_t queried = radix::WholePages(tokens.size(), ns.layout().page_tokens);
-  matches_.fetch_add(1, std::memory_order_relaxed);
-  matched_pages_.fetch_add(reply.matched_pages, std::memory_order_relaxed);
-  queried_pages_.fetch_add(queried, std::memory_order_relaxed);
-  CountLookup(phase, queried, reply);
-  SampleLookup(h0, ns, tokens);
+  lookup_stats_.Record(h0, ns, tokens, phase, reply);
   return reply;
 }
 
@@ -394,12 +389,9 @@ NodeTiers NodeEngine::Tiers() const {
     tiers.leases = leases_.size();
     tiers.draining = draining_;
   }
-  tiers.matches = matches_.load(std::memory_order_relaxed);
-  tiers.matched_pages = matched_pages_.load(std::memory_order_relaxed);
-  tiers.queried_pages = queried_pages_.load(std::memory_order_relaxed);
   // The curve and the per-tier plans are computed without the engine lock (the estimator
   // has its own), so a scrape never holds up puts and matches for that long.
-  FillLookupStats(&tiers);
+  lookup_stats_.Fill(&tiers);
   return tiers;
 }
 

@@ -117,6 +117,7 @@
 #include "strata/store/core/held_span.h"
 #include "strata/store/core/lease_table.h"
 #include "strata/store/core/lock_hold.h"
+#include "strata/store/core/lookup_stats.h"
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
@@ -126,7 +127,6 @@
 #include "strata/tiering/admission_policy.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/eviction_policy.h"
-#include "strata/tiering/mrc/shards_mrc.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::core {
@@ -439,31 +439,9 @@ class NodeEngine {
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
-  // Match statistics (Match holds the lock shared).
-  mutable std::atomic<uint64_t> matches_{0};
-  mutable std::atomic<uint64_t> matched_pages_{0};
-  mutable std::atomic<uint64_t> queried_pages_{0};
-  struct AtomicLookupCounts {
-    std::atomic<uint64_t> lookups{0};
-    std::atomic<uint64_t> queried_pages{0};
-    std::atomic<uint64_t> dram_hit_pages{0};
-    std::atomic<uint64_t> ssd_hit_pages{0};
-    std::atomic<uint64_t> text_hit_pages{0};
-    std::atomic<uint64_t> miss_pages{0};
-  };
-  mutable std::array<AtomicLookupCounts, kLookupPhases> lookups_;
-  // Counts one Match's pages by phase and tier.
-  void CountLookup(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply) const;
-  // Feeds the query's pages to mrc_ (page prefix hashes, KV bytes per page).
-  void SampleLookup(const radix::PrefixHash& h0, const radix::Namespace& ns,
-                    absl::Span<const radix::TokenId> tokens) const;
-  // Fills tiers->lookups, mrc, curves and token_bytes_per_kv_byte (the capacities from
-  // the tier stats already in *tiers).
-  void FillLookupStats(NodeTiers* tiers) const;
-  // The live miss-ratio curve of page lookups (thread-safe itself).
-  mutable tiering::mrc::ShardsMrc mrc_;
-  mutable std::atomic<uint64_t> mrc_kv_bytes_{0};     // KV bytes of pages fed to mrc_
-  mutable std::atomic<uint64_t> mrc_token_bytes_{0};  // their token bytes
+  // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
+  // lock, never under mu_.
+  mutable LookupStats lookup_stats_;
 
   // ---- tiers
   const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier
