@@ -132,6 +132,9 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       ssd_policy_(std::move(policies.ssd)),
       text_policy_(std::move(policies.text)),
       admission_(std::move(policies.admission)),
+      rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
+                                   .task_ttl = options.rebuild_task_ttl,
+                                   .max_attempts = options.max_rebuild_attempts}),
       lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr) {
   text_.capacity_bytes = options_.text_bytes;
   if (options_.reap_interval > absl::ZeroDuration()) {
@@ -195,7 +198,7 @@ uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
     }
     // Only the tokens (and what chains them) are needed from now on.
     std::vector<uint64_t>().swap(record->checksums);
-    if (record->rebuild != RebuildStage::kNone) EndRebuildLocked(record, /*filled=*/false);
+    rebuild_.End(record, /*filled=*/false);
     if (record->children > 0) break;
     const tiering::BlobId parent_id = record->parent_id;
     table_.Erase(record->id);
@@ -366,9 +369,7 @@ NodeTiers NodeEngine::Tiers() const {
     tiers.dram = arena_->Stats();
     if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
     tiers.text = text_;
-    tiers.rebuild = rebuild_;
-    tiers.rebuild.queued = rebuild_queue_.size();
-    tiers.rebuild.in_flight = rebuild_in_flight_.size();
+    tiers.rebuild = rebuild_.Stats();
     tiers.index = registry_.IndexStats();
     tiers.namespaces = registry_.size();
     tiers.blobs = table_.linked();
@@ -421,6 +422,7 @@ bool NodeEngine::QuiescentLocked() const {
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
   TimedMutexLock lock(&mu_, lock_hold_);
   draining_ = true;
+  rebuild_.Stop();  // a long-polling rebuild worker returns at once
   bool quiescent;
   {
     LockHoldPause pause;

@@ -330,7 +330,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
   AttachDramLocked(text, extent);
   text->last_access = clock_->Now();
   ++text_.rebuilds;
-  EndRebuildLocked(text, /*filled=*/true);
+  rebuild_.End(text, /*filled=*/true);
   if (AbovePressureLocked()) pressure_.Signal();
   return CommitPutReply{key, text->pages_in_index};
 }

@@ -92,7 +92,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -121,6 +120,7 @@
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/core/rebuild_queue.h"
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
@@ -460,25 +460,9 @@ class NodeEngine {
   RestoreReport restore_ ABSL_GUARDED_BY(mu_);
   absl::CondVar moved_;  // signalled whenever a record's `moving` clears
 
-  // ---- rebuild queue (node_engine_rebuild.cc)
-  struct InFlightRebuild {
-    tiering::BlobId record_id = 0;
-    absl::Time deadline;
-  };
-  // Requeues in-flight tasks past their deadline; drops queued entries whose blob is gone.
-  void ExpireRebuildsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues `record` (TEXT, linked) unless it is queued already. RESOURCE_EXHAUSTED full.
-  absl::Status QueueRebuildLocked(BlobRecord* record, RebuildRequestReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The record's rebuild (if any) is finished: filled, or the blob went away.
-  void EndRebuildLocked(BlobRecord* record, bool filled) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool RebuildQueuedLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return !rebuild_queue_.empty() || draining_;
-  }
-  std::deque<tiering::BlobId> rebuild_queue_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, InFlightRebuild> rebuild_in_flight_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<tiering::BlobId, uint64_t> rebuild_task_of_ ABSL_GUARDED_BY(mu_);
-  RebuildQueueStats rebuild_ ABSL_GUARDED_BY(mu_);
+  // ---- rebuild queue (node_engine_rebuild.cc): its own lock, taken after mu_; the
+  // calls that touch records are made with mu_ held, a puller waits without it.
+  RebuildQueue rebuild_;
 
   // Hold times of mu_; lock_hold_ points at it when options.measure_lock_hold (every
   // scope that takes mu_ passes lock_hold_), else is null.
