@@ -132,6 +132,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       ssd_policy_(std::move(policies.ssd)),
       text_policy_(std::move(policies.text)),
       admission_(std::move(policies.admission)),
+      journal_(options.meta),
       rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
                                    .task_ttl = options.rebuild_task_ttl,
                                    .max_attempts = options.max_rebuild_attempts}),
@@ -224,7 +225,7 @@ void NodeEngine::UnlinkRecord(BlobRecord* record) {
   if (record->on_ssd()) ssd_policy_->OnErase(record->id);
   table_.Unlink(record);
   SyncTextLocked(record);
-  ForgetLocked(record->key);
+  journal_.Forget(record->key);
 }
 
 uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,

@@ -76,7 +76,7 @@ absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   if (record == nullptr) return NotInIndex(key);
   if (record->pinned) return absl::OkStatus();
   PinLocked(record);
-  PersistLocked(*record);
+  journal_.Persist(*record);
   return absl::OkStatus();
 }
 
@@ -101,7 +101,7 @@ absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   if (record == nullptr) return NotInIndex(key);
   if (!record->pinned) return absl::OkStatus();
   UnpinLocked(record);
-  PersistLocked(*record);
+  journal_.Persist(*record);
   return absl::OkStatus();
 }
 

@@ -126,7 +126,7 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
         } else {
           // Children still hold bytes: keep the record but forget the bad copy.
           DetachSsdLocked(record);
-          PersistLocked(*record);
+          journal_.Persist(*record);
         }
       }
       first_error.Update(status);
@@ -246,9 +246,9 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
         }
         written[i] = true;
         AttachSsdLocked(record, targets[i]);
-        AddToBatchLocked(*record, &batch);
+        journal_.Add(*record, &batch);
       }
-      const absl::Status recorded = ApplyMetaLocked(batch);
+      const absl::Status recorded = journal_.Apply(batch);
       for (size_t i = 0; i < demoting.size(); ++i) {
         if (!written[i]) continue;
         BlobRecord* record = demoting[i];

@@ -299,7 +299,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   record->extent.reset();
   table_.Link(record);
   AttachDramLocked(record, extent);
-  PersistLocked(*record);
+  journal_.Persist(*record);
   if (AbovePressureLocked()) pressure_.Signal();
   return reply;
 }

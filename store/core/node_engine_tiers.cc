@@ -161,7 +161,7 @@ void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
   }
   // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
   // restart anyway).
-  if (had_ssd) PersistLocked(*record);
+  if (had_ssd) journal_.Persist(*record);
   if (text_.used_bytes > options_.text_bytes) {
     EvictTextLocked(text_.used_bytes - options_.text_bytes, reply);
   }
@@ -277,7 +277,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
       if (record->in_dram()) {
         DetachSsdLocked(record);
         ssd_->counters().RecordEviction();
-        PersistLocked(*record);
+        journal_.Persist(*record);
       } else {
         DropToTextLocked(record, reply);
       }

@@ -117,6 +117,7 @@
 #include "strata/store/core/lease_table.h"
 #include "strata/store/core/lock_hold.h"
 #include "strata/store/core/lookup_stats.h"
+#include "strata/store/core/meta_journal.h"
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
@@ -332,19 +333,7 @@ class NodeEngine {
   void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- metadata (node_engine_meta.cc)
-  meta::BlobMeta MetaOf(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // Adds the record (and its namespace, the first time) to `batch`.
-  void AddToBatchLocked(const BlobRecord& record, meta::MetaBatch* batch)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Applies `batch` (a no-op without a store); failures are logged and counted.
-  absl::Status ApplyMetaLocked(const meta::MetaBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Writes a linked record's current state, not synced.
-  void PersistLocked(const BlobRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ForgetLocked(const radix::BlobKey& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether a stored record may be restored; its parent record on success.
-  absl::Status CheckRestoredLocked(const meta::BlobMeta& m, const radix::Namespace& ns,
-                                   BlobRecord** parent) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // ---- restart (node_engine_meta.cc)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
   // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
@@ -455,8 +444,9 @@ class NodeEngine {
   tiering::BlobAccessStats AccessStatsLocked(const BlobRecord& record) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   TextTierStats text_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<radix::PrefixHash> stored_namespaces_ ABSL_GUARDED_BY(mu_);
-  uint64_t meta_errors_ ABSL_GUARDED_BY(mu_) = 0;
+  // Durable metadata: writes made under mu_ (so they follow the record changes); its
+  // own lock guards only its namespace set and error count.
+  MetaJournal journal_;
   RestoreReport restore_ ABSL_GUARDED_BY(mu_);
   absl::CondVar moved_;  // signalled whenever a record's `moving` clears
 
