@@ -126,6 +126,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       clock_(clock),
       arena_(std::move(arena)),
       id_secret_(id_secret),
+      puts_(options.put_ttl),
       lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
       dram_policy_(std::move(policies.dram)),
@@ -407,10 +408,7 @@ ReapReply NodeEngine::ReapExpired() {
     ReleaseLeaseLocked(lease);
     ++reply.leases_expired;
   }
-  std::vector<uint64_t> expired;
-  for (const auto& [id, put] : puts_) {
-    if (!put.committing && now >= put.deadline) expired.push_back(id);
-  }
+  const std::vector<uint64_t> expired = puts_.ExpiredIds(now);
   for (const uint64_t id : expired) AbortPutLocked(id);
   reply.puts_expired = expired.size();
   return reply;

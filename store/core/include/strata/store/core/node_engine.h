@@ -121,6 +121,7 @@
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
@@ -422,8 +423,7 @@ class NodeEngine {
   // The trees outlive the records and puts below, whose MatchHandles pin their nodes.
   NamespaceRegistry registry_ ABSL_GUARDED_BY(mu_);
   BlobTable table_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, PendingPut> puts_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<radix::BlobKey, uint64_t> pending_keys_ ABSL_GUARDED_BY(mu_);
+  PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
