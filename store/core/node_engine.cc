@@ -129,16 +129,12 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       puts_(options.put_ttl),
       lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
-      dram_policy_(std::move(policies.dram)),
-      ssd_policy_(std::move(policies.ssd)),
-      text_policy_(std::move(policies.text)),
-      admission_(std::move(policies.admission)),
+      ledger_(&table_, arena_.get(), options.ssd.get(), std::move(policies), options.text_bytes),
       journal_(options.meta),
       rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
                                    .task_ttl = options.rebuild_task_ttl,
                                    .max_attempts = options.max_rebuild_attempts}),
       lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr) {
-  text_.capacity_bytes = options_.text_bytes;
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
@@ -184,7 +180,7 @@ uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
       if (record->state == BlobState::kLinked && record->in_dram() && record->on_ssd() &&
           record->children_in_dram == 0 && record->path_pins == 0 && !record->pinned) {
         freed += record->extent->length;
-        DetachDramLocked(record);
+        ledger_.DetachDram(record);
       }
     }
     if (record->state != BlobState::kUnlinked) break;
@@ -221,11 +217,9 @@ void NodeEngine::UnlinkRecord(BlobRecord* record) {
   record->pinned = false;
   record->pin.Release();
   record->pages_in_index = 0;
-  CountInParentLocked(*record, -1);
-  if (record->in_dram()) dram_policy_->OnErase(record->id);
-  if (record->on_ssd()) ssd_policy_->OnErase(record->id);
+  ledger_.Unlinking(*record);
   table_.Unlink(record);
-  SyncTextLocked(record);
+  ledger_.SyncText(record);
   journal_.Forget(record->key);
 }
 
@@ -370,7 +364,7 @@ NodeTiers NodeEngine::Tiers() const {
     // allocated and freed only under the exclusive lock).
     tiers.dram = arena_->Stats();
     if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
-    tiers.text = text_;
+    tiers.text = ledger_.text();
     tiers.rebuild = rebuild_.Stats();
     tiers.index = registry_.IndexStats();
     tiers.namespaces = registry_.size();

@@ -82,7 +82,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
       const tiering::Extent extent{m.ssd->offset, m.ssd->length};
       const absl::Status reserved = ssd_->Reserve(extent);
       if (reserved.ok()) {
-        AttachSsdLocked(added, extent);
+        ledger_.AttachSsd(added, extent);
         on_ssd = true;
       } else {
         LOG(WARNING) << "restart: SSD extent of " << added->key.ToHex() << " refused: " << reserved;
@@ -91,7 +91,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     if (on_ssd) {
       ++report.on_ssd;
     } else {
-      SyncTextLocked(added);  // DRAM did not survive: TEXT
+      ledger_.SyncText(added);  // DRAM did not survive: TEXT
       ++report.text;
       if (m.ssd.has_value()) fixups.PutBlob(MetaJournal::MetaOf(*added));  // its extent is gone
     }
@@ -100,9 +100,9 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
   }
   for (BlobRecord* record : pinned) PinLocked(record);
   STRATA_RETURN_IF_ERROR(journal_.Apply(fixups));
-  if (options_.text_bytes > 0 && text_.used_bytes > options_.text_bytes) {
+  if (options_.text_bytes > 0 && ledger_.text().used_bytes > options_.text_bytes) {
     EvictReply evicted;
-    EvictTextLocked(text_.used_bytes - options_.text_bytes, &evicted);
+    EvictTextLocked(ledger_.text().used_bytes - options_.text_bytes, &evicted);
   }
   report.ready_time = absl::Now() - started;
   restore_ = report;

@@ -125,13 +125,13 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
           DropToTextLocked(record, &dropped);
         } else {
           // Children still hold bytes: keep the record but forget the bad copy.
-          DetachSsdLocked(record);
+          ledger_.DetachSsd(record);
           journal_.Persist(*record);
         }
       }
       first_error.Update(status);
     } else if (record->state == BlobState::kLinked) {
-      AttachDramLocked(record, targets[i]);
+      ledger_.AttachDram(record, targets[i]);
       arena_->counters().RecordPromotion();
     } else {
       arena_->Free(targets[i]);  // deleted meanwhile
@@ -156,12 +156,12 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
   while (freed < bytes) {
     // Pick this round's victims: leaves of DRAM in policy order.
     victims.clear();
-    dram_policy_->CollectVictims(
+    ledger_.dram_policy().CollectVictims(
         std::min(bytes - freed, kMaxDemotionRoundBytes),
         [this](tiering::BlobId id) {
           mu_.AssertHeld();
           const BlobRecord* r = table_.Find(id);
-          return r != nullptr && DramEvictable(*r);
+          return r != nullptr && TierLedger::DramEvictable(*r);
         },
         &victims);
     if (victims.empty()) break;
@@ -171,15 +171,15 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
     bool progress = false;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
-      if (record == nullptr || !DramEvictable(*record)) continue;
+      if (record == nullptr || !TierLedger::DramEvictable(*record)) continue;
       const uint64_t length = record->extent->length;
       if (record->on_ssd()) {
-        DetachDramLocked(record);  // already durable on SSD
+        ledger_.DetachDram(record);  // already durable on SSD
         arena_->counters().RecordEviction();
         round_freed += length;
         continue;
       }
-      if (!admission_->ShouldDemote(TraitsOf(*record, record->bytes), AccessStatsLocked(*record))) {
+      if (!ledger_.ShouldDemote(*record)) {
         // Not worth an SSD write: drop to TEXT if nothing continues it.
         if (record->children_with_bytes == 0) {
           DropToTextLocked(record, reply);
@@ -245,7 +245,7 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
           continue;
         }
         written[i] = true;
-        AttachSsdLocked(record, targets[i]);
+        ledger_.AttachSsd(record, targets[i]);
         journal_.Add(*record, &batch);
       }
       const absl::Status recorded = journal_.Apply(batch);
@@ -253,16 +253,16 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
         if (!written[i]) continue;
         BlobRecord* record = demoting[i];
         if (!recorded.ok()) {
-          DetachSsdLocked(record);  // not recorded: as if never written
+          ledger_.DetachSsd(record);  // not recorded: as if never written
           continue;
         }
         arena_->counters().RecordDemotion();
         progress = true;
         ++reply->blobs_demoted;
         // Read while it was being written: keep the DRAM copy, it is hot.
-        if (DramEvictable(*record)) {
+        if (TierLedger::DramEvictable(*record)) {
           round_freed += record->extent->length;
-          DetachDramLocked(record);
+          ledger_.DetachDram(record);
         }
       }
       moved_.SignalAll();

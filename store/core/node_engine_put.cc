@@ -272,7 +272,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   puts_.Take(put_id);  // releases the prefix pin: the blob's own nodes now hold the path
   record->created = now;
   record->last_access = now;
-  record->insert_tick = ++tick_;
+  record->insert_tick = ledger_.NextTick();
   record->read_tick = record->insert_tick;
   CommitPutReply reply;
   reply.key = key;
@@ -286,7 +286,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   const tiering::Extent extent = *record->extent;
   record->extent.reset();
   table_.Link(record);
-  AttachDramLocked(record, extent);
+  ledger_.AttachDram(record, extent);
   journal_.Persist(*record);
   if (AbovePressureLocked()) pressure_.Signal();
   return reply;
@@ -313,9 +313,9 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
   const tiering::Extent extent = *record->extent;
   record->extent.reset();  // the bytes move to the TEXT record
   AbortPutLocked(put_id);
-  AttachDramLocked(text, extent);
+  ledger_.AttachDram(text, extent);
   text->last_access = clock_->Now();
-  ++text_.rebuilds;
+  ledger_.CountRebuild();
   rebuild_.End(text, /*filled=*/true);
   if (AbovePressureLocked()) pressure_.Signal();
   return CommitPutReply{key, text->pages_in_index};

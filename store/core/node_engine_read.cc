@@ -121,12 +121,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
     // Admission decides, with this read counted, whether the copy stays in DRAM.
     std::vector<bool> keep(promote.size());
-    for (size_t i = 0; i < promote.size(); ++i) {
-      tiering::BlobAccessStats stats = AccessStatsLocked(*promote[i]);
-      ++stats.reads;
-      stats.now_tick = tick_ + 1;
-      keep[i] = admission_->ShouldPromote(TraitsOf(*promote[i], promote[i]->bytes), stats);
-    }
+    for (size_t i = 0; i < promote.size(); ++i) keep[i] = ledger_.ShouldPromote(*promote[i]);
     STRATA_RETURN_IF_ERROR(PromoteLocked(promote));
     for (size_t i = 0; i < promote.size(); ++i) {
       if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
@@ -166,9 +161,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     ++record->leases;
     ++record->hits;
     record->last_access = now;
-    record->read_tick = ++tick_;
-    dram_policy_->OnAccess(record->id);
-    if (record->on_ssd()) ssd_policy_->OnAccess(record->id);
+    ledger_.Accessed(record);
   }
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;

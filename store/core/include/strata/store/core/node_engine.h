@@ -123,6 +123,7 @@
 #include "strata/store/core/pending_put.h"
 #include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
+#include "strata/store/core/tier_ledger.h"
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
@@ -309,12 +310,7 @@ class NodeEngine {
  private:
   friend class HeldSpan;
 
-  struct Policies {
-    std::unique_ptr<tiering::EvictionPolicy> dram;
-    std::unique_ptr<tiering::EvictionPolicy> ssd;
-    std::unique_ptr<tiering::EvictionPolicy> text;
-    std::unique_ptr<tiering::AdmissionPolicy> admission;
-  };
+  using Policies = TierPolicies;
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
              std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
 
@@ -346,20 +342,7 @@ class NodeEngine {
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
-  // ---- tier bookkeeping (node_engine_tiers.cc)
-  // Every change of a linked record's extents goes through these, which keep the parent's
-  // children_in_dram / children_with_bytes, the tier policies and the TEXT tier in step.
-  void AttachDramLocked(BlobRecord* record, const tiering::Extent& extent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
-  void DetachDramLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AttachSsdLocked(BlobRecord* record, const tiering::Extent& extent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void DetachSsdLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds (+1) or removes (-1) `record`'s bytes from its parent's child counts.
-  void CountInParentLocked(const BlobRecord& record, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Starts or stops counting `record` in the TEXT tier to match its state.
-  void SyncTextLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- eviction (node_engine_tiers.cc); the bookkeeping itself is ledger_'s
   // Drops every byte copy of a linked record: it becomes TEXT (or leaves the index when
   // there is no TEXT tier). Enforces the TEXT budget.
   void DropToTextLocked(BlobRecord* record, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -368,7 +351,6 @@ class NodeEngine {
   // Removes the index pages `record` owns and everything below them.
   absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
                                      DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool DramEvictable(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Frees DRAM without I/O: drops DRAM copies of blobs that are also on SSD and the bytes
   // of leaves nothing continues (to TEXT). Returns extent bytes freed.
   uint64_t FreeDramLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -434,16 +416,9 @@ class NodeEngine {
 
   // ---- tiers
   const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier
-  std::unique_ptr<tiering::EvictionPolicy> dram_policy_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<tiering::EvictionPolicy> ssd_policy_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<tiering::EvictionPolicy> text_policy_ ABSL_GUARDED_BY(mu_);
-  const std::unique_ptr<tiering::AdmissionPolicy> admission_;
-  uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;
-  // What the policies know of a blob occupying `bytes` of a tier, and of its reads.
-  static tiering::BlobTraits TraitsOf(const BlobRecord& record, uint64_t bytes);
-  tiering::BlobAccessStats AccessStatsLocked(const BlobRecord& record) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  TextTierStats text_ ABSL_GUARDED_BY(mu_);
+  // Each record's tier placement, the tier policies, the tick and the TEXT tier: one
+  // with the records, so under mu_.
+  TierLedger ledger_ ABSL_GUARDED_BY(mu_);
   // Durable metadata: writes made under mu_ (so they follow the record changes); its
   // own lock guards only its namespace set and error count.
   MetaJournal journal_;
