@@ -7,25 +7,13 @@
 
 #include "gtest/gtest.h"
 
-#include "strata/radix/kv_layout.h"
+#include "node_engine_test_util.h"
 #include "strata/radix/prefix_hash.h"
 
 namespace strata::store::core {
 namespace {
 
 constexpr uint32_t kPageTokens = 4;
-
-radix::Namespace StatsNamespace() {
-  const radix::KvLayout layout{.num_layers = 2,
-                               .num_kv_heads = 1,
-                               .head_dim = 4,
-                               .dtype = radix::DType::kFloat16,
-                               .page_tokens = kPageTokens,
-                               .format = radix::KvFormat::kKeyValue,
-                               .tp_rank = 0,
-                               .tp_world = 1};
-  return radix::Namespace::Create("t", "m", layout).value();
-}
 
 std::vector<radix::TokenId> PageTokens(uint32_t pages, uint32_t seed) {
   std::vector<radix::TokenId> tokens(size_t{pages} * kPageTokens);
@@ -53,7 +41,7 @@ const LookupCounts& Phase(const NodeTiers& tiers, LookupPhase phase) {
 
 class LookupStatsTest : public ::testing::Test {
  protected:
-  const radix::Namespace ns_ = StatsNamespace();
+  const radix::Namespace ns_ = testing::SmallNamespace("t", "m", kPageTokens);
   const radix::PrefixHash h0_ = radix::NamespaceHash(ns_);
 };
 

@@ -6,26 +6,14 @@
 
 #include "gtest/gtest.h"
 
+#include "node_engine_test_util.h"
 #include "strata/base/status_test_macros.h"
-#include "strata/radix/kv_layout.h"
 #include "strata/store/meta/memory_meta_store.h"
 
 namespace strata::store::core {
 namespace {
 
 constexpr uint32_t kPageTokens = 4;
-
-radix::Namespace JournalNamespace(const std::string& model) {
-  const radix::KvLayout layout{.num_layers = 2,
-                               .num_kv_heads = 1,
-                               .head_dim = 4,
-                               .dtype = radix::DType::kFloat16,
-                               .page_tokens = kPageTokens,
-                               .format = radix::KvFormat::kKeyValue,
-                               .tp_rank = 0,
-                               .tp_world = 1};
-  return radix::Namespace::Create("t", model, layout).value();
-}
 
 class MetaJournalTest : public ::testing::Test {
  protected:
@@ -67,7 +55,7 @@ class MetaJournalTest : public ::testing::Test {
     return n;
   }
 
-  const radix::Namespace ns_ = JournalNamespace("m");
+  const radix::Namespace ns_ = testing::SmallNamespace("t", "m", kPageTokens);
   std::shared_ptr<meta::MemoryMetaStore> store_ = std::make_shared<meta::MemoryMetaStore>();
   BlobTable table_;
   tiering::BlobId next_id_ = 0;
@@ -186,7 +174,7 @@ TEST_F(MetaJournalTest, CheckRestoredAcceptsConsistentRecordsOnly) {
   EXPECT_CODE(MetaJournal::CheckRestored(bad_start, ns_, table_, &parent),
               absl::StatusCode::kDataLoss);
   // A parent of another namespace is not this blob's parent.
-  const radix::Namespace other = JournalNamespace("other");
+  const radix::Namespace other = testing::SmallNamespace("t", "other", kPageTokens);
   BlobRecord* foreign = Linked(2, 5, nullptr, &other);
   meta::BlobMeta cross = MetaJournal::MetaOf(*b);
   cross.parent->key = foreign->key;

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-#include "strata/radix/kv_layout.h"
+#include "node_engine_test_util.h"
 #include "strata/tiering/dram_arena.h"
 
 namespace strata::store::core {
@@ -50,17 +50,7 @@ class TierLedgerTest : public ::testing::Test {
   tiering::Extent Dram(uint64_t bytes) { return dram_->Allocate(bytes).value(); }
   tiering::Extent Ssd(uint64_t bytes) { return ssd_->Allocate(bytes).value(); }
 
-  const radix::Namespace ns_ =
-      radix::Namespace::Create("t", "m",
-                               radix::KvLayout{.num_layers = 2,
-                                               .num_kv_heads = 1,
-                                               .head_dim = 8,
-                                               .dtype = radix::DType::kFloat16,
-                                               .page_tokens = 4,
-                                               .format = radix::KvFormat::kKeyValue,
-                                               .tp_rank = 0,
-                                               .tp_world = 1})
-          .value();
+  const radix::Namespace ns_ = testing::SmallNamespace();
   BlobTable table_;
   std::unique_ptr<tiering::DramArena> dram_ = Arena("ledger-dram");
   std::unique_ptr<tiering::DramArena> ssd_ = Arena("ledger-ssd");

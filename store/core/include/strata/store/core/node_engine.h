@@ -2,13 +2,21 @@
 // control-plane adapter (store/rpc) and the data plane (store/dataplane) are thin layers
 // over the calls below. Design: docs/design/node-and-client.md.
 //
-// What it owns
-//   the namespace registry (h_0 -> Namespace; one radix::RadixTree per page size, each
-//   namespace a root in it), the DRAM tier (tiering::DramArena), the blob table (one
-//   record per blob: key, namespace, parent, start hash, own tokens, checksums, extent,
-//   pages in the index, leases...), the lease table, the pending puts, the tier policies,
-//   the rebuild queue, a reaper thread and a mover thread. Shared with the node: the SSD
-//   tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
+// What it owns (store/core/README.md, "Components")
+//   The engine composes parts, each a class with its own header and contract:
+//     NamespaceRegistry  h_0 -> Namespace; one radix::RadixTree per page size
+//     BlobTable          one record per blob (key, namespace, parent, tokens, checksums,
+//                        extents, pages in the index, leases...)
+//     LeaseTable, PutTable  read leases; pending puts by id and key, their deadlines
+//     TierLedger         where each blob's bytes are: extents, the parent's child counts,
+//                        the eviction and admission policies, the tick, the TEXT tier
+//     MetaJournal        what is written to the metadata store, and restart's checks
+//     RebuildQueue       TEXT blobs to rebuild, tasks in flight, their stats
+//     LookupStats        Match's page counts by phase and tier, the live miss-ratio curve
+//   and itself keeps the record life cycle (MaybeRelease, unlinking), eviction, demotion
+//   and promotion (node_engine_tiers.cc, node_engine_moves.cc), a reaper thread and a
+//   mover thread. It owns the DRAM tier (tiering::DramArena). Shared with the node: the
+//   SSD tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
 //
 // Blob life cycle
 //   BeginPut -> pending (bytes arriving; invisible to every reader) -> CommitPut ->
@@ -40,13 +48,20 @@
 //   demotions are counted in each tier's TierCounters.
 //
 // Thread safety
-//   Every method is thread-safe. One absl::Mutex guards the engine's tables (Match, Stat,
-//   List and Tiers take it shared); each RadixTree has its own lock, always taken after
-//   the engine's. Bulk bytes are never touched under the engine lock: the data plane
-//   copies through HeldSpans without it, and CommitPut verifies checksums after dropping
-//   it (the put is marked as committing meanwhile). Some calls do work proportional to the
-//   token count of a blob's whole prefix under the exclusive lock (BeginPut with a
-//   parent, Delete, Pin: the prefix tokens are assembled by walking the parent chain).
+//   Every method is thread-safe. One absl::Mutex, the index lock mu_, guards the index
+//   and what is one with it: the registry, the BlobTable, the LeaseTable, the PutTable and
+//   the TierLedger (Match, Stat, List and Tiers take it shared). Independent state has its
+//   own lock: LookupStats (atomics and the curve estimator's lock; updated and read after
+//   mu_ is dropped), RebuildQueue (its queue; a PullRebuildTasks long-poll waits on it
+//   without mu_), MetaJournal (its namespace set and error count). Lock order: mu_, then a
+//   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
+//   bytes are never touched under mu_: the data plane copies through HeldSpans without
+//   it, CommitPut verifies checksums after dropping it (the put is marked as committing
+//   meanwhile), and demotion and promotion drop it for their I/O. Still under mu_: the
+//   metadata writes (so they reach the store in the order of the record changes; not
+//   synced but the demotion's), and work proportional to the token count of a blob's
+//   whole prefix (BeginPut with a parent, Delete, Pin walk the parent chain). With
+//   options.measure_lock_hold, lock_hold() reports mu_'s hold times.
 //
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
