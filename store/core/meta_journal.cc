@@ -46,6 +46,38 @@ void MetaJournal::Add(const BlobRecord& record, meta::MetaBatch* batch) {
 
 absl::Status MetaJournal::Apply(const meta::MetaBatch& batch) {
   if (store_ == nullptr || batch.empty()) return absl::OkStatus();
+  absl::MutexLock flush(&flush_mu_);
+  FlushLocked();  // what was queued before goes first
+  return ApplyNow(batch);
+}
+
+void MetaJournal::Enqueue(meta::MetaBatch batch) {
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(std::move(batch));
+  queued_.store(queue_.size(), std::memory_order_relaxed);
+}
+
+void MetaJournal::Flush() {
+  absl::MutexLock flush(&flush_mu_);
+  FlushLocked();
+}
+
+void MetaJournal::FlushLocked() {
+  while (true) {
+    std::deque<meta::MetaBatch> batches;
+    {
+      absl::MutexLock lock(&mu_);
+      batches.swap(queue_);
+      queued_.store(0, std::memory_order_relaxed);
+    }
+    if (batches.empty()) return;
+    for (const meta::MetaBatch& batch : batches) {
+      ApplyNow(batch).IgnoreError();  // logged and counted; the record is cache
+    }
+  }
+}
+
+absl::Status MetaJournal::ApplyNow(const meta::MetaBatch& batch) {
   absl::Status status = store_->Apply(batch);
   if (!status.ok()) {
     LOG(WARNING) << "metadata write of " << batch.size() << " ops failed: " << status;
@@ -65,14 +97,14 @@ void MetaJournal::Persist(const BlobRecord& record) {
   if (store_ == nullptr || record.state != BlobState::kLinked) return;
   meta::MetaBatch batch(/*sync=*/false);
   Add(record, &batch);
-  Apply(batch).IgnoreError();  // logged and counted; the record is cache
+  Enqueue(std::move(batch));
 }
 
 void MetaJournal::Forget(const radix::BlobKey& key) {
   if (store_ == nullptr) return;
   meta::MetaBatch batch(/*sync=*/false);
   batch.DeleteBlob(key);
-  Apply(batch).IgnoreError();
+  Enqueue(std::move(batch));
 }
 
 uint64_t MetaJournal::errors() const {

@@ -2,6 +2,7 @@
 #include "strata/store/core/meta_journal.h"
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -68,6 +69,7 @@ TEST_F(MetaJournalTest, PersistWritesTheRecordAndItsNamespaceOnce) {
   BlobRecord* b = Linked(1, 2, a);
   journal.Persist(*a);
   journal.Persist(*b);
+  journal.Flush();
   ASSERT_OK_AND_ASSIGN(const meta::BlobMeta stored, store_->GetBlob(b->key));
   EXPECT_EQ(stored.key, b->key);
   EXPECT_EQ(stored.first_page, 2u);
@@ -87,8 +89,10 @@ TEST_F(MetaJournalTest, PersistWritesTheRecordAndItsNamespaceOnce) {
   BlobRecord* pending = Linked(1, 3);
   pending->state = BlobState::kPending;
   journal.Persist(*pending);
-  EXPECT_FALSE(store_->GetBlob(pending->key).ok());
+  EXPECT_FALSE(journal.pending());  // nothing queued
   journal.Forget(a->key);
+  journal.Flush();
+  EXPECT_FALSE(store_->GetBlob(pending->key).ok());
   EXPECT_FALSE(store_->GetBlob(a->key).ok());
   EXPECT_EQ(journal.errors(), 0u);
 }
@@ -97,7 +101,8 @@ TEST_F(MetaJournalTest, AFailedWriteIsCountedAndItsNamespaceWrittenAgain) {
   MetaJournal journal(store_);
   BlobRecord* a = Linked(1, 1);
   store_->FailNextApplies(absl::UnavailableError("disk gone"));
-  journal.Persist(*a);  // fails: logged and counted
+  journal.Persist(*a);
+  journal.Flush();  // fails: logged and counted
   EXPECT_EQ(journal.errors(), 1u);
   EXPECT_FALSE(store_->GetBlob(a->key).ok());
   meta::MetaBatch batch(/*sync=*/true);
@@ -128,6 +133,7 @@ TEST_F(MetaJournalTest, LoadPutsParentsFirstAndKnowsTheNamespaces) {
     BlobRecord* c = Linked(1, 3, b);
     // Children first, so the store's key order is the only order.
     for (const BlobRecord* r : {c, b, a}) writer.Persist(*r);
+    writer.Flush();
   }
   MetaJournal journal(store_);
   ASSERT_OK_AND_ASSIGN(const MetaJournal::Loaded loaded, journal.Load());
@@ -180,6 +186,56 @@ TEST_F(MetaJournalTest, CheckRestoredAcceptsConsistentRecordsOnly) {
   cross.parent->key = foreign->key;
   EXPECT_CODE(MetaJournal::CheckRestored(cross, ns_, table_, &parent),
               absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(MetaJournalTest, PersistAndForgetAreQueuedUntilFlushInOrder) {
+  MetaJournal journal(store_);
+  BlobRecord* a = Linked(1, 1);
+  BlobRecord* b = Linked(1, 2);
+  journal.Persist(*a);
+  journal.Persist(*b);
+  journal.Forget(a->key);
+  EXPECT_TRUE(journal.pending());
+  EXPECT_FALSE(store_->GetBlob(b->key).ok());  // nothing written yet
+  journal.Flush();
+  EXPECT_FALSE(journal.pending());
+  EXPECT_FALSE(store_->GetBlob(a->key).ok());  // put, then deleted: in order
+  EXPECT_TRUE(store_->GetBlob(b->key).ok());
+  // Apply writes what was queued before its own batch.
+  journal.Forget(b->key);
+  meta::MetaBatch batch(/*sync=*/true);
+  journal.Add(*b, &batch);
+  ASSERT_OK(journal.Apply(batch));
+  EXPECT_FALSE(journal.pending());
+  EXPECT_TRUE(store_->GetBlob(b->key).ok());  // deleted, then put again
+  // FlushOnExit flushes at the end of its scope.
+  {
+    const MetaJournal::FlushOnExit flush(&journal);
+    journal.Forget(b->key);
+  }
+  EXPECT_FALSE(store_->GetBlob(b->key).ok());
+}
+
+TEST_F(MetaJournalTest, ConcurrentQueuesAndFlushesKeepEachWritersOrder) {
+  MetaJournal journal(store_);
+  std::vector<BlobRecord*> records;
+  for (uint32_t i = 0; i < 4; ++i) records.push_back(Linked(1, 10 + i));
+  std::vector<std::thread> threads;
+  for (BlobRecord* r : records) {
+    threads.emplace_back([&journal, r] {
+      for (int i = 0; i < 50; ++i) {
+        journal.Persist(*r);
+        journal.Flush();
+        journal.Forget(r->key);
+        if (i % 3 == 0) journal.Flush();
+      }
+      journal.Persist(*r);  // last: present
+      journal.Flush();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (BlobRecord* r : records) EXPECT_TRUE(store_->GetBlob(r->key).ok());
+  EXPECT_EQ(journal.errors(), 0u);
 }
 
 }  // namespace

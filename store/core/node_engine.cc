@@ -144,11 +144,13 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
   {
+    const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
     TimedMutexLock lock(&mu_, lock_hold_);
     pressure_.SignalAll();
   }
   if (reaper_.joinable()) reaper_.join();
   if (mover_.joinable()) mover_.join();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
 }
@@ -298,6 +300,7 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
 }
 
 void NodeEngine::DropHold(uint64_t record_id) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.Find(record_id);
   CHECK(record != nullptr) << "HeldSpan of unknown record " << record_id;
@@ -397,6 +400,7 @@ NodeTiers NodeEngine::Tiers() const {
 ReapReply NodeEngine::ReapExpired() {
   ReapReply reply;
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   for (const Lease& lease : leases_.TakeExpired(now)) {
     ReleaseLeaseLocked(lease);
@@ -413,6 +417,7 @@ bool NodeEngine::QuiescentLocked() const {
 }
 
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   draining_ = true;
   rebuild_.Stop();  // a long-polling rebuild worker returns at once

@@ -39,11 +39,13 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
       return reply;
     case TierState::kSsd: {
       if (ssd_ == nullptr) break;
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
       FreeSsdLocked(bytes, &reply);
       return reply;
     }
     case TierState::kText: {
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
       EvictTextLocked(bytes, &reply);
       return reply;
@@ -58,6 +60,7 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 // ------------------------------------------------------------------------- Delete, Pin
 
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
@@ -71,6 +74,7 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
 }
 
 absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
@@ -96,6 +100,7 @@ void NodeEngine::PinLocked(BlobRecord* record) {
 }
 
 absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);

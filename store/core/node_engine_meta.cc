@@ -25,6 +25,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
   report.load_time = loaded.load_time;
   const auto& namespaces = loaded.namespaces;
 
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   meta::MetaBatch fixups(/*sync=*/false);
   std::vector<BlobRecord*> pinned;

@@ -145,6 +145,7 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
 // ------------------------------------------------------------------------- demotion
 
 uint64_t NodeEngine::MoveOutOfDram(uint64_t bytes, EvictReply* reply) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   return MoveOutOfDramLocked(bytes, reply);
 }
@@ -285,7 +286,7 @@ void NodeEngine::MoverLoop() {
   while (!stop_reaper_.HasBeenNotified()) {
     uint64_t excess = 0;
     {
-      TimedMutexLock lock(&mu_, lock_hold_);
+      TimedMutexLock lock(&mu_, lock_hold_);  // waits and reads DRAM use: writes nothing
       {
         LockHoldPause pause;
         pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));

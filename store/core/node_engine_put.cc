@@ -58,6 +58,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   const absl::Time now = clock_->Now();
 
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
   const NamespaceEntry* entry = registry_.Find(h0);
@@ -185,6 +186,7 @@ void NodeEngine::AbortPutLocked(uint64_t put_id) {
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
@@ -197,6 +199,7 @@ absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
 
 absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
@@ -212,6 +215,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   uint32_t pages = 0;
   {
     const absl::Time now = clock_->Now();
+    const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
     TimedMutexLock lock(&mu_, lock_hold_);
     STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
     if (put->committing) return Committing(put_id);
@@ -245,6 +249,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   }
 
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   PendingPut& put = puts_.Get(put_id);  // a committing put is never aborted or reaped
   put.committing = false;
@@ -323,6 +328,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);

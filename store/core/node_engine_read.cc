@@ -87,6 +87,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   const radix::KvLayout& layout = ns.layout();
   const absl::Time now = clock_->Now();
 
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   std::vector<BlobRecord*> records;
   records.reserve(ranges.size());
@@ -173,6 +174,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
                                                 uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<tiering::BlobId> record_id = leases_.Find(lease_id, blob, now);
   if (!record_id.ok()) {
@@ -201,6 +203,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
         absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
   }
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
   if (!expiry.ok()) {
@@ -212,6 +215,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
 
 absl::Status NodeEngine::Release(uint64_t lease_id) {
   const absl::Time now = clock_->Now();
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
   ReleaseLeaseLocked(lease);

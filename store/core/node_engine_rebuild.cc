@@ -21,6 +21,7 @@ constexpr absl::Duration kMaxPullWait = absl::Seconds(60);
 
 absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::BlobKey& key,
                                                                bool with_prefix) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) {
@@ -49,6 +50,7 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
   const absl::Time deadline = absl::Now() + wait;  // real time, as Await's
   while (true) {
     {
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
       const absl::Time now = clock_->Now();
       rebuild_.Expire(now, table_);
@@ -81,6 +83,7 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
   std::vector<BlobRecord*> promote;
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   RebuildRequestReply queued;
   for (const MatchedSegment& segment : match.segments) {

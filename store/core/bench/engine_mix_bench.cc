@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -143,32 +144,21 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
     const auto value = [&](absl::string_view name) { return bench::FlagValue(arg, name); };
-    bool ok = true;
-    if (!value("threads").empty()) {
-      ok = absl::SimpleAtoi(value("threads"), &f.threads);
-    } else if (!value("seconds").empty()) {
-      ok = absl::SimpleAtod(value("seconds"), &f.seconds);
-    } else if (!value("ops").empty()) {
-      ok = absl::SimpleAtoi(value("ops"), &f.ops);
-    } else if (!value("match").empty()) {
-      ok = absl::SimpleAtoi(value("match"), &f.match);
-    } else if (!value("read").empty()) {
-      ok = absl::SimpleAtoi(value("read"), &f.read);
-    } else if (!value("write").empty()) {
-      ok = absl::SimpleAtoi(value("write"), &f.write);
-    } else if (!value("contexts").empty()) {
-      ok = absl::SimpleAtoi(value("contexts"), &f.contexts);
-    } else if (!value("blobs").empty()) {
-      ok = absl::SimpleAtoi(value("blobs"), &f.blobs);
-    } else if (!value("blob_pages").empty()) {
-      ok = absl::SimpleAtoi(value("blob_pages"), &f.blob_pages);
-    } else if (!value("page_tokens").empty()) {
-      ok = absl::SimpleAtoi(value("page_tokens"), &f.page_tokens);
-    } else if (!value("layers").empty()) {
-      ok = absl::SimpleAtoi(value("layers"), &f.layers);
-    } else {
-      ok = false;
-    }
+    // Parses --name=VALUE into *field; false if arg is not --name=... or VALUE is bad.
+    const auto parse = [&](absl::string_view name, auto* field) {
+      const absl::string_view v = value(name);
+      if (v.empty()) return false;
+      if constexpr (std::is_floating_point_v<std::remove_pointer_t<decltype(field)>>) {
+        return absl::SimpleAtod(v, field);
+      } else {
+        return absl::SimpleAtoi(v, field);
+      }
+    };
+    const bool ok = parse("threads", &f.threads) || parse("seconds", &f.seconds) ||
+                    parse("ops", &f.ops) || parse("match", &f.match) || parse("read", &f.read) ||
+                    parse("write", &f.write) || parse("contexts", &f.contexts) ||
+                    parse("blobs", &f.blobs) || parse("blob_pages", &f.blob_pages) ||
+                    parse("page_tokens", &f.page_tokens) || parse("layers", &f.layers);
     if (!ok) {
       std::fprintf(stderr, "bad argument %s\n", argv[i]);
       return 2;

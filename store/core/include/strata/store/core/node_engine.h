@@ -57,11 +57,13 @@
 //   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
 //   bytes are never touched under mu_: the data plane copies through HeldSpans without
 //   it, CommitPut verifies checksums after dropping it (the put is marked as committing
-//   meanwhile), and demotion and promotion drop it for their I/O. Still under mu_: the
-//   metadata writes (so they reach the store in the order of the record changes; not
-//   synced but the demotion's), and work proportional to the token count of a blob's
-//   whole prefix (BeginPut with a parent, Delete, Pin walk the parent chain). With
-//   options.measure_lock_hold, lock_hold() reports mu_'s hold times.
+//   meanwhile), and demotion and promotion drop it for their I/O. Metadata writes are
+//   queued under mu_ (so they reach the store in the order of the record changes) and
+//   applied after each call releases it (MetaJournal::FlushOnExit), all but a demotion's
+//   synced record, which must be durable before the blob shows on SSD. Still under mu_:
+//   work proportional to the token count of a blob's whole prefix (BeginPut with a
+//   parent, Delete, Pin walk the parent chain). With options.measure_lock_hold,
+//   lock_hold() reports mu_'s hold times.
 //
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
