@@ -112,8 +112,10 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   return engine;
 }
 
+LockHoldStats NodeEngine::lock_hold() const { return lock_hold_histogram_.Snapshot(); }
+
 RestoreReport NodeEngine::restored() const {
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   return restore_;
 }
 
@@ -124,13 +126,15 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       clock_(clock),
       arena_(std::move(arena)),
       id_secret_(id_secret),
-      mrc_(tiering::mrc::ShardsOptions{.max_sampled_keys = std::max(options.mrc_sampled_keys, 1u)}),
+      puts_(options.put_ttl),
+      lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
-      dram_policy_(std::move(policies.dram)),
-      ssd_policy_(std::move(policies.ssd)),
-      text_policy_(std::move(policies.text)),
-      admission_(std::move(policies.admission)) {
-  text_.capacity_bytes = options_.text_bytes;
+      ledger_(&table_, arena_.get(), options.ssd.get(), std::move(policies), options.text_bytes),
+      journal_(options.meta),
+      rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
+                                   .task_ttl = options.rebuild_task_ttl,
+                                   .max_attempts = options.max_rebuild_attempts}),
+      lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr) {
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
@@ -140,12 +144,14 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
   {
-    absl::MutexLock lock(&mu_);
+    const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+    TimedMutexLock lock(&mu_, lock_hold_);
     pressure_.SignalAll();
   }
   if (reaper_.joinable()) reaper_.join();
   if (mover_.joinable()) mover_.join();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
 }
 
@@ -176,7 +182,7 @@ uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
       if (record->state == BlobState::kLinked && record->in_dram() && record->on_ssd() &&
           record->children_in_dram == 0 && record->path_pins == 0 && !record->pinned) {
         freed += record->extent->length;
-        DetachDramLocked(record);
+        ledger_.DetachDram(record);
       }
     }
     if (record->state != BlobState::kUnlinked) break;
@@ -192,7 +198,7 @@ uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
     }
     // Only the tokens (and what chains them) are needed from now on.
     std::vector<uint64_t>().swap(record->checksums);
-    if (record->rebuild != RebuildStage::kNone) EndRebuildLocked(record, /*filled=*/false);
+    rebuild_.End(record, /*filled=*/false);
     if (record->children > 0) break;
     const tiering::BlobId parent_id = record->parent_id;
     table_.Erase(record->id);
@@ -213,12 +219,10 @@ void NodeEngine::UnlinkRecord(BlobRecord* record) {
   record->pinned = false;
   record->pin.Release();
   record->pages_in_index = 0;
-  CountInParentLocked(*record, -1);
-  if (record->in_dram()) dram_policy_->OnErase(record->id);
-  if (record->on_ssd()) ssd_policy_->OnErase(record->id);
+  ledger_.Unlinking(*record);
   table_.Unlink(record);
-  SyncTextLocked(record);
-  ForgetLocked(record->key);
+  ledger_.SyncText(record);
+  journal_.Forget(record->key);
 }
 
 uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,
@@ -296,7 +300,8 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
 }
 
 void NodeEngine::DropHold(uint64_t record_id) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.Find(record_id);
   CHECK(record != nullptr) << "HeldSpan of unknown record " << record_id;
   CHECK_GT(record->holds, 0u);
@@ -313,7 +318,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   MatchReply reply;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    TimedReaderMutexLock lock(&mu_, lock_hold_);
     const NamespaceEntry* entry = registry_.Find(h0);
     if (entry == nullptr) {
       return absl::NotFoundError(
@@ -348,12 +353,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
       reply.segments.push_back(std::move(segment));
     }
   }
-  const uint32_t queried = radix::WholePages(tokens.size(), ns.layout().page_tokens);
-  matches_.fetch_add(1, std::memory_order_relaxed);
-  matched_pages_.fetch_add(reply.matched_pages, std::memory_order_relaxed);
-  queried_pages_.fetch_add(queried, std::memory_order_relaxed);
-  CountLookup(phase, queried, reply);
-  SampleLookup(h0, ns, tokens);
+  lookup_stats_.Record(h0, ns, tokens, phase, reply);
   return reply;
 }
 
@@ -362,15 +362,13 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
 NodeTiers NodeEngine::Tiers() const {
   NodeTiers tiers;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    TimedReaderMutexLock lock(&mu_, lock_hold_);
     // Under the lock, so the tier's occupancy agrees with the counts below (extents are
     // allocated and freed only under the exclusive lock).
     tiers.dram = arena_->Stats();
     if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
-    tiers.text = text_;
-    tiers.rebuild = rebuild_;
-    tiers.rebuild.queued = rebuild_queue_.size();
-    tiers.rebuild.in_flight = rebuild_in_flight_.size();
+    tiers.text = ledger_.text();
+    tiers.rebuild = rebuild_.Stats();
     tiers.index = registry_.IndexStats();
     tiers.namespaces = registry_.size();
     tiers.blobs = table_.linked();
@@ -391,12 +389,9 @@ NodeTiers NodeEngine::Tiers() const {
     tiers.leases = leases_.size();
     tiers.draining = draining_;
   }
-  tiers.matches = matches_.load(std::memory_order_relaxed);
-  tiers.matched_pages = matched_pages_.load(std::memory_order_relaxed);
-  tiers.queried_pages = queried_pages_.load(std::memory_order_relaxed);
   // The curve and the per-tier plans are computed without the engine lock (the estimator
   // has its own), so a scrape never holds up puts and matches for that long.
-  FillLookupStats(&tiers);
+  lookup_stats_.Fill(&tiers);
   return tiers;
 }
 
@@ -405,15 +400,13 @@ NodeTiers NodeEngine::Tiers() const {
 ReapReply NodeEngine::ReapExpired() {
   ReapReply reply;
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   for (const Lease& lease : leases_.TakeExpired(now)) {
     ReleaseLeaseLocked(lease);
     ++reply.leases_expired;
   }
-  std::vector<uint64_t> expired;
-  for (const auto& [id, put] : puts_) {
-    if (!put.committing && now >= put.deadline) expired.push_back(id);
-  }
+  const std::vector<uint64_t> expired = puts_.ExpiredIds(now);
   for (const uint64_t id : expired) AbortPutLocked(id);
   reply.puts_expired = expired.size();
   return reply;
@@ -424,18 +417,23 @@ bool NodeEngine::QuiescentLocked() const {
 }
 
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   draining_ = true;
-  if (mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout)) {
-    return absl::OkStatus();
+  rebuild_.Stop();  // a long-polling rebuild worker returns at once
+  bool quiescent;
+  {
+    LockHoldPause pause;
+    quiescent = mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout);
   }
+  if (quiescent) return absl::OkStatus();
   return absl::DeadlineExceededError(
       absl::StrCat("drain: ", puts_.size(), " puts, ", leases_.size(), " leases and ", holds_,
                    " transfers still in flight after ", absl::FormatDuration(timeout)));
 }
 
 bool NodeEngine::draining() const {
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   return draining_;
 }
 

@@ -39,12 +39,14 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
       return reply;
     case TierState::kSsd: {
       if (ssd_ == nullptr) break;
-      absl::MutexLock lock(&mu_);
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+      TimedMutexLock lock(&mu_, lock_hold_);
       FreeSsdLocked(bytes, &reply);
       return reply;
     }
     case TierState::kText: {
-      absl::MutexLock lock(&mu_);
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+      TimedMutexLock lock(&mu_, lock_hold_);
       EvictTextLocked(bytes, &reply);
       return reply;
     }
@@ -58,7 +60,8 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 // ------------------------------------------------------------------------- Delete, Pin
 
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (record->pinned) {
@@ -71,12 +74,13 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
 }
 
 absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (record->pinned) return absl::OkStatus();
   PinLocked(record);
-  PersistLocked(*record);
+  journal_.Persist(*record);
   return absl::OkStatus();
 }
 
@@ -96,12 +100,13 @@ void NodeEngine::PinLocked(BlobRecord* record) {
 }
 
 absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (!record->pinned) return absl::OkStatus();
   UnpinLocked(record);
-  PersistLocked(*record);
+  journal_.Persist(*record);
   return absl::OkStatus();
 }
 
@@ -119,7 +124,7 @@ void NodeEngine::UnpinLocked(BlobRecord* record) {
 // ------------------------------------------------------------------------- Stat, List
 
 absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_tokens) const {
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   const BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   return InfoOf(*record, with_tokens);
@@ -142,7 +147,7 @@ absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
       request.limit == 0 ? kDefaultListLimit : std::min(request.limit, kMaxListLimit);
   ListReply reply;
   bool more = false;
-  absl::ReaderMutexLock lock(&mu_);
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
   table_.ForEachLinkedAfter(has_after ? &after : nullptr, [&](const BlobRecord& record) {
     mu_.AssertReaderHeld();
     if (request.namespace_hash.has_value() && record.namespace_hash != *request.namespace_hash) {

@@ -1,21 +1,9 @@
-// NodeEngine: durable metadata (store/meta) — what is written when, and the restart that
-// rebuilds the index from it.
+// NodeEngine: the restart that rebuilds the index from the metadata store (MetaJournal,
+// meta_journal.h, says what is written when and checks each stored record).
 //
-// Writes (all under the engine lock, so they reach the store in the order the engine
-// changed its records):
-//   commit           PutBlob (+ PutNamespace the first time), not synced: a crash of the
-//                    process keeps it (the WAL is in the page cache), a crash of the
-//                    machine may lose it, which loses cache, never correctness
-//   demotion         PutBlob with the SSD extent, synced, after the extent's bytes were
-//                    flushed: a blob becomes visible on SSD only once durable there
-//   SSD copy dropped PutBlob without the extent, not synced; the extent may be reused at
-//                    once because any later synced write persists this one first (one log)
-//   unlink           DeleteBlob, not synced
-//   pin, unpin       PutBlob with the flag, not synced
-// Restart: LoadAll, then records parents first (by first page); each is checked (its key
-// recomputed from its start hash and tokens, its parent present and consistent, sizes),
-// re-inserted into its tree, and given back its SSD extent (Reserve) or made TEXT.
-// Records that fail a check are deleted from the store and counted.
+// Restart: MetaJournal::Load, then records parents first (by first page); each is checked
+// (MetaJournal::CheckRestored), re-inserted into its tree, and given back its SSD extent
+// (Reserve) or made TEXT. Records that fail a check are deleted from the store and counted.
 #include <algorithm>
 #include <utility>
 
@@ -28,138 +16,25 @@
 
 namespace strata::store::core {
 
-meta::BlobMeta NodeEngine::MetaOf(const BlobRecord& record) const {
-  meta::BlobMeta m;
-  m.key = record.key;
-  m.namespace_hash = record.namespace_hash;
-  if (record.parent.has_value()) {
-    m.parent = meta::BlobMetaParent{record.parent->key, record.parent->pages};
-  }
-  m.start_hash = record.start_hash;
-  m.first_page = record.first_page;
-  m.pages = record.pages;
-  m.bytes = record.bytes;
-  m.tokens = record.tokens;
-  m.checksums = record.checksums;
-  m.in_dram = record.in_dram();
-  if (record.ssd_extent.has_value()) {
-    m.ssd = meta::SsdLocation{record.ssd_extent->offset, record.ssd_extent->length};
-  }
-  m.created = record.created;
-  m.last_access = record.last_access;
-  m.hits = record.hits;
-  m.pinned = record.pinned;
-  return m;
-}
-
-void NodeEngine::AddToBatchLocked(const BlobRecord& record, meta::MetaBatch* batch) {
-  if (!stored_namespaces_.contains(record.namespace_hash)) {
-    batch->PutNamespace(*record.ns);
-    stored_namespaces_.insert(record.namespace_hash);
-  }
-  batch->PutBlob(MetaOf(record));
-}
-
-absl::Status NodeEngine::ApplyMetaLocked(const meta::MetaBatch& batch) {
-  if (options_.meta == nullptr || batch.empty()) return absl::OkStatus();
-  absl::Status status = options_.meta->Apply(batch);
-  if (!status.ok()) {
-    ++meta_errors_;
-    LOG(WARNING) << "metadata write of " << batch.size() << " ops failed: " << status;
-    if (batch.changes_namespaces()) {
-      // Not stored after all: put them again with the next record that needs them.
-      for (const meta::MetaBatch::Op& op : batch.ops()) {
-        if (op.kind == meta::MetaBatch::OpKind::kPutNamespace) stored_namespaces_.erase(op.key);
-      }
-    }
-  }
-  return status;
-}
-
-void NodeEngine::PersistLocked(const BlobRecord& record) {
-  if (options_.meta == nullptr || record.state != BlobState::kLinked) return;
-  meta::MetaBatch batch(/*sync=*/false);
-  AddToBatchLocked(record, &batch);
-  ApplyMetaLocked(batch).IgnoreError();  // logged and counted; the record is cache
-}
-
-void NodeEngine::ForgetLocked(const radix::BlobKey& key) {
-  if (options_.meta == nullptr) return;
-  meta::MetaBatch batch(/*sync=*/false);
-  batch.DeleteBlob(key);
-  ApplyMetaLocked(batch).IgnoreError();
-}
-
-// ------------------------------------------------------------------------- restart
-
-absl::Status NodeEngine::CheckRestoredLocked(const meta::BlobMeta& m, const radix::Namespace& ns,
-                                             BlobRecord** parent) const {
-  const radix::KvLayout& layout = ns.layout();
-  const uint64_t page_tokens = layout.page_tokens;
-  if (m.pages == 0 || m.tokens.size() != m.pages * page_tokens ||
-      m.checksums.size() != uint64_t{m.pages} * layout.num_layers ||
-      m.bytes != m.pages * layout.BytesPerPage()) {
-    return absl::DataLossError("sizes do not agree with the namespace's layout");
-  }
-  radix::PrefixHash start = radix::NamespaceHash(ns);
-  *parent = nullptr;
-  if (m.parent.has_value()) {
-    BlobRecord* p = table_.FindLinked(m.parent->key);
-    if (p == nullptr || p->namespace_hash != m.namespace_hash) {
-      return absl::FailedPreconditionError("its parent was not restored");
-    }
-    if (m.first_page != m.parent->pages || m.first_page <= p->first_page ||
-        m.first_page > p->end_page()) {
-      return absl::DataLossError("its parent pages do not fit the parent");
-    }
-    start = radix::PrefixHashAt(
-        p->start_hash,
-        absl::MakeConstSpan(p->tokens).first((m.first_page - p->first_page) * page_tokens),
-        layout.page_tokens);
-    *parent = p;
-  } else if (m.first_page != 0) {
-    return absl::DataLossError("a blob without a parent must start at page 0");
-  }
-  if (start != m.start_hash) return absl::DataLossError("its start hash does not match");
-  if (radix::BlobKey{radix::PrefixHashAt(start, m.tokens, layout.page_tokens)} != m.key) {
-    return absl::DataLossError("its key does not match its tokens");
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
   RestoreReport report;
-  if (options_.meta == nullptr) return report;
+  if (!journal_.enabled()) return report;
   const absl::Time started = absl::Now();
-  absl::flat_hash_map<radix::PrefixHash, radix::Namespace> namespaces;
-  std::vector<meta::BlobMeta> blobs;
-  meta::MetaLoadCallbacks callbacks;
-  callbacks.on_namespace = [&](const radix::PrefixHash& hash, radix::Namespace ns) {
-    namespaces.emplace(hash, std::move(ns));
-    return absl::OkStatus();
-  };
-  callbacks.on_blob = [&](meta::BlobMeta m) {
-    blobs.push_back(std::move(m));
-    return absl::OkStatus();
-  };
-  STRATA_ASSIGN_OR_RETURN(const meta::MetaLoadSummary loaded, options_.meta->LoadAll(callbacks));
-  report.corrupt = loaded.corrupt_blobs + loaded.corrupt_namespaces;
-  report.load_time = absl::Now() - started;
-  // A parent starts on an earlier page than each of its children.
-  std::stable_sort(
-      blobs.begin(), blobs.end(),
-      [](const meta::BlobMeta& a, const meta::BlobMeta& b) { return a.first_page < b.first_page; });
+  STRATA_ASSIGN_OR_RETURN(MetaJournal::Loaded loaded, journal_.Load());
+  report.corrupt = loaded.corrupt;
+  report.load_time = loaded.load_time;
+  const auto& namespaces = loaded.namespaces;
 
-  absl::MutexLock lock(&mu_);
-  for (const auto& [hash, ns] : namespaces) stored_namespaces_.insert(hash);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   meta::MetaBatch fixups(/*sync=*/false);
   std::vector<BlobRecord*> pinned;
-  for (meta::BlobMeta& m : blobs) {
+  for (meta::BlobMeta& m : loaded.blobs) {
     auto ns_it = namespaces.find(m.namespace_hash);
     BlobRecord* parent = nullptr;
     absl::Status check = ns_it == namespaces.end()
                              ? absl::DataLossError("its namespace is not stored")
-                             : CheckRestoredLocked(m, ns_it->second, &parent);
+                             : MetaJournal::CheckRestored(m, ns_it->second, table_, &parent);
     if (!check.ok()) {
       VLOG(1) << "restart: dropping " << m.key.ToHex() << ": " << check;
       ++report.dropped;
@@ -208,7 +83,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
       const tiering::Extent extent{m.ssd->offset, m.ssd->length};
       const absl::Status reserved = ssd_->Reserve(extent);
       if (reserved.ok()) {
-        AttachSsdLocked(added, extent);
+        ledger_.AttachSsd(added, extent);
         on_ssd = true;
       } else {
         LOG(WARNING) << "restart: SSD extent of " << added->key.ToHex() << " refused: " << reserved;
@@ -217,18 +92,18 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     if (on_ssd) {
       ++report.on_ssd;
     } else {
-      SyncTextLocked(added);  // DRAM did not survive: TEXT
+      ledger_.SyncText(added);  // DRAM did not survive: TEXT
       ++report.text;
-      if (m.ssd.has_value()) fixups.PutBlob(MetaOf(*added));  // its extent is gone
+      if (m.ssd.has_value()) fixups.PutBlob(MetaJournal::MetaOf(*added));  // its extent is gone
     }
     if (m.pinned) pinned.push_back(added);
     ++report.restored;
   }
   for (BlobRecord* record : pinned) PinLocked(record);
-  STRATA_RETURN_IF_ERROR(ApplyMetaLocked(fixups));
-  if (options_.text_bytes > 0 && text_.used_bytes > options_.text_bytes) {
+  STRATA_RETURN_IF_ERROR(journal_.Apply(fixups));
+  if (options_.text_bytes > 0 && ledger_.text().used_bytes > options_.text_bytes) {
     EvictReply evicted;
-    EvictTextLocked(text_.used_bytes - options_.text_bytes, &evicted);
+    EvictTextLocked(ledger_.text().used_bytes - options_.text_bytes, &evicted);
   }
   report.ready_time = absl::Now() - started;
   restore_ = report;

@@ -88,8 +88,9 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
   }
   std::vector<absl::Status> results;
   std::vector<uint64_t> bad(moving.size());
-  mu_.Unlock();
   {
+    LockHoldPause pause;  // the I/O and checksums run without the lock
+    mu_.Unlock();
     results = RunBatch(
         [&](tiering::TierIoDone done) { ssd_->ReadBatch(std::move(reads), std::move(done)); });
     // Checksums were fixed at commit and a moving record keeps them.
@@ -99,8 +100,8 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
       bad[i] = FirstBadChunk(arena_->Data(targets[i]).first(r.bytes), r.checksums,
                              r.ns->layout().BytesPerLayerPage());
     }
+    mu_.Lock();
   }
-  mu_.Lock();
 
   for (size_t i = 0; i < moving.size(); ++i) {
     BlobRecord* record = moving[i];
@@ -124,13 +125,13 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
           DropToTextLocked(record, &dropped);
         } else {
           // Children still hold bytes: keep the record but forget the bad copy.
-          DetachSsdLocked(record);
-          PersistLocked(*record);
+          ledger_.DetachSsd(record);
+          journal_.Persist(*record);
         }
       }
       first_error.Update(status);
     } else if (record->state == BlobState::kLinked) {
-      AttachDramLocked(record, targets[i]);
+      ledger_.AttachDram(record, targets[i]);
       arena_->counters().RecordPromotion();
     } else {
       arena_->Free(targets[i]);  // deleted meanwhile
@@ -144,7 +145,8 @@ absl::Status NodeEngine::PromoteLocked(const std::vector<BlobRecord*>& records) 
 // ------------------------------------------------------------------------- demotion
 
 uint64_t NodeEngine::MoveOutOfDram(uint64_t bytes, EvictReply* reply) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   return MoveOutOfDramLocked(bytes, reply);
 }
 
@@ -155,12 +157,12 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
   while (freed < bytes) {
     // Pick this round's victims: leaves of DRAM in policy order.
     victims.clear();
-    dram_policy_->CollectVictims(
+    ledger_.dram_policy().CollectVictims(
         std::min(bytes - freed, kMaxDemotionRoundBytes),
         [this](tiering::BlobId id) {
           mu_.AssertHeld();
           const BlobRecord* r = table_.Find(id);
-          return r != nullptr && DramEvictable(*r);
+          return r != nullptr && TierLedger::DramEvictable(*r);
         },
         &victims);
     if (victims.empty()) break;
@@ -170,15 +172,15 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
     bool progress = false;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
-      if (record == nullptr || !DramEvictable(*record)) continue;
+      if (record == nullptr || !TierLedger::DramEvictable(*record)) continue;
       const uint64_t length = record->extent->length;
       if (record->on_ssd()) {
-        DetachDramLocked(record);  // already durable on SSD
+        ledger_.DetachDram(record);  // already durable on SSD
         arena_->counters().RecordEviction();
         round_freed += length;
         continue;
       }
-      if (!admission_->ShouldDemote(TraitsOf(*record, record->bytes), AccessStatsLocked(*record))) {
+      if (!ledger_.ShouldDemote(*record)) {
         // Not worth an SSD write: drop to TEXT if nothing continues it.
         if (record->children_with_bytes == 0) {
           DropToTextLocked(record, reply);
@@ -215,12 +217,16 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
       }
       std::vector<absl::Status> results;
       absl::Status flushed;
-      mu_.Unlock();
-      results = RunBatch(
-          [&](tiering::TierIoDone done) { ssd_->WriteBatch(std::move(writes), std::move(done)); });
-      // Visible on SSD only once durable there.
-      flushed = ssd_->Flush();
-      mu_.Lock();
+      {
+        LockHoldPause pause;  // the I/O runs without the lock
+        mu_.Unlock();
+        results = RunBatch([&](tiering::TierIoDone done) {
+          ssd_->WriteBatch(std::move(writes), std::move(done));
+        });
+        // Visible on SSD only once durable there.
+        flushed = ssd_->Flush();
+        mu_.Lock();
+      }
       // The bytes are durable: record the extents (synced) before anyone sees them.
       meta::MetaBatch batch(/*sync=*/true);
       std::vector<bool> written(demoting.size());
@@ -240,24 +246,24 @@ uint64_t NodeEngine::MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply) {
           continue;
         }
         written[i] = true;
-        AttachSsdLocked(record, targets[i]);
-        AddToBatchLocked(*record, &batch);
+        ledger_.AttachSsd(record, targets[i]);
+        journal_.Add(*record, &batch);
       }
-      const absl::Status recorded = ApplyMetaLocked(batch);
+      const absl::Status recorded = journal_.Apply(batch);
       for (size_t i = 0; i < demoting.size(); ++i) {
         if (!written[i]) continue;
         BlobRecord* record = demoting[i];
         if (!recorded.ok()) {
-          DetachSsdLocked(record);  // not recorded: as if never written
+          ledger_.DetachSsd(record);  // not recorded: as if never written
           continue;
         }
         arena_->counters().RecordDemotion();
         progress = true;
         ++reply->blobs_demoted;
         // Read while it was being written: keep the DRAM copy, it is hot.
-        if (DramEvictable(*record)) {
+        if (TierLedger::DramEvictable(*record)) {
           round_freed += record->extent->length;
-          DetachDramLocked(record);
+          ledger_.DetachDram(record);
         }
       }
       moved_.SignalAll();
@@ -280,8 +286,11 @@ void NodeEngine::MoverLoop() {
   while (!stop_reaper_.HasBeenNotified()) {
     uint64_t excess = 0;
     {
-      absl::MutexLock lock(&mu_);
-      pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));
+      TimedMutexLock lock(&mu_, lock_hold_);  // waits and reads DRAM use: writes nothing
+      {
+        LockHoldPause pause;
+        pressure_.WaitWithTimeout(&mu_, std::max(kMoverPoll, backoff));
+      }
       if (stop_reaper_.HasBeenNotified()) return;
       const tiering::TierStats stats = arena_->Stats();
       const auto low = static_cast<uint64_t>(options_.dram_low_watermark *

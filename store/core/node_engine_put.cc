@@ -44,13 +44,6 @@ absl::Status ValidatePut(const radix::Namespace& ns, const PutRequest& request,
   return absl::OkStatus();
 }
 
-absl::Status PutNotFound(uint64_t put_id, bool expired) {
-  return absl::NotFoundError(absl::StrCat(
-      "put ", put_id,
-      expired ? " has expired and was aborted"
-              : " is not pending on this node (never begun, committed, aborted or expired)"));
-}
-
 absl::Status Committing(uint64_t put_id) {
   return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": its commit is in progress"));
 }
@@ -65,7 +58,8 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   const absl::Time now = clock_->Now();
 
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
   const NamespaceEntry* entry = registry_.Find(h0);
 
@@ -100,7 +94,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   }
   // A TEXT blob (bytes dropped, tokens kept) is refilled by a put: a rebuild.
   const BlobRecord* linked = table_.FindLinked(key);
-  if ((linked != nullptr && linked->has_bytes()) || pending_keys_.contains(key)) {
+  if ((linked != nullptr && linked->has_bytes()) || puts_.Filling(key)) {
     BeginPutReply reply;
     reply.exists = true;
     reply.key = key;
@@ -161,43 +155,42 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   PendingPut put(added);
   put.sequence = std::move(sequence);
   put.prefix_pin = std::move(prefix_pin);
-  put.deadline = now + options_.put_ttl;
+  const PendingPut& pending = puts_.Add(std::move(put), now);
   BeginPutReply reply;
   reply.key = key;
   reply.put_id = added->id;
   reply.extent = *extent;
-  reply.deadline = put.deadline;
-  puts_.emplace(added->id, std::move(put));
-  pending_keys_.emplace(key, added->id);
+  reply.deadline = pending.deadline;
   return reply;
 }
 
 absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now) {
-  auto it = puts_.find(put_id);
-  if (it == puts_.end()) return PutNotFound(put_id, false);
-  if (!it->second.committing && now >= it->second.deadline) {
+  PendingPut* put = puts_.Find(put_id);
+  if (put == nullptr) return PutTable::NotFound(put_id, /*expired=*/false);
+  if (PutTable::Expired(*put, now)) {
     AbortPutLocked(put_id);
-    return PutNotFound(put_id, true);
+    return PutTable::NotFound(put_id, /*expired=*/true);
   }
-  return &it->second;
+  return put;
 }
 
 void NodeEngine::AbortPutLocked(uint64_t put_id) {
-  auto it = puts_.find(put_id);
-  CHECK(it != puts_.end());
-  BlobRecord* record = it->second.record;
-  pending_keys_.erase(record->key);
-  puts_.erase(it);  // releases the prefix pin
+  BlobRecord* record = nullptr;
+  {
+    const PendingPut put = puts_.Take(put_id);
+    record = put.record;
+  }  // releases the prefix pin
   table_.Unlink(record);
   MaybeRelease(record);
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
-  put->deadline = now + options_.put_ttl;
+  puts_.Touch(*put, now);
   BlobRecord* record = put->record;
   ++record->holds;
   ++holds_;
@@ -206,11 +199,12 @@ absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
 
 absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
   STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
-  put->deadline = now + options_.put_ttl;
+  puts_.Touch(*put, now);
   return absl::OkStatus();
 }
 
@@ -221,7 +215,8 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   uint32_t pages = 0;
   {
     const absl::Time now = clock_->Now();
-    absl::MutexLock lock(&mu_);
+    const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+    TimedMutexLock lock(&mu_, lock_hold_);
     STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
     if (put->committing) return Committing(put_id);
     if (!put->received.complete()) {
@@ -254,10 +249,9 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   }
 
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
-  auto it = puts_.find(put_id);
-  CHECK(it != puts_.end()) << "a committing put vanished";
-  PendingPut& put = it->second;
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
+  PendingPut& put = puts_.Get(put_id);  // a committing put is never aborted or reaped
   put.committing = false;
   BlobRecord* record = put.record;
   const radix::BlobKey key = record->key;
@@ -280,11 +274,10 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     AbortPutLocked(put_id);
     return absl::InternalError(absl::StrCat("index insert failed: ", inserted.status().message()));
   }
-  pending_keys_.erase(key);
-  puts_.erase(it);  // releases the prefix pin: the blob's own nodes now hold the path
+  puts_.Take(put_id);  // releases the prefix pin: the blob's own nodes now hold the path
   record->created = now;
   record->last_access = now;
-  record->insert_tick = ++tick_;
+  record->insert_tick = ledger_.NextTick();
   record->read_tick = record->insert_tick;
   CommitPutReply reply;
   reply.key = key;
@@ -298,16 +291,14 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   const tiering::Extent extent = *record->extent;
   record->extent.reset();
   table_.Link(record);
-  AttachDramLocked(record, extent);
-  PersistLocked(*record);
+  ledger_.AttachDram(record, extent);
+  journal_.Persist(*record);
   if (AbovePressureLocked()) pressure_.Signal();
   return reply;
 }
 
 absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRecord* text) {
-  auto it = puts_.find(put_id);
-  CHECK(it != puts_.end());
-  BlobRecord* record = it->second.record;
+  BlobRecord* record = puts_.Get(put_id).record;
   const radix::BlobKey key = record->key;
   if (text->has_bytes() || text->moving) {
     // Refilled by another put, or promoted, meanwhile: this one is redundant.
@@ -327,17 +318,18 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
   const tiering::Extent extent = *record->extent;
   record->extent.reset();  // the bytes move to the TEXT record
   AbortPutLocked(put_id);
-  AttachDramLocked(text, extent);
+  ledger_.AttachDram(text, extent);
   text->last_access = clock_->Now();
-  ++text_.rebuilds;
-  EndRebuildLocked(text, /*filled=*/true);
+  ledger_.CountRebuild();
+  rebuild_.End(text, /*filled=*/true);
   if (AbovePressureLocked()) pressure_.Signal();
   return CommitPutReply{key, text->pages_in_index};
 }
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
   if (put->committing) return Committing(put_id);
   AbortPutLocked(put_id);

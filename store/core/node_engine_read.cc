@@ -87,7 +87,8 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   const radix::KvLayout& layout = ns.layout();
   const absl::Time now = clock_->Now();
 
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   std::vector<BlobRecord*> records;
   records.reserve(ranges.size());
   // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
@@ -107,7 +108,10 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
       }
     }
     if (wait) {
-      moved_.Wait(&mu_);
+      {
+        LockHoldPause pause;
+        moved_.Wait(&mu_);
+      }
       continue;
     }
     if (promote.empty()) break;
@@ -118,12 +122,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
     // Admission decides, with this read counted, whether the copy stays in DRAM.
     std::vector<bool> keep(promote.size());
-    for (size_t i = 0; i < promote.size(); ++i) {
-      tiering::BlobAccessStats stats = AccessStatsLocked(*promote[i]);
-      ++stats.reads;
-      stats.now_tick = tick_ + 1;
-      keep[i] = admission_->ShouldPromote(TraitsOf(*promote[i], promote[i]->bytes), stats);
-    }
+    for (size_t i = 0; i < promote.size(); ++i) keep[i] = ledger_.ShouldPromote(*promote[i]);
     STRATA_RETURN_IF_ERROR(PromoteLocked(promote));
     for (size_t i = 0; i < promote.size(); ++i) {
       if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
@@ -163,9 +162,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     ++record->leases;
     ++record->hits;
     record->last_access = now;
-    record->read_tick = ++tick_;
-    dram_policy_->OnAccess(record->id);
-    if (record->on_ssd()) ssd_policy_->OnAccess(record->id);
+    ledger_.Accessed(record);
   }
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
@@ -177,7 +174,8 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
                                                 uint64_t offset, uint64_t length) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<tiering::BlobId> record_id = leases_.Find(lease_id, blob, now);
   if (!record_id.ok()) {
     if (absl::IsNotFound(record_id.status())) {
@@ -205,7 +203,8 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
         absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
   }
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
@@ -216,7 +215,8 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
 
 absl::Status NodeEngine::Release(uint64_t lease_id) {
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
   ReleaseLeaseLocked(lease);
   if (now >= lease.expiry) {

@@ -1,8 +1,7 @@
 // NodeEngine: rebuild from text (RequestRebuild, PullRebuildTasks) and Prefetch.
 //
-// The queue holds record ids of linked TEXT blobs. A pulled task is "in flight" until a
-// put refills its blob (RefillLocked ends it), its deadline passes (it is queued again,
-// up to max_rebuild_attempts hand-outs), or its blob goes away (MaybeRelease ends it).
+// The queue itself is a RebuildQueue (rebuild_queue.h); RefillLocked ends a task when a
+// put refills its blob, MaybeRelease when its blob goes away.
 #include <algorithm>
 #include <utility>
 
@@ -20,73 +19,10 @@ constexpr absl::Duration kMaxPullWait = absl::Seconds(60);
 
 }  // namespace
 
-absl::Status NodeEngine::QueueRebuildLocked(BlobRecord* record, RebuildRequestReply* reply) {
-  if (record->has_bytes() || record->moving) {
-    ++reply->resident;
-    return absl::OkStatus();
-  }
-  if (record->rebuild != RebuildStage::kNone) {
-    ++reply->already_queued;
-    return absl::OkStatus();
-  }
-  if (rebuild_queue_.size() + rebuild_in_flight_.size() >= options_.max_rebuild_queue) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the rebuild queue is full (", options_.max_rebuild_queue, " tasks queued or in flight)"));
-  }
-  record->rebuild = RebuildStage::kQueued;
-  record->rebuild_attempts = 0;
-  rebuild_queue_.push_back(record->id);
-  ++rebuild_.requested;
-  ++reply->queued;
-  return absl::OkStatus();
-}
-
-void NodeEngine::EndRebuildLocked(BlobRecord* record, bool filled) {
-  if (record->rebuild == RebuildStage::kNone) return;
-  if (record->rebuild == RebuildStage::kInFlight) {
-    auto it = rebuild_task_of_.find(record->id);
-    if (it != rebuild_task_of_.end()) {
-      rebuild_in_flight_.erase(it->second);
-      rebuild_task_of_.erase(it);
-    }
-  }
-  // A queued entry stays in the deque; the puller skips records no longer kQueued.
-  record->rebuild = RebuildStage::kNone;
-  if (filled) {
-    ++rebuild_.completed;
-  } else {
-    ++rebuild_.dropped;
-  }
-}
-
-void NodeEngine::ExpireRebuildsLocked(absl::Time now) {
-  std::vector<uint64_t> expired;
-  for (const auto& [task_id, task] : rebuild_in_flight_) {
-    if (now >= task.deadline) expired.push_back(task_id);
-  }
-  for (const uint64_t task_id : expired) {
-    const tiering::BlobId record_id = rebuild_in_flight_[task_id].record_id;
-    rebuild_in_flight_.erase(task_id);
-    rebuild_task_of_.erase(record_id);
-    ++rebuild_.expired;
-    BlobRecord* record = table_.Find(record_id);
-    if (record == nullptr) continue;
-    record->rebuild = RebuildStage::kNone;
-    if (record->state != BlobState::kLinked || record->has_bytes()) continue;
-    if (record->rebuild_attempts >= options_.max_rebuild_attempts) {
-      LOG(WARNING) << "rebuild of " << record->key.ToHex() << " given up after "
-                   << record->rebuild_attempts << " attempts";
-      ++rebuild_.dropped;
-      continue;
-    }
-    record->rebuild = RebuildStage::kQueued;
-    rebuild_queue_.push_front(record->id);
-  }
-}
-
 absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::BlobKey& key,
                                                                bool with_prefix) {
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
@@ -102,7 +38,7 @@ absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::Blob
   RebuildRequestReply reply;
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     if ((*it)->state != BlobState::kLinked) continue;  // a token-only ancestor
-    STRATA_RETURN_IF_ERROR(QueueRebuildLocked(*it, &reply));
+    STRATA_RETURN_IF_ERROR(rebuild_.Queue(*it, &reply));
   }
   return reply;
 }
@@ -111,38 +47,34 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
                                                                       absl::Duration wait) {
   if (max_tasks == 0) return absl::InvalidArgumentError("max_tasks must be > 0");
   wait = std::clamp(wait, absl::ZeroDuration(), kMaxPullWait);
-  absl::MutexLock lock(&mu_);
-  ExpireRebuildsLocked(clock_->Now());
-  if (rebuild_queue_.empty() && wait > absl::ZeroDuration()) {
-    mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::RebuildQueuedLocked), wait);
-  }
-  const absl::Time now = clock_->Now();
-  std::vector<RebuildTask> tasks;
-  while (tasks.size() < max_tasks && !rebuild_queue_.empty()) {
-    BlobRecord* record = table_.Find(rebuild_queue_.front());
-    rebuild_queue_.pop_front();
-    if (record == nullptr || record->rebuild != RebuildStage::kQueued) continue;
-    if (record->state != BlobState::kLinked || record->has_bytes()) {
-      EndRebuildLocked(record, /*filled=*/false);
-      continue;
+  const absl::Time deadline = absl::Now() + wait;  // real time, as Await's
+  while (true) {
+    {
+      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+      TimedMutexLock lock(&mu_, lock_hold_);
+      const absl::Time now = clock_->Now();
+      rebuild_.Expire(now, table_);
+      std::vector<RebuildTask> tasks = rebuild_.Take(
+          max_tasks, now, table_,
+          [this] {
+            mu_.AssertHeld();
+            return NewId();
+          },
+          [this](const BlobRecord& record, RebuildTask* task) {
+            mu_.AssertHeld();
+            task->ns = *record.ns;
+            task->key = record.key;
+            task->parent = record.parent;
+            task->first_page = record.first_page;
+            task->pages = record.pages;
+            task->sequence_tokens = SequenceTokens(record, record.end_page());
+            task->checksums = record.checksums;
+          });
+      if (!tasks.empty() || wait <= absl::ZeroDuration()) return tasks;
     }
-    RebuildTask task;
-    task.task_id = NewId();
-    task.ns = *record->ns;
-    task.key = record->key;
-    task.parent = record->parent;
-    task.first_page = record->first_page;
-    task.pages = record->pages;
-    task.sequence_tokens = SequenceTokens(*record, record->end_page());
-    task.checksums = record->checksums;
-    task.deadline = now + options_.rebuild_task_ttl;
-    record->rebuild = RebuildStage::kInFlight;
-    ++record->rebuild_attempts;
-    rebuild_in_flight_[task.task_id] = InFlightRebuild{record->id, task.deadline};
-    rebuild_task_of_[record->id] = task.task_id;
-    tasks.push_back(std::move(task));
+    // Long-poll without the engine lock; another worker may take what came first.
+    if (!rebuild_.WaitForQueued(deadline)) return std::vector<RebuildTask>();
   }
-  return tasks;
 }
 
 absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
@@ -151,7 +83,8 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
   std::vector<BlobRecord*> promote;
-  absl::MutexLock lock(&mu_);
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
   RebuildRequestReply queued;
   for (const MatchedSegment& segment : match.segments) {
     BlobRecord* record = table_.FindLinked(segment.blob);
@@ -164,7 +97,7 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
       }
       continue;
     }
-    const absl::Status status = QueueRebuildLocked(record, &queued);
+    const absl::Status status = rebuild_.Queue(record, &queued);
     if (!status.ok()) break;  // queue full: the rest stays TEXT for now
   }
   reply.rebuilds_queued = queued.queued;

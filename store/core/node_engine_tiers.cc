@@ -1,5 +1,6 @@
-// NodeEngine: where a blob's bytes live (DRAM, SSD, TEXT), the tier policies, eviction
-// under pressure, demotion to SSD and promotion back into DRAM.
+// NodeEngine: eviction under pressure (DRAM without I/O, SSD, TEXT) and allocation. Where
+// a blob's bytes live and what counts them is the TierLedger's (tier_ledger.h); demotion
+// to SSD and promotion back into DRAM are in node_engine_moves.cc.
 #include <algorithm>
 #include <utility>
 
@@ -11,104 +12,6 @@
 #include "strata/store/core/node_engine.h"
 
 namespace strata::store::core {
-namespace {
-
-// What a TEXT record costs beyond its tokens and checksums (the record, its table and
-// policy entries).
-constexpr uint64_t kTextRecordOverhead = 256;
-uint64_t TextBytes(const BlobRecord& record) {
-  return record.tokens.size() * sizeof(radix::TokenId) +
-         record.checksums.size() * sizeof(uint64_t) + kTextRecordOverhead;
-}
-
-}  // namespace
-
-// ------------------------------------------------------------------------- bookkeeping
-
-tiering::BlobTraits NodeEngine::TraitsOf(const BlobRecord& record, uint64_t bytes) {
-  tiering::BlobTraits traits;
-  traits.bytes = bytes;
-  traits.first_page = record.first_page;
-  traits.pages = record.pages;
-  traits.page_tokens = record.ns->layout().page_tokens;
-  traits.parent = record.parent_id;
-  traits.session_hint = record.root_id;
-  return traits;
-}
-
-tiering::BlobAccessStats NodeEngine::AccessStatsLocked(const BlobRecord& record) const {
-  tiering::BlobAccessStats stats;
-  stats.reads = record.hits;
-  stats.insert_tick = record.insert_tick;
-  stats.previous_read_tick = std::max(record.read_tick, record.insert_tick);
-  stats.now_tick = std::max(tick_, stats.previous_read_tick);
-  return stats;
-}
-
-void NodeEngine::CountInParentLocked(const BlobRecord& record, int sign) {
-  if (record.parent_id == 0 || record.state != BlobState::kLinked) return;
-  BlobRecord* parent = table_.Find(record.parent_id);
-  CHECK(parent != nullptr) << "parent record " << record.parent_id << " is gone";
-  if (record.in_dram()) parent->children_in_dram += sign;
-  if (record.has_bytes()) parent->children_with_bytes += sign;
-}
-
-void NodeEngine::SyncTextLocked(BlobRecord* record) {
-  const bool text = record->state == BlobState::kLinked && !record->has_bytes();
-  if (text == record->text_tracked) return;
-  record->text_tracked = text;
-  if (text) {
-    text_.used_bytes += TextBytes(*record);
-    ++text_.blobs;
-    text_policy_->OnInsert(record->id, TraitsOf(*record, TextBytes(*record)));
-  } else {
-    text_.used_bytes -= TextBytes(*record);
-    --text_.blobs;
-    text_policy_->OnErase(record->id);
-  }
-}
-
-void NodeEngine::AttachDramLocked(BlobRecord* record, const tiering::Extent& extent) {
-  CHECK(!record->in_dram());
-  CountInParentLocked(*record, -1);
-  record->extent = extent;
-  CountInParentLocked(*record, +1);
-  if (record->state == BlobState::kLinked)
-    dram_policy_->OnInsert(record->id, TraitsOf(*record, extent.length));
-  SyncTextLocked(record);
-}
-
-void NodeEngine::DetachDramLocked(BlobRecord* record) {
-  CHECK(record->in_dram());
-  CHECK(record->leases == 0 && record->holds == 0) << "dropping held bytes";
-  CountInParentLocked(*record, -1);
-  arena_->Free(*record->extent);
-  record->extent.reset();
-  CountInParentLocked(*record, +1);
-  dram_policy_->OnErase(record->id);
-  SyncTextLocked(record);
-}
-
-void NodeEngine::AttachSsdLocked(BlobRecord* record, const tiering::Extent& extent) {
-  CHECK(!record->on_ssd());
-  CountInParentLocked(*record, -1);
-  record->ssd_extent = extent;
-  CountInParentLocked(*record, +1);
-  if (record->state == BlobState::kLinked)
-    ssd_policy_->OnInsert(record->id, TraitsOf(*record, extent.length));
-  SyncTextLocked(record);
-}
-
-void NodeEngine::DetachSsdLocked(BlobRecord* record) {
-  CHECK(record->on_ssd());
-  CountInParentLocked(*record, -1);
-  ssd_->Free(*record->ssd_extent);
-  record->ssd_extent.reset();
-  CountInParentLocked(*record, +1);
-  ssd_policy_->OnErase(record->id);
-  SyncTextLocked(record);
-}
-
 // ------------------------------------------------------------------------- TEXT
 
 absl::Status NodeEngine::RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page,
@@ -137,15 +40,15 @@ absl::Status NodeEngine::RemoveFromIndexLocked(BlobRecord* record, uint32_t from
 void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
   CHECK_EQ(record->children_with_bytes, 0u) << "dropping the bytes of a blob others continue";
   if (record->in_dram()) {
-    DetachDramLocked(record);
+    ledger_.DetachDram(record);
     arena_->counters().RecordEviction();
   }
   const bool had_ssd = record->on_ssd();
   if (had_ssd) {
-    DetachSsdLocked(record);
+    ledger_.DetachSsd(record);
     ssd_->counters().RecordEviction();
   }
-  ++text_.drops;
+  ledger_.CountTextDrop();
   ++reply->blobs_dropped;
   if (options_.text_bytes == 0) {
     // No TEXT tier: the blob leaves the index (with whatever hangs below it, all TEXT).
@@ -161,9 +64,9 @@ void NodeEngine::DropToTextLocked(BlobRecord* record, EvictReply* reply) {
   }
   // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
   // restart anyway).
-  if (had_ssd) PersistLocked(*record);
-  if (text_.used_bytes > options_.text_bytes) {
-    EvictTextLocked(text_.used_bytes - options_.text_bytes, reply);
+  if (had_ssd) journal_.Persist(*record);
+  if (ledger_.text().used_bytes > options_.text_bytes) {
+    EvictTextLocked(ledger_.text().used_bytes - options_.text_bytes, reply);
   }
 }
 
@@ -172,7 +75,7 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
   std::vector<tiering::BlobId> victims;
   while (freed < bytes) {
     victims.clear();
-    text_policy_->CollectVictims(
+    ledger_.text_policy().CollectVictims(
         bytes - freed,
         [this](tiering::BlobId id) {
           mu_.AssertHeld();
@@ -186,7 +89,7 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
       if (record == nullptr || !record->text_tracked) continue;  // removed with a parent
-      const uint64_t text = TextBytes(*record);
+      const uint64_t text = TierLedger::TextBytes(*record);
       DeleteReply removed;
       const absl::Status status =
           RemoveFromIndexLocked(record, record->end_page() - record->pages_in_index,
@@ -197,7 +100,7 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
         continue;
       }
       freed += text;
-      ++text_.deletions;
+      ledger_.CountTextDeletion();
       reply->bytes_freed += text;
       reply->pages_evicted += removed.pages_removed;
       reply->blobs_unlinked += removed.blobs_unlinked;
@@ -208,32 +111,28 @@ void NodeEngine::EvictTextLocked(uint64_t bytes, EvictReply* reply) {
 
 // ------------------------------------------------------------------------- DRAM, SSD
 
-bool NodeEngine::DramEvictable(const BlobRecord& r) const {
-  return r.state == BlobState::kLinked && r.in_dram() && r.leases == 0 && r.holds == 0 &&
-         !r.moving && !r.pinned && r.path_pins == 0 && r.children_in_dram == 0;
-}
-
 uint64_t NodeEngine::FreeDramLocked(uint64_t bytes, EvictReply* reply) {
   uint64_t freed = 0;
   std::vector<tiering::BlobId> victims;
   while (freed < bytes) {
     victims.clear();
-    dram_policy_->CollectVictims(
+    ledger_.dram_policy().CollectVictims(
         bytes - freed,
         [this](tiering::BlobId id) {
           mu_.AssertHeld();
           const BlobRecord* r = table_.Find(id);
-          return r != nullptr && DramEvictable(*r) && (r->on_ssd() || r->children_with_bytes == 0);
+          return r != nullptr && TierLedger::DramEvictable(*r) &&
+                 (r->on_ssd() || r->children_with_bytes == 0);
         },
         &victims);
     if (victims.empty()) break;
     const uint64_t freed_before = freed;
     for (const tiering::BlobId id : victims) {
       BlobRecord* record = table_.Find(id);
-      if (record == nullptr || !DramEvictable(*record)) continue;
+      if (record == nullptr || !TierLedger::DramEvictable(*record)) continue;
       const uint64_t length = record->extent->length;
       if (record->on_ssd()) {
-        DetachDramLocked(record);  // the SSD copy stays
+        ledger_.DetachDram(record);  // the SSD copy stays
         arena_->counters().RecordEviction();
       } else if (record->children_with_bytes == 0) {
         DropToTextLocked(record, reply);
@@ -260,7 +159,7 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
   };
   while (freed < bytes) {
     victims.clear();
-    ssd_policy_->CollectVictims(
+    ledger_.ssd_policy().CollectVictims(
         bytes - freed,
         [&](tiering::BlobId id) {
           mu_.AssertHeld();
@@ -275,9 +174,9 @@ uint64_t NodeEngine::FreeSsdLocked(uint64_t bytes, EvictReply* reply) {
       if (record == nullptr || !evictable(*record)) continue;
       const uint64_t length = record->ssd_extent->length;
       if (record->in_dram()) {
-        DetachSsdLocked(record);
+        ledger_.DetachSsd(record);
         ssd_->counters().RecordEviction();
-        PersistLocked(*record);
+        journal_.Persist(*record);
       } else {
         DropToTextLocked(record, reply);
       }

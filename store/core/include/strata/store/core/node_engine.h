@@ -2,13 +2,21 @@
 // control-plane adapter (store/rpc) and the data plane (store/dataplane) are thin layers
 // over the calls below. Design: docs/design/node-and-client.md.
 //
-// What it owns
-//   the namespace registry (h_0 -> Namespace; one radix::RadixTree per page size, each
-//   namespace a root in it), the DRAM tier (tiering::DramArena), the blob table (one
-//   record per blob: key, namespace, parent, start hash, own tokens, checksums, extent,
-//   pages in the index, leases...), the lease table, the pending puts, the tier policies,
-//   the rebuild queue, a reaper thread and a mover thread. Shared with the node: the SSD
-//   tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
+// What it owns (store/core/README.md, "Components")
+//   The engine composes parts, each a class with its own header and contract:
+//     NamespaceRegistry  h_0 -> Namespace; one radix::RadixTree per page size
+//     BlobTable          one record per blob (key, namespace, parent, tokens, checksums,
+//                        extents, pages in the index, leases...)
+//     LeaseTable, PutTable  read leases; pending puts by id and key, their deadlines
+//     TierLedger         where each blob's bytes are: extents, the parent's child counts,
+//                        the eviction and admission policies, the tick, the TEXT tier
+//     MetaJournal        what is written to the metadata store, and restart's checks
+//     RebuildQueue       TEXT blobs to rebuild, tasks in flight, their stats
+//     LookupStats        Match's page counts by phase and tier, the live miss-ratio curve
+//   and itself keeps the record life cycle (MaybeRelease, unlinking), eviction, demotion
+//   and promotion (node_engine_tiers.cc, node_engine_moves.cc), a reaper thread and a
+//   mover thread. It owns the DRAM tier (tiering::DramArena). Shared with the node: the
+//   SSD tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
 //
 // Blob life cycle
 //   BeginPut -> pending (bytes arriving; invisible to every reader) -> CommitPut ->
@@ -40,13 +48,22 @@
 //   demotions are counted in each tier's TierCounters.
 //
 // Thread safety
-//   Every method is thread-safe. One absl::Mutex guards the engine's tables (Match, Stat,
-//   List and Tiers take it shared); each RadixTree has its own lock, always taken after
-//   the engine's. Bulk bytes are never touched under the engine lock: the data plane
-//   copies through HeldSpans without it, and CommitPut verifies checksums after dropping
-//   it (the put is marked as committing meanwhile). Some calls do work proportional to the
-//   token count of a blob's whole prefix under the exclusive lock (BeginPut with a
-//   parent, Delete, Pin: the prefix tokens are assembled by walking the parent chain).
+//   Every method is thread-safe. One absl::Mutex, the index lock mu_, guards the index
+//   and what is one with it: the registry, the BlobTable, the LeaseTable, the PutTable and
+//   the TierLedger (Match, Stat, List and Tiers take it shared). Independent state has its
+//   own lock: LookupStats (atomics and the curve estimator's lock; updated and read after
+//   mu_ is dropped), RebuildQueue (its queue; a PullRebuildTasks long-poll waits on it
+//   without mu_), MetaJournal (its namespace set and error count). Lock order: mu_, then a
+//   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
+//   bytes are never touched under mu_: the data plane copies through HeldSpans without
+//   it, CommitPut verifies checksums after dropping it (the put is marked as committing
+//   meanwhile), and demotion and promotion drop it for their I/O. Metadata writes are
+//   queued under mu_ (so they reach the store in the order of the record changes) and
+//   applied after each call releases it (MetaJournal::FlushOnExit), all but a demotion's
+//   synced record, which must be durable before the blob shows on SSD. Still under mu_:
+//   work proportional to the token count of a blob's whole prefix (BeginPut with a
+//   parent, Delete, Pin walk the parent chain). With options.measure_lock_hold,
+//   lock_hold() reports mu_'s hold times.
 //
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
@@ -92,7 +109,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,16 +132,21 @@
 #include "strata/store/core/clock.h"
 #include "strata/store/core/held_span.h"
 #include "strata/store/core/lease_table.h"
+#include "strata/store/core/lock_hold.h"
+#include "strata/store/core/lookup_stats.h"
+#include "strata/store/core/meta_journal.h"
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/core/put_table.h"
+#include "strata/store/core/rebuild_queue.h"
+#include "strata/store/core/tier_ledger.h"
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
 #include "strata/tiering/admission_policy.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/eviction_policy.h"
-#include "strata/tiering/mrc/shards_mrc.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::core {
@@ -191,6 +212,11 @@ struct NodeEngineOptions {
   uint32_t mrc_sampled_keys = 8192;
   // Points per tier curve in Tiers(). REQUIRES: > 0.
   uint32_t mrc_curve_points = 32;
+
+  // ---- diagnostics
+  // Records how long each acquisition holds the engine's index lock (lock_hold()); off,
+  // the lock is taken as usual (benchmarks turn it on).
+  bool measure_lock_hold = false;
 };
 
 class NodeEngine {
@@ -208,6 +234,10 @@ class NodeEngine {
   // What Create restored from the metadata store.
   RestoreReport restored() const ABSL_LOCKS_EXCLUDED(mu_);
   const NodeEngineOptions& options() const { return options_; }
+  // Hold times of the engine's index lock since Create (empty unless
+  // options.measure_lock_hold). Waits on the lock's condition variables and the I/O
+  // stretches that drop it are not counted as held.
+  LockHoldStats lock_hold() const;
 
   // ---- lookups
   // Longest cached prefix of the whole pages of `tokens` in `ns`. Counts the query's page
@@ -297,12 +327,7 @@ class NodeEngine {
  private:
   friend class HeldSpan;
 
-  struct Policies {
-    std::unique_ptr<tiering::EvictionPolicy> dram;
-    std::unique_ptr<tiering::EvictionPolicy> ssd;
-    std::unique_ptr<tiering::EvictionPolicy> text;
-    std::unique_ptr<tiering::AdmissionPolicy> admission;
-  };
+  using Policies = TierPolicies;
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
              std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
 
@@ -322,19 +347,7 @@ class NodeEngine {
   void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- metadata (node_engine_meta.cc)
-  meta::BlobMeta MetaOf(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // Adds the record (and its namespace, the first time) to `batch`.
-  void AddToBatchLocked(const BlobRecord& record, meta::MetaBatch* batch)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Applies `batch` (a no-op without a store); failures are logged and counted.
-  absl::Status ApplyMetaLocked(const meta::MetaBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Writes a linked record's current state, not synced.
-  void PersistLocked(const BlobRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ForgetLocked(const radix::BlobKey& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether a stored record may be restored; its parent record on success.
-  absl::Status CheckRestoredLocked(const meta::BlobMeta& m, const radix::Namespace& ns,
-                                   BlobRecord** parent) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // ---- restart (node_engine_meta.cc)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
   // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
@@ -346,20 +359,7 @@ class NodeEngine {
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
-  // ---- tier bookkeeping (node_engine_tiers.cc)
-  // Every change of a linked record's extents goes through these, which keep the parent's
-  // children_in_dram / children_with_bytes, the tier policies and the TEXT tier in step.
-  void AttachDramLocked(BlobRecord* record, const tiering::Extent& extent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
-  void DetachDramLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AttachSsdLocked(BlobRecord* record, const tiering::Extent& extent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void DetachSsdLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds (+1) or removes (-1) `record`'s bytes from its parent's child counts.
-  void CountInParentLocked(const BlobRecord& record, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Starts or stops counting `record` in the TEXT tier to match its state.
-  void SyncTextLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- eviction (node_engine_tiers.cc); the bookkeeping itself is ledger_'s
   // Drops every byte copy of a linked record: it becomes TEXT (or leaves the index when
   // there is no TEXT tier). Enforces the TEXT budget.
   void DropToTextLocked(BlobRecord* record, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -368,7 +368,6 @@ class NodeEngine {
   // Removes the index pages `record` owns and everything below them.
   absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
                                      DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool DramEvictable(const BlobRecord& record) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Frees DRAM without I/O: drops DRAM copies of blobs that are also on SSD and the bytes
   // of leaves nothing continues (to TEXT). Returns extent bytes freed.
   uint64_t FreeDramLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -423,74 +422,34 @@ class NodeEngine {
   // The trees outlive the records and puts below, whose MatchHandles pin their nodes.
   NamespaceRegistry registry_ ABSL_GUARDED_BY(mu_);
   BlobTable table_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, PendingPut> puts_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<radix::BlobKey, uint64_t> pending_keys_ ABSL_GUARDED_BY(mu_);
+  PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
-  // Match statistics (Match holds the lock shared).
-  mutable std::atomic<uint64_t> matches_{0};
-  mutable std::atomic<uint64_t> matched_pages_{0};
-  mutable std::atomic<uint64_t> queried_pages_{0};
-  struct AtomicLookupCounts {
-    std::atomic<uint64_t> lookups{0};
-    std::atomic<uint64_t> queried_pages{0};
-    std::atomic<uint64_t> dram_hit_pages{0};
-    std::atomic<uint64_t> ssd_hit_pages{0};
-    std::atomic<uint64_t> text_hit_pages{0};
-    std::atomic<uint64_t> miss_pages{0};
-  };
-  mutable std::array<AtomicLookupCounts, kLookupPhases> lookups_;
-  // Counts one Match's pages by phase and tier.
-  void CountLookup(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply) const;
-  // Feeds the query's pages to mrc_ (page prefix hashes, KV bytes per page).
-  void SampleLookup(const radix::PrefixHash& h0, const radix::Namespace& ns,
-                    absl::Span<const radix::TokenId> tokens) const;
-  // Fills tiers->lookups, mrc, curves and token_bytes_per_kv_byte (the capacities from
-  // the tier stats already in *tiers).
-  void FillLookupStats(NodeTiers* tiers) const;
-  // The live miss-ratio curve of page lookups (thread-safe itself).
-  mutable tiering::mrc::ShardsMrc mrc_;
-  mutable std::atomic<uint64_t> mrc_kv_bytes_{0};     // KV bytes of pages fed to mrc_
-  mutable std::atomic<uint64_t> mrc_token_bytes_{0};  // their token bytes
+  // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
+  // lock, never under mu_.
+  mutable LookupStats lookup_stats_;
 
   // ---- tiers
   const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier
-  std::unique_ptr<tiering::EvictionPolicy> dram_policy_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<tiering::EvictionPolicy> ssd_policy_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<tiering::EvictionPolicy> text_policy_ ABSL_GUARDED_BY(mu_);
-  const std::unique_ptr<tiering::AdmissionPolicy> admission_;
-  uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;
-  // What the policies know of a blob occupying `bytes` of a tier, and of its reads.
-  static tiering::BlobTraits TraitsOf(const BlobRecord& record, uint64_t bytes);
-  tiering::BlobAccessStats AccessStatsLocked(const BlobRecord& record) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  TextTierStats text_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<radix::PrefixHash> stored_namespaces_ ABSL_GUARDED_BY(mu_);
-  uint64_t meta_errors_ ABSL_GUARDED_BY(mu_) = 0;
+  // Each record's tier placement, the tier policies, the tick and the TEXT tier: one
+  // with the records, so under mu_.
+  TierLedger ledger_ ABSL_GUARDED_BY(mu_);
+  // Durable metadata: writes made under mu_ (so they follow the record changes); its
+  // own lock guards only its namespace set and error count.
+  MetaJournal journal_;
   RestoreReport restore_ ABSL_GUARDED_BY(mu_);
   absl::CondVar moved_;  // signalled whenever a record's `moving` clears
 
-  // ---- rebuild queue (node_engine_rebuild.cc)
-  struct InFlightRebuild {
-    tiering::BlobId record_id = 0;
-    absl::Time deadline;
-  };
-  // Requeues in-flight tasks past their deadline; drops queued entries whose blob is gone.
-  void ExpireRebuildsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues `record` (TEXT, linked) unless it is queued already. RESOURCE_EXHAUSTED full.
-  absl::Status QueueRebuildLocked(BlobRecord* record, RebuildRequestReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The record's rebuild (if any) is finished: filled, or the blob went away.
-  void EndRebuildLocked(BlobRecord* record, bool filled) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool RebuildQueuedLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return !rebuild_queue_.empty() || draining_;
-  }
-  std::deque<tiering::BlobId> rebuild_queue_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, InFlightRebuild> rebuild_in_flight_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<tiering::BlobId, uint64_t> rebuild_task_of_ ABSL_GUARDED_BY(mu_);
-  RebuildQueueStats rebuild_ ABSL_GUARDED_BY(mu_);
+  // ---- rebuild queue (node_engine_rebuild.cc): its own lock, taken after mu_; the
+  // calls that touch records are made with mu_ held, a puller waits without it.
+  RebuildQueue rebuild_;
+
+  // Hold times of mu_; lock_hold_ points at it when options.measure_lock_hold (every
+  // scope that takes mu_ passes lock_hold_), else is null.
+  mutable LockHoldHistogram lock_hold_histogram_;
+  LockHoldHistogram* const lock_hold_;
 
   absl::Notification stop_reaper_;
   std::thread reaper_;

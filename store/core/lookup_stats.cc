@@ -1,12 +1,12 @@
-// Lookup statistics: Match's page hits and misses by phase and tier, and the live
-// miss-ratio curve fed from every Match's pages (node_engine.h, "capacity planning").
+// LookupStats (lookup_stats.h): Match's page hits and misses by phase and tier, and the
+// live miss-ratio curve fed from every Match's pages.
+#include "strata/store/core/lookup_stats.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "strata/radix/prefix_hash.h"
 #include "strata/radix/token_span.h"
-#include "strata/store/core/node_engine.h"
 #include "strata/tiering/mrc/page_keys.h"
 
 namespace strata::store::core {
@@ -31,8 +31,23 @@ constexpr uint64_t kMaxBytes = uint64_t{1} << 61;
 
 }  // namespace
 
-void NodeEngine::CountLookup(LookupPhase phase, uint32_t queried_pages,
-                             const MatchReply& reply) const {
+LookupStats::LookupStats(uint32_t mrc_sampled_keys, uint32_t curve_points)
+    : mrc_sampled_keys_(mrc_sampled_keys),
+      curve_points_(curve_points),
+      mrc_(tiering::mrc::ShardsOptions{.max_sampled_keys = std::max(mrc_sampled_keys, 1u)}) {}
+
+void LookupStats::Record(const radix::PrefixHash& h0, const radix::Namespace& ns,
+                         absl::Span<const radix::TokenId> tokens, LookupPhase phase,
+                         const MatchReply& reply) {
+  const uint32_t queried = radix::WholePages(tokens.size(), ns.layout().page_tokens);
+  matches_.fetch_add(1, std::memory_order_relaxed);
+  matched_pages_.fetch_add(reply.matched_pages, std::memory_order_relaxed);
+  queried_pages_.fetch_add(queried, std::memory_order_relaxed);
+  Count(phase, queried, reply);
+  Sample(h0, ns, tokens);
+}
+
+void LookupStats::Count(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply) {
   if (phase == LookupPhase::kUnspecified) phase = InferPhase(queried_pages, reply);
   uint64_t dram = 0;
   uint64_t ssd = 0;
@@ -62,9 +77,9 @@ void NodeEngine::CountLookup(LookupPhase phase, uint32_t queried_pages,
                          std::memory_order_relaxed);
 }
 
-void NodeEngine::SampleLookup(const radix::PrefixHash& h0, const radix::Namespace& ns,
-                              absl::Span<const radix::TokenId> tokens) const {
-  if (options_.mrc_sampled_keys == 0) return;
+void LookupStats::Sample(const radix::PrefixHash& h0, const radix::Namespace& ns,
+                         absl::Span<const radix::TokenId> tokens) {
+  if (mrc_sampled_keys_ == 0) return;
   const uint32_t page_tokens = ns.layout().page_tokens;
   const uint32_t pages = radix::WholePages(tokens.size(), page_tokens);
   if (pages == 0) return;
@@ -82,7 +97,10 @@ void NodeEngine::SampleLookup(const radix::PrefixHash& h0, const radix::Namespac
                              std::memory_order_relaxed);
 }
 
-void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
+void LookupStats::Fill(NodeTiers* tiers) const {
+  tiers->matches = Load(matches_);
+  tiers->matched_pages = Load(matched_pages_);
+  tiers->queried_pages = Load(queried_pages_);
   for (int i = 0; i < kLookupPhases; ++i) {
     const AtomicLookupCounts& c = lookups_[i];
     LookupCounts& out = tiers->lookups[i];
@@ -93,7 +111,7 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
     out.text_hit_pages = Load(c.text_hit_pages);
     out.miss_pages = Load(c.miss_pages);
   }
-  if (options_.mrc_sampled_keys == 0 || mrc_.accesses() == 0) return;
+  if (mrc_sampled_keys_ == 0 || mrc_.accesses() == 0) return;
   const uint64_t kv = Load(mrc_kv_bytes_);
   const uint64_t token = Load(mrc_token_bytes_);
   tiers->token_bytes_per_kv_byte = kv == 0 ? 0.0 : static_cast<double>(token) / kv;
@@ -113,7 +131,7 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
       capacities.dram_bytes + capacities.ssd_bytes + capacities.text_kv_equivalent;
   const uint64_t working_set = mrc_.Curve({}).working_set_bytes;
   const uint64_t top = std::max<uint64_t>(2 * std::min(std::max(total, working_set), kMaxBytes), 1);
-  const uint32_t points = std::max<uint32_t>(options_.mrc_curve_points, 1) * 2;
+  const uint32_t points = std::max<uint32_t>(curve_points_, 1) * 2;
   std::vector<uint64_t> grid = tiering::mrc::CapacityGrid(top, points);
   const std::vector<uint64_t> fine = tiering::mrc::CapacityGrid(working_set, points);
   grid.insert(grid.end(), fine.begin(), fine.end());
@@ -124,7 +142,7 @@ void NodeEngine::FillLookupStats(NodeTiers* tiers) const {
   std::sort(grid.begin(), grid.end());
   grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
   tiers->mrc = mrc_.Curve(grid);
-  tiers->curves = tiering::mrc::PlanTiers(tiers->mrc, capacities, options_.mrc_curve_points);
+  tiers->curves = tiering::mrc::PlanTiers(tiers->mrc, capacities, curve_points_);
 }
 
 }  // namespace strata::store::core

@@ -1,0 +1,75 @@
+// PutTable: the node's pending puts (between BeginPut and CommitPut/AbortPut), by put id,
+// and which blob keys a pending put is filling.
+//
+// What it owns: each PendingPut (its sequence tokens, its prefix pin, its received ranges,
+// its deadline, whether it is committing). Each put's BlobRecord (id = put id, state
+// kPending) is the BlobTable's; taking a put out (Take) hands the PendingPut back, and the
+// caller unlinks and releases the record. A PendingPut pointer or reference from Add,
+// Find or Get stays valid until the next Add or Take. Expiry: a put not touched for put_ttl is
+// expired (Expired, ExpiredIds) unless its commit is in progress; the caller aborts it.
+//
+// Thread safety: thread-compatible, no lock of its own, on purpose: a put is one with its
+// record in the BlobTable (BeginPut's "already pending or committed?" check and the
+// insertion, and every abort, change both at once), so the table is guarded by the same
+// lock as the BlobTable, the engine's index lock. REQUIRES: that lock held for every call
+// (shared for the const ones). The bytes a put receives are not touched here.
+//
+// Errors: NotFound builds the NOT_FOUND every put call answers for an unknown or expired
+// put; nothing else fails.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+#include "strata/radix/blob_key.h"
+#include "strata/store/core/pending_put.h"
+
+namespace strata::store::core {
+
+class PutTable {
+ public:
+  // REQUIRES: put_ttl > 0.
+  explicit PutTable(absl::Duration put_ttl) : put_ttl_(put_ttl) {}
+  PutTable(const PutTable&) = delete;
+  PutTable& operator=(const PutTable&) = delete;
+
+  // Adds the put of `put.record` (its id is the put id) with deadline now + put_ttl and
+  // returns it. REQUIRES: no put of that id or of that key is pending.
+  PendingPut& Add(PendingPut put, absl::Time now);
+  // The pending put `put_id`, or nullptr.
+  PendingPut* Find(uint64_t put_id);
+  // The put `put_id`. REQUIRES: pending.
+  PendingPut& Get(uint64_t put_id);
+  // Removes and returns the put `put_id` (the caller releases its record). REQUIRES: pending.
+  PendingPut Take(uint64_t put_id);
+
+  // Whether a pending put is filling `key`.
+  bool Filling(const radix::BlobKey& key) const { return by_key_.contains(key); }
+  // Whether `put` has expired at `now` (a committing put never does).
+  static bool Expired(const PendingPut& put, absl::Time now) {
+    return !put.committing && now >= put.deadline;
+  }
+  // Moves the put's deadline to now + put_ttl.
+  void Touch(PendingPut& put, absl::Time now) const { put.deadline = now + put_ttl_; }
+  absl::Time Deadline(absl::Time now) const { return now + put_ttl_; }
+  // Ids of the puts expired at `now`.
+  std::vector<uint64_t> ExpiredIds(absl::Time now) const;
+
+  size_t size() const { return puts_.size(); }
+  bool empty() const { return puts_.empty(); }
+
+  // NOT_FOUND for put `put_id`: unknown, or (expired) just aborted for inactivity.
+  static absl::Status NotFound(uint64_t put_id, bool expired);
+
+ private:
+  const absl::Duration put_ttl_;
+  absl::flat_hash_map<uint64_t, PendingPut> puts_;
+  absl::flat_hash_map<radix::BlobKey, uint64_t> by_key_;  // key -> put id
+};
+
+}  // namespace strata::store::core

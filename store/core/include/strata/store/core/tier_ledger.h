@@ -1,0 +1,98 @@
+// TierLedger: where each linked blob's bytes are, kept in step with everything that counts
+// them. Every change of a linked record's extents goes through Attach*/Detach*, which keep
+// the parent's children_in_dram / children_with_bytes, the byte tiers' eviction policies
+// and the TEXT tier (its budget use and its LRU policy) in agreement with the record. It
+// also owns the logical clock the policies and the admission policy read (one tick per put
+// or read), and the TEXT tier's counters.
+//
+// Ownership: a NodeEngine owns one, with the policies (moved in at construction). The
+// BlobTable, the DRAM tier and the SSD tier (nullable) are borrowed and outlive it; Detach
+// frees the extent in its tier.
+//
+// Thread safety: thread-compatible, no lock of its own, on purpose: what it keeps is a
+// function of the records' fields, which the index lock guards, and every change to them
+// is paired with a change here. REQUIRES: the lock that guards the BlobTable (the
+// engine's index lock) held for every call, exclusively for the non-const ones. The
+// policies are called under it (no I/O; the tiers' Free takes the tier's own lock).
+//
+// Errors: none; misuse (attaching a second extent, detaching held bytes) CHECK-fails.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "strata/store/core/blob_record.h"
+#include "strata/store/core/blob_table.h"
+#include "strata/store/core/node_engine_types.h"
+#include "strata/tiering/admission_policy.h"
+#include "strata/tiering/eviction_policy.h"
+#include "strata/tiering/tier.h"
+
+namespace strata::store::core {
+
+struct TierPolicies {
+  std::unique_ptr<tiering::EvictionPolicy> dram;
+  std::unique_ptr<tiering::EvictionPolicy> ssd;
+  std::unique_ptr<tiering::EvictionPolicy> text;
+  std::unique_ptr<tiering::AdmissionPolicy> admission;
+};
+
+class TierLedger {
+ public:
+  // REQUIRES: every policy set; table and dram not null.
+  TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd, TierPolicies policies,
+             uint64_t text_capacity_bytes);
+  TierLedger(const TierLedger&) = delete;
+  TierLedger& operator=(const TierLedger&) = delete;
+
+  // What the policies know of a blob occupying `bytes` of a tier.
+  static tiering::BlobTraits TraitsOf(const BlobRecord& record, uint64_t bytes);
+  // What the record costs the TEXT tier: its tokens, checksums and a per-record overhead.
+  static uint64_t TextBytes(const BlobRecord& record);
+  // Whether the record's DRAM copy may go: linked, in DRAM, unleased, unheld, not moving,
+  // unpinned and no child in DRAM (leaf-first).
+  static bool DramEvictable(const BlobRecord& record);
+  // The record's reads as the admission policy sees them, at the current tick.
+  tiering::BlobAccessStats AccessStats(const BlobRecord& record) const;
+
+  void AttachDram(BlobRecord* record, const tiering::Extent& extent);
+  // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
+  void DetachDram(BlobRecord* record);
+  void AttachSsd(BlobRecord* record, const tiering::Extent& extent);
+  void DetachSsd(BlobRecord* record);
+  // Adds (+1) or removes (-1) `record`'s bytes from its parent's child counts.
+  void CountInParent(const BlobRecord& record, int sign);
+  // Starts or stops counting `record` in the TEXT tier to match its state.
+  void SyncText(BlobRecord* record);
+  // `record` is about to leave the index: out of its parent's counts and the byte
+  // policies (SyncText once it is unlinked takes it out of the TEXT tier).
+  void Unlinking(const BlobRecord& record);
+
+  // One read of `record`: the next tick, and an access in the byte policies.
+  void Accessed(BlobRecord* record);
+  // The next tick (a put's insert tick).
+  uint64_t NextTick() { return ++tick_; }
+  // Admission: whether `record` leaving DRAM is worth an SSD write; whether a read now
+  // (counted) of an SSD-only record should keep its DRAM copy.
+  bool ShouldDemote(const BlobRecord& record) const;
+  bool ShouldPromote(const BlobRecord& record) const;
+
+  tiering::EvictionPolicy& dram_policy() { return *policies_.dram; }
+  tiering::EvictionPolicy& ssd_policy() { return *policies_.ssd; }
+  tiering::EvictionPolicy& text_policy() { return *policies_.text; }
+
+  const TextTierStats& text() const { return text_; }
+  void CountTextDrop() { ++text_.drops; }
+  void CountTextDeletion() { ++text_.deletions; }
+  void CountRebuild() { ++text_.rebuilds; }
+
+ private:
+  BlobTable* const table_;
+  tiering::Tier* const dram_;
+  tiering::Tier* const ssd_;  // null: no SSD tier
+  TierPolicies policies_;
+  uint64_t tick_ = 0;
+  TextTierStats text_;
+};
+
+}  // namespace strata::store::core

@@ -1,0 +1,82 @@
+// PutTable on its own: pending puts by id and key, deadlines and expiry.
+#include "strata/store/core/put_table.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#include "strata/base/status_test_macros.h"
+
+namespace strata::store::core {
+namespace {
+
+class PutTableTest : public ::testing::Test {
+ protected:
+  BlobRecord* Record(tiering::BlobId id) {
+    auto r = std::make_unique<BlobRecord>();
+    r->id = id;
+    r->key = radix::BlobKey{radix::PrefixHash{id, 11}};
+    r->bytes = 1024;
+    records_.push_back(std::move(r));
+    return records_.back().get();
+  }
+
+  std::vector<std::unique_ptr<BlobRecord>> records_;
+  const absl::Time t0_ = absl::FromUnixSeconds(5000);
+};
+
+TEST_F(PutTableTest, AddFindTakeByIdAndKey) {
+  PutTable puts(absl::Seconds(60));
+  EXPECT_TRUE(puts.empty());
+  BlobRecord* a = Record(1);
+  BlobRecord* b = Record(2);
+  PendingPut& pa = puts.Add(PendingPut(a), t0_);
+  EXPECT_EQ(pa.deadline, t0_ + absl::Seconds(60));
+  EXPECT_EQ(pa.received.size(), 1024u);
+  puts.Add(PendingPut(b), t0_);
+  EXPECT_EQ(puts.size(), 2u);
+  EXPECT_TRUE(puts.Filling(a->key));
+  EXPECT_EQ(puts.Find(1)->record, a);
+  EXPECT_EQ(&puts.Get(2), puts.Find(2));
+  EXPECT_EQ(puts.Find(3), nullptr);
+
+  const PendingPut taken = puts.Take(1);
+  EXPECT_EQ(taken.record, a);
+  EXPECT_EQ(puts.Find(1), nullptr);
+  EXPECT_FALSE(puts.Filling(a->key));
+  EXPECT_TRUE(puts.Filling(b->key));
+  EXPECT_EQ(puts.size(), 1u);
+}
+
+TEST_F(PutTableTest, TouchMovesTheDeadlineAndCommittingPutsNeverExpire) {
+  PutTable puts(absl::Seconds(10));
+  for (tiering::BlobId id : {1, 2, 3}) puts.Add(PendingPut(Record(id)), t0_);
+  PendingPut& a = puts.Get(1);  // valid until the next Add or Take
+  PendingPut& b = puts.Get(2);
+  EXPECT_FALSE(PutTable::Expired(a, t0_ + absl::Seconds(9)));
+  EXPECT_TRUE(PutTable::Expired(a, t0_ + absl::Seconds(10)));
+  puts.Touch(a, t0_ + absl::Seconds(5));
+  EXPECT_EQ(a.deadline, t0_ + absl::Seconds(15));
+  EXPECT_EQ(puts.Deadline(t0_), t0_ + absl::Seconds(10));
+  b.committing = true;
+  EXPECT_FALSE(PutTable::Expired(b, t0_ + absl::Hours(1)));
+  std::vector<uint64_t> expired = puts.ExpiredIds(t0_ + absl::Seconds(12));
+  EXPECT_EQ(expired, std::vector<uint64_t>{3});  // a was touched, b is committing
+  expired = puts.ExpiredIds(t0_ + absl::Seconds(15));
+  std::sort(expired.begin(), expired.end());
+  EXPECT_EQ(expired, (std::vector<uint64_t>{1, 3}));
+}
+
+TEST_F(PutTableTest, NotFoundSaysWhy) {
+  const absl::Status unknown = PutTable::NotFound(7, /*expired=*/false);
+  const absl::Status expired = PutTable::NotFound(7, /*expired=*/true);
+  EXPECT_CODE(unknown, absl::StatusCode::kNotFound);
+  EXPECT_CODE(expired, absl::StatusCode::kNotFound);
+  EXPECT_NE(unknown.message().find("not pending"), absl::string_view::npos);
+  EXPECT_NE(expired.message().find("expired"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace strata::store::core

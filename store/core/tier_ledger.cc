@@ -1,0 +1,144 @@
+// TierLedger (tier_ledger.h).
+#include "strata/store/core/tier_ledger.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "glog/logging.h"
+
+namespace strata::store::core {
+namespace {
+
+// What a TEXT record costs beyond its tokens and checksums (the record, its table and
+// policy entries).
+constexpr uint64_t kTextRecordOverhead = 256;
+
+}  // namespace
+
+TierLedger::TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd,
+                       TierPolicies policies, uint64_t text_capacity_bytes)
+    : table_(table), dram_(dram), ssd_(ssd), policies_(std::move(policies)) {
+  CHECK(policies_.dram && policies_.ssd && policies_.text && policies_.admission);
+  text_.capacity_bytes = text_capacity_bytes;
+}
+
+tiering::BlobTraits TierLedger::TraitsOf(const BlobRecord& record, uint64_t bytes) {
+  tiering::BlobTraits traits;
+  traits.bytes = bytes;
+  traits.first_page = record.first_page;
+  traits.pages = record.pages;
+  traits.page_tokens = record.ns->layout().page_tokens;
+  traits.parent = record.parent_id;
+  traits.session_hint = record.root_id;
+  return traits;
+}
+
+uint64_t TierLedger::TextBytes(const BlobRecord& record) {
+  return record.tokens.size() * sizeof(radix::TokenId) +
+         record.checksums.size() * sizeof(uint64_t) + kTextRecordOverhead;
+}
+
+bool TierLedger::DramEvictable(const BlobRecord& r) {
+  return r.state == BlobState::kLinked && r.in_dram() && r.leases == 0 && r.holds == 0 &&
+         !r.moving && !r.pinned && r.path_pins == 0 && r.children_in_dram == 0;
+}
+
+tiering::BlobAccessStats TierLedger::AccessStats(const BlobRecord& record) const {
+  tiering::BlobAccessStats stats;
+  stats.reads = record.hits;
+  stats.insert_tick = record.insert_tick;
+  stats.previous_read_tick = std::max(record.read_tick, record.insert_tick);
+  stats.now_tick = std::max(tick_, stats.previous_read_tick);
+  return stats;
+}
+
+void TierLedger::CountInParent(const BlobRecord& record, int sign) {
+  if (record.parent_id == 0 || record.state != BlobState::kLinked) return;
+  BlobRecord* parent = table_->Find(record.parent_id);
+  CHECK(parent != nullptr) << "parent record " << record.parent_id << " is gone";
+  if (record.in_dram()) parent->children_in_dram += sign;
+  if (record.has_bytes()) parent->children_with_bytes += sign;
+}
+
+void TierLedger::SyncText(BlobRecord* record) {
+  const bool text = record->state == BlobState::kLinked && !record->has_bytes();
+  if (text == record->text_tracked) return;
+  record->text_tracked = text;
+  if (text) {
+    text_.used_bytes += TextBytes(*record);
+    ++text_.blobs;
+    policies_.text->OnInsert(record->id, TraitsOf(*record, TextBytes(*record)));
+  } else {
+    text_.used_bytes -= TextBytes(*record);
+    --text_.blobs;
+    policies_.text->OnErase(record->id);
+  }
+}
+
+void TierLedger::AttachDram(BlobRecord* record, const tiering::Extent& extent) {
+  CHECK(!record->in_dram());
+  CountInParent(*record, -1);
+  record->extent = extent;
+  CountInParent(*record, +1);
+  if (record->state == BlobState::kLinked) {
+    policies_.dram->OnInsert(record->id, TraitsOf(*record, extent.length));
+  }
+  SyncText(record);
+}
+
+void TierLedger::DetachDram(BlobRecord* record) {
+  CHECK(record->in_dram());
+  CHECK(record->leases == 0 && record->holds == 0) << "dropping held bytes";
+  CountInParent(*record, -1);
+  dram_->Free(*record->extent);
+  record->extent.reset();
+  CountInParent(*record, +1);
+  policies_.dram->OnErase(record->id);
+  SyncText(record);
+}
+
+void TierLedger::AttachSsd(BlobRecord* record, const tiering::Extent& extent) {
+  CHECK(!record->on_ssd());
+  CountInParent(*record, -1);
+  record->ssd_extent = extent;
+  CountInParent(*record, +1);
+  if (record->state == BlobState::kLinked) {
+    policies_.ssd->OnInsert(record->id, TraitsOf(*record, extent.length));
+  }
+  SyncText(record);
+}
+
+void TierLedger::DetachSsd(BlobRecord* record) {
+  CHECK(record->on_ssd());
+  CountInParent(*record, -1);
+  ssd_->Free(*record->ssd_extent);
+  record->ssd_extent.reset();
+  CountInParent(*record, +1);
+  policies_.ssd->OnErase(record->id);
+  SyncText(record);
+}
+
+void TierLedger::Unlinking(const BlobRecord& record) {
+  CountInParent(record, -1);
+  if (record.in_dram()) policies_.dram->OnErase(record.id);
+  if (record.on_ssd()) policies_.ssd->OnErase(record.id);
+}
+
+void TierLedger::Accessed(BlobRecord* record) {
+  record->read_tick = ++tick_;
+  policies_.dram->OnAccess(record->id);
+  if (record->on_ssd()) policies_.ssd->OnAccess(record->id);
+}
+
+bool TierLedger::ShouldDemote(const BlobRecord& record) const {
+  return policies_.admission->ShouldDemote(TraitsOf(record, record.bytes), AccessStats(record));
+}
+
+bool TierLedger::ShouldPromote(const BlobRecord& record) const {
+  tiering::BlobAccessStats stats = AccessStats(record);
+  ++stats.reads;
+  stats.now_tick = tick_ + 1;
+  return policies_.admission->ShouldPromote(TraitsOf(record, record.bytes), stats);
+}
+
+}  // namespace strata::store::core
