@@ -23,6 +23,8 @@ pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 # HTTP endpoint: cpp-httplib (store/http only). Debian builds it as a shared library; its
 # pkg-config flags (TLS, zlib, brotli support) must match the library's class layouts.
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# JSON: nlohmann/json (header-only; store/http and client/cli write it, tests read it).
+find_package(nlohmann_json 3 CONFIG REQUIRED)
 # PNG plots: libpng (client/plot only).
 find_package(PNG REQUIRED)
 find_program(STRATA_PROMTOOL promtool)

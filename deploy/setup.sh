@@ -19,6 +19,8 @@ PACKAGES=(
   libucx-dev librocksdb-dev liburing-dev
   # store/http's server (cpp-httplib) and client/plot's PNG writer
   libcpp-httplib-dev libpng-dev
+  # JSON writing (store/http, client/cli) and reading (tests): nlohmann/json
+  nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # promtool: the tests check /metrics and deploy/prometheus with Prometheus's own parser
