@@ -41,4 +41,15 @@ absl::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
   }
 }
 
+std::optional<uint64_t> AsUint(const nlohmann::json& value) {
+  if (!value.is_number_unsigned()) return std::nullopt;
+  return value.get<uint64_t>();
+}
+
+std::string AsString(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+bool AsBool(const nlohmann::json& value) { return value.is_boolean() && value.get<bool>(); }
+
 }  // namespace strata::testing

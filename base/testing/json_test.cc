@@ -53,6 +53,21 @@ TEST(TestingJsonTest, TheParserIsStrict) {
   EXPECT_TRUE(ParseJson(R"({"a":{"k":1},"b":{"k":2},"k":3})").ok());
 }
 
+TEST(TestingJsonTest, LenientReadsForAssertions) {
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v,
+                       ParseJson(R"({"u":7,"neg":-1,"f":1.5,"s":"x","b":true,"n":null})"));
+  EXPECT_EQ(AsUint(v["u"]), 7u);
+  EXPECT_FALSE(AsUint(v["neg"]).has_value());
+  EXPECT_FALSE(AsUint(v["f"]).has_value());
+  EXPECT_FALSE(AsUint(v["s"]).has_value());
+  EXPECT_EQ(AsString(v["s"]), "x");
+  EXPECT_EQ(AsString(v["u"]), "");
+  EXPECT_TRUE(AsBool(v["b"]));
+  EXPECT_FALSE(AsBool(v["n"]));
+  EXPECT_FALSE(AsBool(v["missing"]));  // non-const operator[]: a missing member reads as null
+  EXPECT_TRUE(v["missing"].is_null());
+}
+
 TEST(TestingJsonTest, ErrorsAreInvalidArgument) {
   EXPECT_EQ(ParseJson("[1,]").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseJson(R"({"a":1,"a":2})").status().code(), absl::StatusCode::kInvalidArgument);
