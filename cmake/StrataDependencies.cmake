@@ -25,8 +25,8 @@ pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # JSON: nlohmann/json (header-only; store/http and client/cli write it, tests read it).
 find_package(nlohmann_json 3 CONFIG REQUIRED)
-# PNG plots: libpng (client/plot only).
-find_package(PNG REQUIRED)
+# Plots: cairo draws them and writes the PNG (client/plot only).
+pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo)
 find_program(STRATA_PROMTOOL promtool)
 message(STATUS "strata: gRPC ${gRPC_VERSION}, protobuf ${Protobuf_VERSION}, UCX ${UCX_VERSION}, "
                "RocksDB ${RocksDB_VERSION}, liburing ${URING_VERSION}, xxHash ${XXHASH_VERSION}")

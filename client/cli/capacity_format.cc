@@ -199,6 +199,7 @@ plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
   chart.y_min = 0;
   chart.y_max = 1;
   chart.x_format = plot::FormatBytes;
+  chart.x_log = true;  // a 50 MiB working set and an 8 GiB tier on one axis
   chart.y_format = plot::FormatPercent;
   for (const TierCurveInfo* curve : curves) {
     plot::Series series;

@@ -184,6 +184,7 @@ TEST(CapacityFormatTest, ChartHasOneSeriesAndMarkerPerTier) {
   EXPECT_EQ(chart.y_min, 0);
   EXPECT_EQ(chart.y_max, 1);
   EXPECT_EQ(chart.x_format(64 << 20), plot::FormatBytes(64 << 20));
+  EXPECT_TRUE(chart.x_log);
 }
 
 TEST(CapacityFormatTest, MissRatioCurveSummary) {

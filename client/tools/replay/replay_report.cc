@@ -143,6 +143,7 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
   mrc.x_label = "cache capacity";
   mrc.y_label = "hit ratio";
   mrc.x_format = plot::FormatBytes;
+  mrc.x_log = true;  // capacities over several powers of two (the points at 0 are not drawn)
   mrc.y_format = plot::FormatPercent;
   mrc.y_min = 0;
   plot::Series exact{"exact LRU (offline replay)", {{0, 0}}};
