@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/plot/line_chart.h"
 
 namespace strata::replay {
@@ -35,7 +36,7 @@ std::string JsonString(absl::string_view s) {
   return out + "\"";
 }
 
-std::string Gib(uint64_t bytes) { return plot::FormatBytes(static_cast<double>(bytes)); }
+std::string Gib(uint64_t bytes) { return base::FormatBytes(static_cast<double>(bytes)); }
 
 LookupTally Total(const ReplayResult& r, bool with_decode) {
   LookupTally t;

@@ -78,7 +78,7 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
 // Tick label helpers usable as TickFormatter.
 // "0", "0.25", "12", "1.5k", "3M", "2G", "-4" — at most ~4 significant digits.
 std::string FormatNumber(double v);
-// Binary byte units: "0 B", "512 B", "1.5 KiB", "64 MiB", "2 GiB", "1 TiB".
+// Binary byte units: "0 B", "512 B", "1.5 KiB", "64 MiB", "2 GiB", "1 TiB" (base::FormatBytes).
 std::string FormatBytes(double v);
 // v as a percentage: 0.25 -> "25%".
 std::string FormatPercent(double v);
