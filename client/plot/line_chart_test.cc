@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 
+#include "strata/testing/temp_dir.h"
+
 namespace strata::plot {
 namespace {
 
@@ -60,13 +62,8 @@ bool ReadPng(const std::string& path, Image* out) {
 
 class LineChartTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/plot_test_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string dir_;
+  strata::testing::ScopedTempDir temp_{"strata-plot-test"};
+  const std::string dir_ = temp_.path();
 };
 
 // Two flat series: every column of the plot area crossing them holds the first

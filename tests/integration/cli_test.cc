@@ -22,12 +22,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "client/cli/testing/program_run.h"
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/json.h"
+#include "strata/testing/process.h"
 
 namespace strata::integration {
 namespace {
@@ -46,7 +46,7 @@ constexpr char kLayout[] = "layers=2,kv_heads=2,head_dim=8,dtype=bf16,page_token
 constexpr uint32_t kPageTokens = 4;
 constexpr size_t kPageBytes = 512;
 
-using CliResult = cli::testing::ProgramResult;
+using CliResult = strata::testing::ProgramResult;
 
 void WriteWholeFile(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
@@ -63,11 +63,11 @@ std::string ReadWholeFile(const std::string& path) {
 // dropped from the environment unless `env` sets it.
 CliResult RunStrata(const std::vector<std::string>& args, const std::string& stdin_text = "",
                     const std::map<std::string, std::string>& env = {}) {
-  cli::testing::ProgramOptions options;
+  strata::testing::ProgramOptions options;
   options.stdin_text = stdin_text;
   options.env = env;
   if (env.count("STRATA_NODE") == 0) options.unset_env = {"STRATA_NODE"};
-  absl::StatusOr<CliResult> result = cli::testing::RunProgram(STRATA_CLI_BINARY, args, options);
+  absl::StatusOr<CliResult> result = strata::testing::RunProgram(STRATA_CLI_BINARY, args, options);
   EXPECT_TRUE(result.ok()) << "strata " << absl::StrJoin(args, " ") << ": " << result.status();
   return result.ok() ? *std::move(result) : CliResult();
 }

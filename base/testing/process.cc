@@ -1,6 +1,5 @@
-#include "client/cli/testing/program_run.h"
+#include "strata/testing/process.h"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -18,9 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
+#include "strata/testing/temp_dir.h"
+
 extern char** environ;
 
-namespace strata::cli::testing {
+namespace strata::testing {
 namespace {
 
 std::string ReadWholeFile(const std::string& path) {
@@ -30,22 +31,14 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
-// A fresh directory under $TMPDIR (or /tmp); "" on failure.
-std::string MakeRunDir() {
-  static std::atomic<int> counter{0};
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                                     "/strata-program-", getpid(), "-", counter++, "-XXXXXX");
-  return mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
-}
-
 }  // namespace
 
 absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
                                          const std::vector<std::string>& args,
                                          const ProgramOptions& options) {
-  const std::string dir = MakeRunDir();
-  if (dir.empty()) return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
+  absl::StatusOr<std::string> made = MakeTempDir("strata-program");
+  if (!made.ok()) return absl::InternalError(made.status().message());
+  const std::string dir = *std::move(made);
   const std::string in_path = dir + "/stdin", out_path = dir + "/stdout",
                     err_path = dir + "/stderr";
   std::ofstream(in_path, std::ios::binary) << options.stdin_text;
@@ -114,4 +107,4 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
   return result;
 }
 
-}  // namespace strata::cli::testing
+}  // namespace strata::testing

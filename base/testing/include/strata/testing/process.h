@@ -1,11 +1,11 @@
-// RunProgram: runs a program to completion for tests of the `strata` binary, with a given
-// stdin and captured stdout and stderr (tests/integration/cli_test.cc).
+// RunProgram: runs a program to completion for tests (the `strata` binary in
+// tests/integration/cli_test.cc), with a given stdin and captured stdout and stderr.
 //
 // The child is started with posix_spawn (safe from a test process that runs gRPC threads),
 // its stdin read from a temporary file holding `stdin_text`, stdout and stderr written to
-// temporary files that are read back and removed. `env` adds to (or replaces entries of)
-// this process's environment; names in `unset_env` are dropped from it. A child still
-// running after `timeout` is killed (SIGKILL) and reported as timed out.
+// temporary files (in a MakeTempDir directory) that are read back and removed. `env` adds to (or
+// replaces entries of) this process's environment; names in `unset_env` are dropped from it. A
+// child still running after `timeout` is killed (SIGKILL) and reported as timed out.
 //
 // Errors: INTERNAL when no temporary directory could be made or posix_spawn failed (the
 // message says why); DEADLINE_EXCEEDED when the child ran past `timeout`. Thread-safe
@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace strata::cli::testing {
+namespace strata::testing {
 
 struct ProgramResult {
   int exit_code = -1;  // exit status, or 128 + N when killed by signal N
@@ -39,4 +39,4 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
                                          const std::vector<std::string>& args,
                                          const ProgramOptions& options = {});
 
-}  // namespace strata::cli::testing
+}  // namespace strata::testing
