@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +31,39 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
+// argv and envp for execve / posix_spawn, built in the parent: this process's environment
+// without the names in `env` and `unset`, then `env`.
+class ExecVectors {
+ public:
+  ExecVectors(const std::string& binary, const std::vector<std::string>& args,
+              const std::map<std::string, std::string>& env, const std::set<std::string>& unset)
+      : args_{binary} {
+    args_.insert(args_.end(), args.begin(), args.end());
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry(*e);
+      const std::string name = entry.substr(0, entry.find('='));
+      if (env.count(name) == 0 && unset.count(name) == 0) env_.push_back(entry);
+    }
+    for (const auto& [name, value] : env) env_.push_back(absl::StrCat(name, "=", value));
+    for (std::string& a : args_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    for (std::string& e : env_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+  }
+  char** argv() { return argv_.data(); }
+  char** envp() { return envp_.data(); }
+
+ private:
+  std::vector<std::string> args_, env_;
+  std::vector<char*> argv_, envp_;
+};
+
+int ExitCodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
 }  // namespace
 
 absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
@@ -42,24 +75,7 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
   const std::string in_path = dir + "/stdin", out_path = dir + "/stdout",
                     err_path = dir + "/stderr";
   std::ofstream(in_path, std::ios::binary) << options.stdin_text;
-
-  std::vector<std::string> argv_storage = {binary};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    const std::string name = entry.substr(0, entry.find('='));
-    if (options.env.count(name) == 0 && options.unset_env.count(name) == 0) {
-      env_storage.push_back(entry);
-    }
-  }
-  for (const auto& [name, value] : options.env) env_storage.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecVectors exec(binary, args, options.env, options.unset_env);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -70,7 +86,7 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
   const int spawned =
-      posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data());
+      posix_spawn(&pid, binary.c_str(), &actions, nullptr, exec.argv(), exec.envp());
   posix_spawn_file_actions_destroy(&actions);
   std::error_code ec;
   if (spawned != 0) {
@@ -78,24 +94,14 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
     return absl::InternalError(absl::StrCat("posix_spawn ", binary, ": ", std::strerror(spawned)));
   }
 
-  const absl::Time deadline = absl::Now() + options.timeout;
-  int status = 0;
-  bool timed_out = false;
-  while (true) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (absl::Now() > deadline) {
-      timed_out = true;
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
-    absl::SleepFor(absl::Milliseconds(5));
+  std::optional<int> code = WaitForChildExit(pid, options.timeout);
+  const bool timed_out = !code.has_value();
+  if (timed_out) {
+    kill(pid, SIGKILL);
+    code = WaitForChildExit(pid, absl::InfiniteDuration());
   }
   ProgramResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code = code.value_or(-1);
   result.out = ReadWholeFile(out_path);
   result.err = ReadWholeFile(err_path);
   std::filesystem::remove_all(dir, ec);
@@ -105,6 +111,41 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
                                                     "; stderr:\n", result.err));
   }
   return result;
+}
+
+pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env, const std::string& cwd,
+                   const std::string& out_path, const std::string& err_path) {
+  ExecVectors exec(binary, args, env, {});
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child: async-signal-safe calls only.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(126);
+  const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
+    _exit(126);
+  }
+  if (chdir(cwd.c_str()) != 0) _exit(126);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(exec.argv()[0], exec.argv(), exec.envp());
+  _exit(127);
+}
+
+std::optional<int> WaitForChildExit(pid_t pid, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return ExitCodeOf(status);
+    if (r < 0 && errno != EINTR) return -1;
+    if (absl::Now() >= deadline) return std::nullopt;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
 }
 
 }  // namespace strata::testing

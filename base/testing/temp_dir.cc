@@ -17,9 +17,11 @@ namespace strata::testing {
 absl::StatusOr<std::string> MakeTempDir(std::string_view prefix) {
   static std::atomic<int> counter{0};
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/",
-                                     absl::string_view(prefix.data(), prefix.size()), "-", getpid(),
-                                     "-", counter++, "-XXXXXX");
+  std::string base =
+      std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp").lexically_normal();
+  if (base.size() > 1 && base.back() == '/') base.pop_back();  // no "//" in the path
+  std::string pattern = absl::StrCat(base, "/", absl::string_view(prefix.data(), prefix.size()),
+                                     "-", getpid(), "-", counter++, "-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return base::ErrnoToStatus(errno, absl::StrCat("mkdtemp(", pattern, ")"));
   }

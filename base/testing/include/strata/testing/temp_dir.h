@@ -1,8 +1,8 @@
 // Temporary directories for tests.
 //
 // MakeTempDir(prefix): a fresh directory "<$TMPDIR or /tmp>/<prefix>-<pid>-<n>-XXXXXX"
-// (mkdtemp); the caller owns it. ScopedTempDir owns one and removes it, with everything in
-// it, on destruction.
+// (mkdtemp; no "//" in the path); the caller owns it. ScopedTempDir owns one and removes it, with
+// everything in it, on destruction.
 //
 // Errors: MakeTempDir returns the errno of mkdtemp (base::ErrnoToStatus); ScopedTempDir's
 // constructor CHECK-fails instead (a test cannot go on without its directory).
