@@ -209,10 +209,17 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
   const bool x_bytes = IsBytesFormatter(fx);
   // On a log axis x is drawn as log_base(x): powers of two for bytes, else of ten.
   const double base = x_bytes ? 2 : 10;
+  // A log axis needs a point with x > 0; without one the chart falls back to a linear axis.
+  bool x_log = false;
+  for (const Series& s : chart.series) {
+    for (const auto& [x, y] : s.points) {
+      x_log = x_log || (chart.x_log && std::isfinite(x) && std::isfinite(y) && x > 0);
+    }
+  }
   auto drawable = [&](double x, double y) {
-    return std::isfinite(x) && std::isfinite(y) && (!chart.x_log || x > 0);
+    return std::isfinite(x) && std::isfinite(y) && (!x_log || x > 0);
   };
-  auto ax = [&](double x) { return chart.x_log ? std::log(x) / std::log(base) : x; };
+  auto ax = [&](double x) { return x_log ? std::log(x) / std::log(base) : x; };
   Range xr, yr;
   for (const Series& s : chart.series) {
     for (const auto& [x, y] : s.points) {
@@ -222,14 +229,12 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
     }
   }
   if (xr.Empty()) {
-    return absl::InvalidArgumentError(chart.x_log
-                                          ? "WritePng: no finite point with x > 0 in any series"
-                                          : "WritePng: no finite point in any series");
+    return absl::InvalidArgumentError("WritePng: no finite point in any series");
   }
   for (const auto& [x, label] : chart.x_markers) {
     if (drawable(x, 0)) xr.Add(ax(x));
   }
-  if (chart.x_log) {
+  if (x_log) {
     xr.lo = std::floor(xr.lo + 1e-9);
     xr.hi = std::ceil(xr.hi - 1e-9);
     if (xr.hi <= xr.lo) xr.hi = xr.lo + 1;
@@ -286,7 +291,7 @@ absl::Status WritePng(const LineChart& chart, const std::string& path, int width
   // X ticks: the finest step whose labels do not overlap.
   std::vector<Tick> xticks;
   const double gap = fs;
-  if (chart.x_log) {
+  if (x_log) {
     const int lo = static_cast<int>(xr.lo), hi = static_cast<int>(xr.hi);
     const double spacing = (right - left) / (hi - lo);
     for (int every = 1; every <= hi - lo + 1; ++every) {

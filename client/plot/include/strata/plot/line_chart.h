@@ -33,7 +33,7 @@
 //                     and errno's text).
 //   INTERNAL          cairo failed, or the write/close failed (message names the path).
 // Points with a non-finite coordinate (on a log axis also x <= 0) are skipped (they break
-// the polyline); with x_log, "no finite point" means no such point with x > 0.
+// the polyline); a log axis without any point at x > 0 falls back to a linear one.
 #pragma once
 
 #include <functional>
@@ -67,7 +67,8 @@ struct LineChart {
   TickFormatter x_format, y_format;
   // A logarithmic x axis: equal distances are equal ratios, ticks at powers of two when
   // x_format is FormatBytes (else of ten), the range widened to whole powers. For
-  // capacities, where a 50 MiB working set and an 8 GiB tier share one axis.
+  // capacities, where a 50 MiB working set and an 8 GiB tier share one axis. Points and
+  // markers at x <= 0 are not drawn; with no point at x > 0 the axis is linear.
   bool x_log = false;
 };
 
