@@ -23,8 +23,10 @@ pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 # HTTP endpoint: cpp-httplib (store/http only). Debian builds it as a shared library; its
 # pkg-config flags (TLS, zlib, brotli support) must match the library's class layouts.
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-# PNG plots: libpng (client/plot only).
-find_package(PNG REQUIRED)
+# JSON: nlohmann/json (header-only; store/http and client/cli write it, tests read it).
+find_package(nlohmann_json 3 CONFIG REQUIRED)
+# Plots: cairo draws them and writes the PNG (client/plot only).
+pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo)
 find_program(STRATA_PROMTOOL promtool)
 message(STATUS "strata: gRPC ${gRPC_VERSION}, protobuf ${Protobuf_VERSION}, UCX ${UCX_VERSION}, "
                "RocksDB ${RocksDB_VERSION}, liburing ${URING_VERSION}, xxHash ${XXHASH_VERSION}")

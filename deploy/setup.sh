@@ -17,8 +17,10 @@ PACKAGES=(
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libucx-dev librocksdb-dev liburing-dev
-  # store/http's server (cpp-httplib) and client/plot's PNG writer
-  libcpp-httplib-dev libpng-dev
+  # store/http's server (cpp-httplib); client/plot draws with cairo, its text in DejaVu Sans
+  libcpp-httplib-dev libcairo2-dev fonts-dejavu-core
+  # JSON writing (store/http, client/cli) and reading (tests): nlohmann/json
+  nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # promtool: the tests check /metrics and deploy/prometheus with Prometheus's own parser

@@ -16,14 +16,14 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
-#include "strata/tiering/internal/errno_status.h"
 #include "strata/tiering/internal/prefault.h"
 
 namespace strata::tiering {
 namespace {
 
-using internal::ErrnoToStatus;
+using base::ErrnoToStatus;
 using internal::MemoryMapping;
 using internal::PrefaultForWrite;
 using internal::UniqueFd;

@@ -5,7 +5,7 @@
 
 #include <sys/mman.h>
 
-#include "strata/tiering/internal/errno_status.h"
+#include "strata/base/errno_status.h"
 
 namespace strata::tiering::internal {
 namespace {
@@ -22,7 +22,7 @@ absl::Status PrefaultForWrite(std::byte* data, size_t size) {
   // EINVAL means an unknown advice only if a zero-length call fails too: madvise checks
   // the advice before it looks at the range, and an empty range is then a no-op.
   if (error != EINVAL || ::madvise(data, 0, MADV_POPULATE_WRITE) == 0) {
-    return ErrnoToStatus(error, "madvise(MADV_POPULATE_WRITE)");
+    return base::ErrnoToStatus(error, "madvise(MADV_POPULATE_WRITE)");
   }
 #endif
   // A kernel without MADV_POPULATE_WRITE: touch one byte per page (the file is fresh, so

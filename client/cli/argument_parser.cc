@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 
 #include "client/cli/exit_codes.h"
+#include "strata/base/byte_size.h"
 
 namespace strata::cli {
 namespace {
@@ -244,35 +245,8 @@ absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
 }
 
 absl::StatusOr<uint64_t> ParseByteSize(const std::string& flag, const std::string& value) {
-  size_t digits = 0;
-  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) {
-    ++digits;
-  }
-  const std::string unit = absl::AsciiStrToLower(value.substr(digits));
-  struct Unit {
-    const char* name;
-    uint64_t factor;
-  };
-  static constexpr Unit kUnits[] = {
-      {"", 1},
-      {"b", 1},
-      {"kib", 1ull << 10},
-      {"mib", 1ull << 20},
-      {"gib", 1ull << 30},
-      {"tib", 1ull << 40},
-      {"kb", 1000ull},
-      {"mb", 1000ull * 1000},
-      {"gb", 1000ull * 1000 * 1000},
-      {"tb", 1000ull * 1000 * 1000 * 1000},
-  };
-  uint64_t number = 0;
-  if (digits > 0 && absl::SimpleAtoi(value.substr(0, digits), &number)) {
-    for (const Unit& u : kUnits) {
-      if (unit != u.name) continue;
-      if (number > std::numeric_limits<uint64_t>::max() / u.factor) break;
-      return number * u.factor;
-    }
-  }
+  absl::StatusOr<uint64_t> bytes = base::ParseBytes(value);
+  if (bytes.ok()) return *bytes;
   return UsageError(
       absl::StrCat(flag, ": \"", value, "\" is not a byte size (e.g. 4096, 64MiB, 1GiB, 10GB)"));
 }

@@ -96,7 +96,8 @@ absl::StatusOr<uint64_t> ParseUintValue(const std::string& flag, const std::stri
 absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& flag,
                                                      const std::string& value);
 // A byte count: an integer with an optional unit, case-insensitive: B, KiB MiB GiB TiB
-// (powers of 1024), KB MB GB TB (powers of 1000). "64MiB", "1000000".
+// (powers of 1024), KB MB GB TB (powers of 1000); spaces allowed (base::ParseBytes).
+// "64MiB", "1 GiB", "1000000".
 absl::StatusOr<uint64_t> ParseByteSize(const std::string& flag, const std::string& value);
 
 }  // namespace strata::cli

@@ -155,8 +155,9 @@ TEST(ArgumentParserTest, ByteSizes) {
   EXPECT_EQ(*ParseByteSize("--b", "3KB"), 3000u);
   EXPECT_EQ(*ParseByteSize("--b", "1TB"), 1000000000000ull);
   EXPECT_EQ(*ParseByteSize("--b", "16777215TiB"), 16777215ull << 40);  // 2^64 - 2^40
-  for (const char* bad : {"", "MiB", "1.5GiB", "-1", "1 MiB", "1XB", "1PiB",
-                          "16777216TiB" /* 2^64 */, "99999999999999999999"}) {
+  EXPECT_EQ(*ParseByteSize("--b", "1 MiB"), 1u << 20);                 // as in the node's config
+  for (const char* bad : {"", "MiB", "1.5GiB", "-1", "1XB", "1PiB", "16777216TiB" /* 2^64 */,
+                          "99999999999999999999"}) {
     EXPECT_TRUE(IsUsageError(ParseByteSize("--b", bad).status())) << bad;
   }
 }

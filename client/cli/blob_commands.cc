@@ -4,7 +4,7 @@
 
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/table.h"
 #include "strata/base/status_macros.h"
 
@@ -19,9 +19,7 @@ absl::Status RunStat(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
   STRATA_ASSIGN_OR_RETURN(BlobInfo info, client->Stat(key, with_tokens, ctx.Call()));
   if (ctx.json()) {
-    JsonWriter json;
-    WriteBlobInfoJson(info, with_tokens, json);
-    ctx.out() << json.Take() << "\n";
+    ctx.out() << DumpJson(BlobInfoJson(info, with_tokens)) << "\n";
     return absl::OkStatus();
   }
   std::vector<std::pair<std::string, std::string>> lines = BlobInfoLines(info);
@@ -35,13 +33,11 @@ absl::Status RunRemove(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
   STRATA_ASSIGN_OR_RETURN(DeleteResult result, client->Delete(key, ctx.Call()));
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("key").String(key.ToHex());
-    json.Key("pages_removed").Uint(result.pages_removed);
-    json.Key("blobs_unlinked").Uint(result.blobs_unlinked);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["key"] = key.ToHex();
+    json["pages_removed"] = result.pages_removed;
+    json["blobs_unlinked"] = result.blobs_unlinked;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << "removed " << key.ToHex() << ": " << result.pages_removed << " index pages, "
@@ -54,12 +50,10 @@ absl::Status RunPinOrUnpin(CommandContext& ctx, const ParsedArgs& args, bool pin
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
   STRATA_RETURN_IF_ERROR(pin ? client->Pin(key, ctx.Call()) : client->Unpin(key, ctx.Call()));
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("key").String(key.ToHex());
-    json.Key("pinned").Bool(pin);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["key"] = key.ToHex();
+    json["pinned"] = pin;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << (pin ? "pinned " : "unpinned ") << key.ToHex() << "\n";

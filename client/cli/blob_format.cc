@@ -89,118 +89,111 @@ std::vector<std::pair<std::string, std::string>> BlobInfoLines(const BlobInfo& i
   };
 }
 
-void WriteLayoutJson(const KvLayout& layout, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("spec").String(FormatLayoutSpec(layout));
-  json.Key("num_layers").Uint(layout.num_layers);
-  json.Key("num_kv_heads").Uint(layout.num_kv_heads);
-  json.Key("head_dim").Uint(layout.head_dim);
-  json.Key("dtype").String(radix::DTypeName(layout.dtype));
-  json.Key("page_tokens").Uint(layout.page_tokens);
-  json.Key("format").String(radix::KvFormatName(layout.format));
-  json.Key("tp_rank").Uint(layout.tp_rank);
-  json.Key("tp_world").Uint(layout.tp_world);
-  json.EndObject();
+Json TierNamesJson(const std::vector<Tier>& tiers) {
+  Json names = Json::array();
+  for (Tier tier : tiers) names.push_back(std::string(TierName(tier)));
+  return names;
 }
 
-void WriteBlobInfoJson(const BlobInfo& info, bool with_tokens, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("key").String(info.key.ToHex());
-  json.Key("tenant").String(info.tenant);
-  json.Key("model").String(info.model);
-  json.Key("layout");
-  WriteLayoutJson(info.layout, json);
-  json.Key("namespace_hash").String(info.namespace_hash.ToHex());
-  json.Key("parent");
-  if (info.parent.has_value()) {
-    json.BeginObject();
-    json.Key("key").String(info.parent->key.ToHex());
-    json.Key("pages").Uint(info.parent->pages);
-    json.EndObject();
-  } else {
-    json.Null();
-  }
-  json.Key("start_hash").String(info.start_hash.ToHex());
-  json.Key("first_page").Uint(info.first_page);
-  json.Key("pages").Uint(info.pages);
-  json.Key("bytes").Uint(info.bytes);
-  json.Key("checksum").String(absl::StrFormat("%016x", info.checksum));
-  json.Key("tiers").BeginArray();
-  for (Tier tier : info.tiers) json.String(std::string(TierName(tier)));
-  json.EndArray();
-  json.Key("pages_indexed").Uint(info.pages_indexed);
-  json.Key("leases").Uint(info.leases);
-  json.Key("pinned").Bool(info.pinned);
-  json.Key("hits").Uint(info.hits);
-  json.Key("created").String(Rfc3339(info.created));
-  json.Key("created_unix_ms").Int(absl::ToUnixMillis(info.created));
-  json.Key("last_access").String(Rfc3339(info.last_access));
-  json.Key("last_access_unix_ms").Int(absl::ToUnixMillis(info.last_access));
+Json LayoutJson(const KvLayout& layout) {
+  Json json;
+  json["spec"] = FormatLayoutSpec(layout);
+  json["num_layers"] = layout.num_layers;
+  json["num_kv_heads"] = layout.num_kv_heads;
+  json["head_dim"] = layout.head_dim;
+  json["dtype"] = radix::DTypeName(layout.dtype);
+  json["page_tokens"] = layout.page_tokens;
+  json["format"] = radix::KvFormatName(layout.format);
+  json["tp_rank"] = layout.tp_rank;
+  json["tp_world"] = layout.tp_world;
+  return json;
+}
+
+Json BlobInfoJson(const BlobInfo& info, bool with_tokens) {
+  Json json;
+  json["key"] = info.key.ToHex();
+  json["tenant"] = info.tenant;
+  json["model"] = info.model;
+  json["layout"] = LayoutJson(info.layout);
+  json["namespace_hash"] = info.namespace_hash.ToHex();
+  json["parent"] = info.parent.has_value()
+                       ? Json{{"key", info.parent->key.ToHex()}, {"pages", info.parent->pages}}
+                       : Json(nullptr);
+  json["start_hash"] = info.start_hash.ToHex();
+  json["first_page"] = info.first_page;
+  json["pages"] = info.pages;
+  json["bytes"] = info.bytes;
+  json["checksum"] = absl::StrFormat("%016x", info.checksum);
+  json["tiers"] = TierNamesJson(info.tiers);
+  json["pages_indexed"] = info.pages_indexed;
+  json["leases"] = info.leases;
+  json["pinned"] = info.pinned;
+  json["hits"] = info.hits;
+  json["created"] = Rfc3339(info.created);
+  json["created_unix_ms"] = absl::ToUnixMillis(info.created);
+  json["last_access"] = Rfc3339(info.last_access);
+  json["last_access_unix_ms"] = absl::ToUnixMillis(info.last_access);
   if (with_tokens) {
-    json.Key("tokens").BeginArray();
-    for (TokenId token : info.tokens) json.Uint(token);
-    json.EndArray();
+    json["tokens"] = info.tokens;
   }
-  json.EndObject();
+  return json;
 }
 
-void WriteSegmentJson(const Segment& segment, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("blob").String(segment.blob.ToHex());
-  json.Key("blob_page_offset").Uint(segment.blob_page_offset);
-  json.Key("page_count").Uint(segment.page_count);
-  json.Key("seq_page_begin").Uint(segment.seq_page_begin);
-  json.Key("blob_pages").Uint(segment.blob_pages);
-  json.Key("tier").String(std::string(TierName(segment.tier)));
+Json SegmentJson(const Segment& segment) {
+  Json json;
+  json["blob"] = segment.blob.ToHex();
+  json["blob_page_offset"] = segment.blob_page_offset;
+  json["page_count"] = segment.page_count;
+  json["seq_page_begin"] = segment.seq_page_begin;
+  json["blob_pages"] = segment.blob_pages;
+  json["tier"] = std::string(TierName(segment.tier));
   if (segment.tier == Tier::kText) {
-    json.Key("tokens").BeginArray();
-    for (TokenId token : segment.tokens) json.Uint(token);
-    json.EndArray();
+    json["tokens"] = segment.tokens;
   }
-  json.EndObject();
+  return json;
 }
 
-void WriteTierInfoJson(const TierInfo& tier, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("tier").String(std::string(TierName(tier.tier)));
-  json.Key("capacity_bytes").Uint(tier.capacity_bytes);
-  json.Key("used_bytes").Uint(tier.used_bytes);
-  json.Key("free_bytes").Uint(tier.free_bytes);
-  json.Key("blobs").Uint(tier.blobs);
-  json.Key("hits").Uint(tier.hits);
-  json.Key("misses").Uint(tier.misses);
-  json.Key("evictions").Uint(tier.evictions);
-  json.Key("promotions").Uint(tier.promotions);
-  json.Key("demotions").Uint(tier.demotions);
-  json.Key("pages").Uint(tier.pages);
-  json.EndObject();
+Json TierInfoJson(const TierInfo& tier) {
+  Json json;
+  json["tier"] = std::string(TierName(tier.tier));
+  json["capacity_bytes"] = tier.capacity_bytes;
+  json["used_bytes"] = tier.used_bytes;
+  json["free_bytes"] = tier.free_bytes;
+  json["blobs"] = tier.blobs;
+  json["hits"] = tier.hits;
+  json["misses"] = tier.misses;
+  json["evictions"] = tier.evictions;
+  json["promotions"] = tier.promotions;
+  json["demotions"] = tier.demotions;
+  json["pages"] = tier.pages;
+  return json;
 }
 
-void WriteIndexInfoJson(const IndexInfo& index, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("roots").Uint(index.roots);
-  json.Key("nodes").Uint(index.nodes);
-  json.Key("leaves").Uint(index.leaves);
-  json.Key("pages").Uint(index.pages);
-  json.Key("token_bytes").Uint(index.token_bytes);
-  json.Key("index_bytes").Uint(index.index_bytes);
-  json.Key("pinned_nodes").Uint(index.pinned_nodes);
-  json.EndObject();
+Json IndexInfoJson(const IndexInfo& index) {
+  Json json;
+  json["roots"] = index.roots;
+  json["nodes"] = index.nodes;
+  json["leaves"] = index.leaves;
+  json["pages"] = index.pages;
+  json["token_bytes"] = index.token_bytes;
+  json["index_bytes"] = index.index_bytes;
+  json["pinned_nodes"] = index.pinned_nodes;
+  return json;
 }
 
-void WriteEngineInfoJson(const EngineInfo& engine, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("namespaces").Uint(engine.namespaces);
-  json.Key("blobs").Uint(engine.blobs);
-  json.Key("unlinked_blobs").Uint(engine.unlinked_blobs);
-  json.Key("token_only_blobs").Uint(engine.token_only_blobs);
-  json.Key("pending_puts").Uint(engine.pending_puts);
-  json.Key("leases").Uint(engine.leases);
-  json.Key("matches").Uint(engine.matches);
-  json.Key("matched_pages").Uint(engine.matched_pages);
-  json.Key("queried_pages").Uint(engine.queried_pages);
-  json.Key("draining").Bool(engine.draining);
-  json.EndObject();
+Json EngineInfoJson(const EngineInfo& engine) {
+  Json json;
+  json["namespaces"] = engine.namespaces;
+  json["blobs"] = engine.blobs;
+  json["unlinked_blobs"] = engine.unlinked_blobs;
+  json["token_only_blobs"] = engine.token_only_blobs;
+  json["pending_puts"] = engine.pending_puts;
+  json["leases"] = engine.leases;
+  json["matches"] = engine.matches;
+  json["matched_pages"] = engine.matched_pages;
+  json["queried_pages"] = engine.queried_pages;
+  json["draining"] = engine.draining;
+  return json;
 }
 
 }  // namespace strata::cli

@@ -19,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "strata/types.h"
 
 namespace strata::cli {
@@ -40,15 +40,17 @@ std::string ParentText(const std::optional<Parent>& parent);
 // not included).
 std::vector<std::pair<std::string, std::string>> BlobInfoLines(const BlobInfo& info);
 // One BlobInfo as a JSON object (with "tokens" only when `with_tokens`).
-void WriteBlobInfoJson(const BlobInfo& info, bool with_tokens, JsonWriter& json);
+Json BlobInfoJson(const BlobInfo& info, bool with_tokens);
 // A layout as {"spec": "...", "num_layers": .., ...}.
-void WriteLayoutJson(const KvLayout& layout, JsonWriter& json);
+Json LayoutJson(const KvLayout& layout);
 // One match segment as a JSON object (TEXT segments with their "tokens").
-void WriteSegmentJson(const Segment& segment, JsonWriter& json);
+Json SegmentJson(const Segment& segment);
+// Tier names as a JSON array (["dram","ssd"]), in the given order.
+Json TierNamesJson(const std::vector<Tier>& tiers);
 // One tier's statistics as a JSON object, every field of TierInfo.
-void WriteTierInfoJson(const TierInfo& tier, JsonWriter& json);
-void WriteIndexInfoJson(const IndexInfo& index, JsonWriter& json);
-void WriteEngineInfoJson(const EngineInfo& engine, JsonWriter& json);
+Json TierInfoJson(const TierInfo& tier);
+Json IndexInfoJson(const IndexInfo& index);
+Json EngineInfoJson(const EngineInfo& engine);
 
 // RFC 3339 UTC with milliseconds ("2026-11-29T13:37:44.804Z"); "" for the epoch (unset).
 std::string Rfc3339(absl::Time time);

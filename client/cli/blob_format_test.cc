@@ -4,14 +4,18 @@
 #include "gtest/gtest.h"
 
 #include "client/cli/exit_codes.h"
-#include "client/cli/testing/json_value.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/json.h"
 
 namespace strata::cli {
 namespace {
 
+using strata::testing::AsBool;
+using strata::testing::AsString;
+using strata::testing::AsUint;
+using strata::testing::ParseJson;
+
 using ::testing::HasSubstr;
-using testing::JsonValue;
 using ::testing::Pair;
 
 constexpr char kKeyHex[] = "0123456789abcdef0123456789abcdef";
@@ -103,77 +107,67 @@ TEST(BlobFormatTest, InfoLines) {
 
 TEST(BlobFormatTest, InfoJson) {
   const BlobInfo info = SampleInfo();
-  JsonWriter json;
-  WriteBlobInfoJson(info, /*with_tokens=*/true, json);
-  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
-  EXPECT_EQ(v["key"].AsString(), kKeyHex);
-  EXPECT_EQ(v["model"].AsString(), "org/model \"7b\"");
-  EXPECT_EQ(v["layout"]["spec"].AsString(),
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v,
+                       ParseJson(DumpJson(BlobInfoJson(info, /*with_tokens=*/true))));
+  EXPECT_EQ(AsString(v["key"]), kKeyHex);
+  EXPECT_EQ(AsString(v["model"]), "org/model \"7b\"");
+  EXPECT_EQ(AsString(v["layout"]["spec"]),
             "layers=2,kv_heads=4,head_dim=8,dtype=bfloat16,page_tokens=16,format=kv,tp=0/1");
-  EXPECT_EQ(v["layout"]["num_kv_heads"].AsUint(), 4u);
-  EXPECT_EQ(v["layout"]["format"].AsString(), "key_value");
-  EXPECT_EQ(v["namespace_hash"].AsString(), "00000000000000010000000000000002");
-  EXPECT_EQ(v["parent"]["key"].AsString(), kParentHex);
-  EXPECT_EQ(v["parent"]["pages"].AsUint(), 3u);
-  EXPECT_EQ(v["first_page"].AsUint(), 3u);
-  EXPECT_EQ(v["pages"].AsUint(), 2u);
-  EXPECT_EQ(v["bytes"].AsUint(), 8192u);  // 2 pages x 2 layers x (K+V) x 16 x 4 x 8 x 2 B
-  EXPECT_EQ(v["checksum"].AsString(), "feedfacecafebeef");
+  EXPECT_EQ(AsUint(v["layout"]["num_kv_heads"]), 4u);
+  EXPECT_EQ(AsString(v["layout"]["format"]), "key_value");
+  EXPECT_EQ(AsString(v["namespace_hash"]), "00000000000000010000000000000002");
+  EXPECT_EQ(AsString(v["parent"]["key"]), kParentHex);
+  EXPECT_EQ(AsUint(v["parent"]["pages"]), 3u);
+  EXPECT_EQ(AsUint(v["first_page"]), 3u);
+  EXPECT_EQ(AsUint(v["pages"]), 2u);
+  EXPECT_EQ(AsUint(v["bytes"]), 8192u);  // 2 pages x 2 layers x (K+V) x 16 x 4 x 8 x 2 B
+  EXPECT_EQ(AsString(v["checksum"]), "feedfacecafebeef");
   ASSERT_EQ(v["tiers"].size(), 2u);
-  EXPECT_EQ(v["tiers"][1].AsString(), "text");
-  EXPECT_TRUE(v["pinned"].AsBool());
-  EXPECT_EQ(v["created"].AsString(), "2026-11-18T11:06:40.123Z");
-  EXPECT_EQ(v["created_unix_ms"].AsUint(), 1795000000123u);
+  EXPECT_EQ(AsString(v["tiers"][1]), "text");
+  EXPECT_TRUE(AsBool(v["pinned"]));
+  EXPECT_EQ(AsString(v["created"]), "2026-11-18T11:06:40.123Z");
+  EXPECT_EQ(AsUint(v["created_unix_ms"]), 1795000000123u);
   ASSERT_EQ(v["tokens"].size(), 3u);
-  EXPECT_EQ(v["tokens"][2].AsUint(), 3u);
+  EXPECT_EQ(AsUint(v["tokens"][2]), 3u);
 
   BlobInfo root = info;
   root.parent.reset();
-  JsonWriter without;
-  WriteBlobInfoJson(root, /*with_tokens=*/false, without);
-  ASSERT_OK_AND_ASSIGN(JsonValue w, testing::ParseJson(without.Take()));
-  EXPECT_TRUE(w.Has("parent"));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json w,
+                       ParseJson(DumpJson(BlobInfoJson(root, /*with_tokens=*/false))));
+  EXPECT_TRUE(w.contains("parent"));
   EXPECT_TRUE(w["parent"].is_null());
-  EXPECT_FALSE(w.Has("tokens"));
+  EXPECT_FALSE(w.contains("tokens"));
 }
 
 TEST(BlobFormatTest, StatsJson) {
-  JsonWriter json;
-  json.BeginObject();
-  json.Key("segment");
-  WriteSegmentJson({.blob = SampleInfo().key,
-                    .blob_page_offset = 1,
-                    .page_count = 2,
-                    .seq_page_begin = 4,
-                    .blob_pages = 5,
-                    .tier = Tier::kDram},
-                   json);
-  json.Key("tier");
-  WriteTierInfoJson({.tier = Tier::kDram,
-                     .capacity_bytes = 100,
-                     .used_bytes = 40,
-                     .free_bytes = 60,
-                     .blobs = 2,
-                     .hits = 3,
-                     .misses = 4,
-                     .evictions = 5,
-                     .promotions = 6,
-                     .demotions = 7},
-                    json);
-  json.Key("index");
-  WriteIndexInfoJson({.roots = 1, .pinned_nodes = 8}, json);
-  json.Key("engine");
-  WriteEngineInfoJson({.namespaces = 2, .draining = true}, json);
-  json.EndObject();
-  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
-  EXPECT_EQ(v["segment"]["blob"].AsString(), kKeyHex);
-  EXPECT_EQ(v["segment"]["seq_page_begin"].AsUint(), 4u);
-  EXPECT_EQ(v["segment"]["tier"].AsString(), "dram");
-  EXPECT_EQ(v["tier"]["free_bytes"].AsUint(), 60u);
-  EXPECT_EQ(v["tier"]["demotions"].AsUint(), 7u);
-  EXPECT_EQ(v["index"]["pinned_nodes"].AsUint(), 8u);
-  EXPECT_EQ(v["engine"]["namespaces"].AsUint(), 2u);
-  EXPECT_TRUE(v["engine"]["draining"].AsBool());
+  Json json;
+  json["segment"] = SegmentJson({.blob = SampleInfo().key,
+                                 .blob_page_offset = 1,
+                                 .page_count = 2,
+                                 .seq_page_begin = 4,
+                                 .blob_pages = 5,
+                                 .tier = Tier::kDram});
+  json["tier"] = TierInfoJson({.tier = Tier::kDram,
+                               .capacity_bytes = 100,
+                               .used_bytes = 40,
+                               .free_bytes = 60,
+                               .blobs = 2,
+                               .hits = 3,
+                               .misses = 4,
+                               .evictions = 5,
+                               .promotions = 6,
+                               .demotions = 7});
+  json["index"] = IndexInfoJson({.roots = 1, .pinned_nodes = 8});
+  json["engine"] = EngineInfoJson({.namespaces = 2, .draining = true});
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v, ParseJson(DumpJson(json)));
+  EXPECT_EQ(AsString(v["segment"]["blob"]), kKeyHex);
+  EXPECT_EQ(AsUint(v["segment"]["seq_page_begin"]), 4u);
+  EXPECT_EQ(AsString(v["segment"]["tier"]), "dram");
+  EXPECT_EQ(AsUint(v["tier"]["free_bytes"]), 60u);
+  EXPECT_EQ(AsUint(v["tier"]["demotions"]), 7u);
+  EXPECT_EQ(AsUint(v["index"]["pinned_nodes"]), 8u);
+  EXPECT_EQ(AsUint(v["engine"]["namespaces"]), 2u);
+  EXPECT_TRUE(AsBool(v["engine"]["draining"]));
 }
 
 }  // namespace

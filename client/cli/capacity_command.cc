@@ -9,7 +9,7 @@
 #include "client/cli/capacity_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "strata/base/status_macros.h"
 #include "strata/plot/line_chart.h"
 
@@ -68,22 +68,13 @@ absl::Status RunCapacity(CommandContext& ctx, const ParsedArgs& args) {
   if (plot_path.has_value()) STRATA_RETURN_IF_ERROR(WritePlot(curves, *plot_path));
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("mrc");
-    WriteMissRatioCurveJson(info.mrc, json);
-    json.Key("token_bytes_per_kv_byte").Double(info.token_bytes_per_kv_byte);
-    json.Key("curves").BeginArray();
-    for (const TierCurveInfo* curve : curves) WriteTierCurveJson(*curve, json);
-    json.EndArray();
-    json.Key("plot");
-    if (plot_path.has_value()) {
-      json.String(*plot_path);
-    } else {
-      json.Null();
-    }
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["mrc"] = MissRatioCurveJson(info.mrc);
+    json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
+    Json& curves_json = json["curves"] = Json::array();
+    for (const TierCurveInfo* curve : curves) curves_json.push_back(TierCurveJson(*curve));
+    json["plot"] = plot_path.has_value() ? Json(*plot_path) : Json(nullptr);
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << "miss-ratio curve: " << MissRatioCurveSummary(info.mrc) << "\n";

@@ -23,17 +23,14 @@ std::string Indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-void WritePointJson(const CurvePoint& point, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("capacity_bytes").Uint(point.capacity_bytes);
-  json.Key("hit_ratio").Double(point.hit_ratio);
-  json.EndObject();
+Json PointJson(const CurvePoint& point) {
+  return Json{{"capacity_bytes", point.capacity_bytes}, {"hit_ratio", point.hit_ratio}};
 }
 
-void WritePointsJson(const std::vector<CurvePoint>& points, JsonWriter& json) {
-  json.BeginArray();
-  for (const CurvePoint& point : points) WritePointJson(point, json);
-  json.EndArray();
+Json PointsJson(const std::vector<CurvePoint>& points) {
+  Json json = Json::array();
+  for (const CurvePoint& point : points) json.push_back(PointJson(point));
+  return json;
 }
 
 // A row of a curve table: its point and what it is.
@@ -104,26 +101,23 @@ std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups) {
   return table.Render();
 }
 
-void WriteLookupsJson(const std::vector<LookupInfo>& lookups, JsonWriter& json) {
-  json.BeginArray();
+Json LookupsJson(const std::vector<LookupInfo>& lookups) {
+  Json json = Json::array();
   for (const LookupInfo& l : lookups) {
-    json.BeginObject();
-    json.Key("phase").String(std::string(LookupPhaseName(l.phase)));
-    json.Key("lookups").Uint(l.lookups);
-    json.Key("queried_pages").Uint(l.queried_pages);
-    json.Key("dram_hit_pages").Uint(l.dram_hit_pages);
-    json.Key("ssd_hit_pages").Uint(l.ssd_hit_pages);
-    json.Key("text_hit_pages").Uint(l.text_hit_pages);
-    json.Key("miss_pages").Uint(l.miss_pages);
-    json.Key("hit_ratio");
-    if (l.queried_pages == 0) {
-      json.Null();
-    } else {
-      json.Double(static_cast<double>(l.HitPages()) / static_cast<double>(l.queried_pages));
-    }
-    json.EndObject();
+    Json& phase = json.emplace_back(Json::object());
+    phase["phase"] = std::string(LookupPhaseName(l.phase));
+    phase["lookups"] = l.lookups;
+    phase["queried_pages"] = l.queried_pages;
+    phase["dram_hit_pages"] = l.dram_hit_pages;
+    phase["ssd_hit_pages"] = l.ssd_hit_pages;
+    phase["text_hit_pages"] = l.text_hit_pages;
+    phase["miss_pages"] = l.miss_pages;
+    phase["hit_ratio"] =
+        l.queried_pages == 0
+            ? Json(nullptr)
+            : Json(static_cast<double>(l.HitPages()) / static_cast<double>(l.queried_pages));
   }
-  json.EndArray();
+  return json;
 }
 
 std::string MissRatioCurveSummary(const MissRatioCurveInfo& mrc) {
@@ -175,32 +169,26 @@ std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_k
   return out;
 }
 
-void WriteMissRatioCurveJson(const MissRatioCurveInfo& mrc, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("points");
-  WritePointsJson(mrc.points, json);
-  json.Key("accesses").Uint(mrc.accesses);
-  json.Key("sampled_accesses").Uint(mrc.sampled_accesses);
-  json.Key("sample_rate").Double(mrc.sample_rate);
-  json.Key("working_set_bytes").Uint(mrc.working_set_bytes);
-  json.EndObject();
+Json MissRatioCurveJson(const MissRatioCurveInfo& mrc) {
+  Json json;
+  json["points"] = PointsJson(mrc.points);
+  json["accesses"] = mrc.accesses;
+  json["sampled_accesses"] = mrc.sampled_accesses;
+  json["sample_rate"] = mrc.sample_rate;
+  json["working_set_bytes"] = mrc.working_set_bytes;
+  return json;
 }
 
-void WriteTierCurveJson(const TierCurveInfo& curve, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("tier").String(std::string(TierName(curve.tier)));
-  json.Key("capacity_bytes").Uint(curve.capacity_bytes);
-  json.Key("expected_hit_ratio").Double(curve.expected_hit_ratio);
-  json.Key("recommended");
-  if (curve.recommended.has_value()) {
-    WritePointJson(*curve.recommended, json);
-  } else {
-    json.Null();
-  }
-  json.Key("advice").String(curve.advice);
-  json.Key("points");
-  WritePointsJson(curve.points, json);
-  json.EndObject();
+Json TierCurveJson(const TierCurveInfo& curve) {
+  Json json;
+  json["tier"] = std::string(TierName(curve.tier));
+  json["capacity_bytes"] = curve.capacity_bytes;
+  json["expected_hit_ratio"] = curve.expected_hit_ratio;
+  json["recommended"] =
+      curve.recommended.has_value() ? PointJson(*curve.recommended) : Json(nullptr);
+  json["advice"] = curve.advice;
+  json["points"] = PointsJson(curve.points);
+  return json;
 }
 
 plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
@@ -211,6 +199,7 @@ plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
   chart.y_min = 0;
   chart.y_max = 1;
   chart.x_format = plot::FormatBytes;
+  chart.x_log = true;  // a 50 MiB working set and an 8 GiB tier on one axis
   chart.y_format = plot::FormatPercent;
   for (const TierCurveInfo* curve : curves) {
     plot::Series series;

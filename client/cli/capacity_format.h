@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "strata/plot/line_chart.h"
 #include "strata/types.h"
 
@@ -47,7 +47,7 @@ std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups);
 
 // [{phase, lookups, queried_pages, dram_hit_pages, ssd_hit_pages, text_hit_pages,
 // miss_pages, hit_ratio}] (hit_ratio null when no page was queried).
-void WriteLookupsJson(const std::vector<LookupInfo>& lookups, JsonWriter& json);
+Json LookupsJson(const std::vector<LookupInfo>& lookups);
 
 // "12,345 page accesses, 123 sampled (rate 0.0100), working set 80.0 MiB".
 std::string MissRatioCurveSummary(const MissRatioCurveInfo& mrc);
@@ -57,10 +57,10 @@ std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_k
 
 // {points: [{capacity_bytes, hit_ratio}], accesses, sampled_accesses, sample_rate,
 // working_set_bytes}.
-void WriteMissRatioCurveJson(const MissRatioCurveInfo& mrc, JsonWriter& json);
+Json MissRatioCurveJson(const MissRatioCurveInfo& mrc);
 // {tier, capacity_bytes, expected_hit_ratio, recommended: {capacity_bytes, hit_ratio} or
 // null, advice, points: [...]}.
-void WriteTierCurveJson(const TierCurveInfo& curve, JsonWriter& json);
+Json TierCurveJson(const TierCurveInfo& curve);
 
 // The chart of `strata capacity --plot`: one series per curve (named by its tier: hit
 // ratio against that tier's capacity), the y axis 0..100%, capacities in bytes, and a

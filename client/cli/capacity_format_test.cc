@@ -7,15 +7,19 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "client/cli/testing/json_value.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/json.h"
 
 namespace strata::cli {
 namespace {
 
+using strata::testing::AsBool;
+using strata::testing::AsString;
+using strata::testing::AsUint;
+using strata::testing::ParseJson;
+
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
-using testing::JsonValue;
 using ::testing::Not;
 using ::testing::StartsWith;
 
@@ -71,20 +75,18 @@ TEST(CapacityFormatTest, LookupsTableHasEveryPhaseAndATotal) {
 }
 
 TEST(CapacityFormatTest, LookupsJson) {
-  JsonWriter json;
-  WriteLookupsJson(SampleLookups(), json);
-  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v, ParseJson(DumpJson(LookupsJson(SampleLookups()))));
   ASSERT_EQ(v.size(), 3u);
-  EXPECT_EQ(v[0]["phase"].AsString(), "prefill");
-  EXPECT_EQ(v[0]["lookups"].AsUint(), 4u);
-  EXPECT_EQ(v[0]["queried_pages"].AsUint(), 32u);
-  EXPECT_EQ(v[0]["dram_hit_pages"].AsUint(), 10u);
-  EXPECT_EQ(v[0]["ssd_hit_pages"].AsUint(), 1u);
-  EXPECT_EQ(v[0]["text_hit_pages"].AsUint(), 1u);
-  EXPECT_EQ(v[0]["miss_pages"].AsUint(), 20u);
-  EXPECT_DOUBLE_EQ(std::stod(v[0]["hit_ratio"].AsString()), 12.0 / 32);
+  EXPECT_EQ(AsString(v[0]["phase"]), "prefill");
+  EXPECT_EQ(AsUint(v[0]["lookups"]), 4u);
+  EXPECT_EQ(AsUint(v[0]["queried_pages"]), 32u);
+  EXPECT_EQ(AsUint(v[0]["dram_hit_pages"]), 10u);
+  EXPECT_EQ(AsUint(v[0]["ssd_hit_pages"]), 1u);
+  EXPECT_EQ(AsUint(v[0]["text_hit_pages"]), 1u);
+  EXPECT_EQ(AsUint(v[0]["miss_pages"]), 20u);
+  EXPECT_DOUBLE_EQ(v[0]["hit_ratio"].get<double>(), 12.0 / 32);
   EXPECT_TRUE(v[1]["hit_ratio"].is_null());
-  EXPECT_EQ(v[2]["phase"].AsString(), "decode");
+  EXPECT_EQ(AsString(v[2]["phase"]), "decode");
 }
 
 TEST(CapacityFormatTest, CurveTableMarksCurrentAndRecommended) {
@@ -142,30 +144,25 @@ TEST(CapacityFormatTest, CurveAndMrcJson) {
                                .sampled_accesses = 10,
                                .sample_rate = 0.01,
                                .working_set_bytes = 4096};
-  JsonWriter json;
-  json.BeginObject();
-  json.Key("mrc");
-  WriteMissRatioCurveJson(mrc, json);
-  json.Key("curve");
-  WriteTierCurveJson(DramCurve(), json);
+  Json json;
+  json["mrc"] = MissRatioCurveJson(mrc);
+  json["curve"] = TierCurveJson(DramCurve());
   TierCurveInfo none = DramCurve();
   none.recommended.reset();
-  json.Key("none");
-  WriteTierCurveJson(none, json);
-  json.EndObject();
-  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
-  EXPECT_EQ(v["mrc"]["accesses"].AsUint(), 1000u);
-  EXPECT_EQ(v["mrc"]["sampled_accesses"].AsUint(), 10u);
-  EXPECT_DOUBLE_EQ(std::stod(v["mrc"]["sample_rate"].AsString()), 0.01);
-  EXPECT_EQ(v["mrc"]["working_set_bytes"].AsUint(), 4096u);
+  json["none"] = TierCurveJson(none);
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v, ParseJson(DumpJson(json)));
+  EXPECT_EQ(AsUint(v["mrc"]["accesses"]), 1000u);
+  EXPECT_EQ(AsUint(v["mrc"]["sampled_accesses"]), 10u);
+  EXPECT_DOUBLE_EQ(v["mrc"]["sample_rate"].get<double>(), 0.01);
+  EXPECT_EQ(AsUint(v["mrc"]["working_set_bytes"]), 4096u);
   ASSERT_EQ(v["mrc"]["points"].size(), 1u);
-  EXPECT_EQ(v["mrc"]["points"][0]["capacity_bytes"].AsUint(), 1024u);
-  EXPECT_EQ(v["curve"]["tier"].AsString(), "dram");
-  EXPECT_EQ(v["curve"]["capacity_bytes"].AsUint(), 64u << 20);
-  EXPECT_DOUBLE_EQ(std::stod(v["curve"]["expected_hit_ratio"].AsString()), 0.61);
-  EXPECT_EQ(v["curve"]["recommended"]["capacity_bytes"].AsUint(), 96u << 20);
+  EXPECT_EQ(AsUint(v["mrc"]["points"][0]["capacity_bytes"]), 1024u);
+  EXPECT_EQ(AsString(v["curve"]["tier"]), "dram");
+  EXPECT_EQ(AsUint(v["curve"]["capacity_bytes"]), 64u << 20);
+  EXPECT_DOUBLE_EQ(v["curve"]["expected_hit_ratio"].get<double>(), 0.61);
+  EXPECT_EQ(AsUint(v["curve"]["recommended"]["capacity_bytes"]), 96u << 20);
   EXPECT_EQ(v["curve"]["points"].size(), 4u);
-  EXPECT_THAT(v["curve"]["advice"].AsString(), StartsWith("DRAM 64 MiB"));
+  EXPECT_THAT(AsString(v["curve"]["advice"]), StartsWith("DRAM 64 MiB"));
   EXPECT_TRUE(v["none"]["recommended"].is_null());
 }
 
@@ -187,6 +184,7 @@ TEST(CapacityFormatTest, ChartHasOneSeriesAndMarkerPerTier) {
   EXPECT_EQ(chart.y_min, 0);
   EXPECT_EQ(chart.y_max, 1);
   EXPECT_EQ(chart.x_format(64 << 20), plot::FormatBytes(64 << 20));
+  EXPECT_TRUE(chart.x_log);
 }
 
 TEST(CapacityFormatTest, MissRatioCurveSummary) {

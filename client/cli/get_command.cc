@@ -5,7 +5,7 @@
 
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/local_files.h"
 #include "client/cli/table.h"
 #include "strata/base/status_macros.h"
@@ -30,16 +30,13 @@ absl::Status RunGet(CommandContext& ctx, const ParsedArgs& args) {
 
   if (output == "-") return absl::OkStatus();  // stdout carries the bytes only
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("key").String(key.ToHex());
-    json.Key("file").String(output);
-    json.Key("pages").Uint(info.pages);
-    json.Key("bytes").Uint(bytes);
-    json.Key("layout");
-    WriteLayoutJson(info.layout, json);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["key"] = key.ToHex();
+    json["file"] = output;
+    json["pages"] = info.pages;
+    json["bytes"] = bytes;
+    json["layout"] = LayoutJson(info.layout);
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << "wrote " << FormatBytes(bytes) << " (" << bytes << " bytes, " << info.pages

@@ -6,7 +6,7 @@
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/namespace_flags.h"
 #include "client/cli/table.h"
 #include "strata/base/status_macros.h"
@@ -55,14 +55,13 @@ absl::Status RunList(CommandContext& ctx, const ParsedArgs& args) {
   }
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("blobs").BeginArray();
-    for (const BlobInfo& info : blobs) WriteBlobInfoJson(info, /*with_tokens=*/false, json);
-    json.EndArray();
-    json.Key("next_page_token").String(next);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    Json& blobs_json = json["blobs"] = Json::array();
+    for (const BlobInfo& info : blobs) {
+      blobs_json.push_back(BlobInfoJson(info, /*with_tokens=*/false));
+    }
+    json["next_page_token"] = next;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
 

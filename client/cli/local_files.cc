@@ -1,13 +1,14 @@
 #include "client/cli/local_files.h"
 
 #include <cerrno>
-#include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+
+#include "strata/base/errno_status.h"
 
 namespace strata::cli {
 namespace {
@@ -16,8 +17,7 @@ absl::Status ErrnoError(int error, const std::string& what, const std::string& p
   if (error == EISDIR) {
     return absl::FailedPreconditionError(absl::StrCat(what, " ", path, ": is a directory"));
   }
-  return absl::Status(absl::ErrnoToStatusCode(error),
-                      absl::StrCat(what, " ", path, ": ", std::strerror(error)));
+  return base::ErrnoToStatus(error, absl::StrCat(what, " ", path));
 }
 
 absl::Status WriteAll(int fd, absl::Span<const char> bytes, const std::string& path) {

@@ -2,7 +2,7 @@
 // The name "-" means the process's stdin (reading) or stdout (writing), passed in as
 // streams so tests can substitute them.
 //
-// Errors (the errno of the failing call, mapped by absl::ErrnoToStatusCode): NOT_FOUND no
+// Errors (the errno of the failing call, mapped by base::ErrnoToStatus): NOT_FOUND no
 // such file, PERMISSION_DENIED, FAILED_PRECONDITION a directory, others as mapped; a
 // failing stream is UNKNOWN. The message names the path and the call's strerror.
 // Thread-safe for distinct paths.

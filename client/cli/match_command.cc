@@ -5,7 +5,7 @@
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/namespace_flags.h"
 #include "client/cli/table.h"
 #include "client/cli/token_file.h"
@@ -38,19 +38,16 @@ absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
   const uint32_t query_pages = radix::WholePages(tokens.size(), page_tokens);
   const uint64_t matched_tokens = radix::PageTokenCount(match.matched_pages, page_tokens);
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("matched_pages").Uint(match.matched_pages);
-    json.Key("matched_tokens").Uint(matched_tokens);
-    json.Key("query_pages").Uint(query_pages);
-    json.Key("query_tokens").Uint(tokens.size());
-    json.Key("readable_pages").Uint(match.ReadablePages());
-    json.Key("truncated").Bool(match.truncated);
-    json.Key("segments").BeginArray();
-    for (const Segment& segment : match.segments) WriteSegmentJson(segment, json);
-    json.EndArray();
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["matched_pages"] = match.matched_pages;
+    json["matched_tokens"] = matched_tokens;
+    json["query_pages"] = query_pages;
+    json["query_tokens"] = tokens.size();
+    json["readable_pages"] = match.ReadablePages();
+    json["truncated"] = match.truncated;
+    Json& segments = json["segments"] = Json::array();
+    for (const Segment& segment : match.segments) segments.push_back(SegmentJson(segment));
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
 

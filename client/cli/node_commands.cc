@@ -4,7 +4,7 @@
 #include "client/cli/blob_format.h"
 #include "client/cli/capacity_format.h"
 #include "client/cli/commands.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/table.h"
 #include "client/cli/tier_format.h"
 #include "strata/base/status_macros.h"
@@ -19,25 +19,19 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
   const char* state = health.draining ? "DRAINING" : "SERVING";
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("node").String(ctx.options().node);
-    json.Key("state").String(state);
-    json.Key("draining").Bool(health.draining);
-    json.Key("version").String(health.version);
-    json.Key("data_plane").String(health.data_plane);
-    json.Key("uptime_ms").Int(absl::ToInt64Milliseconds(health.uptime));
-    json.Key("tiers").BeginArray();
-    for (const TierInfo& tier : tiers.tiers) WriteTierInfoJson(tier, json);
-    json.EndArray();
-    json.Key("text");
-    WriteTextTierJson(tiers.text, json);
-    json.Key("rebuild");
-    WriteRebuildQueueJson(tiers.rebuild, json);
-    json.Key("engine");
-    WriteEngineInfoJson(tiers.engine, json);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["node"] = ctx.options().node;
+    json["state"] = state;
+    json["draining"] = health.draining;
+    json["version"] = health.version;
+    json["data_plane"] = health.data_plane;
+    json["uptime_ms"] = absl::ToInt64Milliseconds(health.uptime);
+    Json& tiers_json = json["tiers"] = Json::array();
+    for (const TierInfo& tier : tiers.tiers) tiers_json.push_back(TierInfoJson(tier));
+    json["text"] = TextTierJson(tiers.text);
+    json["rebuild"] = RebuildQueueJson(tiers.rebuild);
+    json["engine"] = EngineInfoJson(tiers.engine);
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
 
@@ -78,29 +72,19 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(TiersInfo info, client->Tiers(ctx.Call()));
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("tiers").BeginArray();
-    for (const TierInfo& tier : info.tiers) WriteTierInfoJson(tier, json);
-    json.EndArray();
-    json.Key("text");
-    WriteTextTierJson(info.text, json);
-    json.Key("rebuild");
-    WriteRebuildQueueJson(info.rebuild, json);
-    json.Key("index");
-    WriteIndexInfoJson(info.index, json);
-    json.Key("engine");
-    WriteEngineInfoJson(info.engine, json);
-    json.Key("lookups");
-    WriteLookupsJson(info.lookups, json);
-    json.Key("mrc");
-    WriteMissRatioCurveJson(info.mrc, json);
-    json.Key("curves").BeginArray();
-    for (const TierCurveInfo& curve : info.curves) WriteTierCurveJson(curve, json);
-    json.EndArray();
-    json.Key("token_bytes_per_kv_byte").Double(info.token_bytes_per_kv_byte);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    Json& tiers_json = json["tiers"] = Json::array();
+    for (const TierInfo& tier : info.tiers) tiers_json.push_back(TierInfoJson(tier));
+    json["text"] = TextTierJson(info.text);
+    json["rebuild"] = RebuildQueueJson(info.rebuild);
+    json["index"] = IndexInfoJson(info.index);
+    json["engine"] = EngineInfoJson(info.engine);
+    json["lookups"] = LookupsJson(info.lookups);
+    json["mrc"] = MissRatioCurveJson(info.mrc);
+    Json& curves = json["curves"] = Json::array();
+    for (const TierCurveInfo& curve : info.curves) curves.push_back(TierCurveJson(curve));
+    json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
 

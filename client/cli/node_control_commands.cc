@@ -5,7 +5,7 @@
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/table.h"
 #include "client/cli/tier_format.h"
 #include "strata/base/status_macros.h"
@@ -27,22 +27,15 @@ absl::Status RunEvict(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(EvictResult result,
                           client->Evict(tier, asked.value_or(UINT64_MAX), ctx.Call()));
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("tier").String(std::string(TierName(tier)));
-    json.Key("bytes_requested");
-    if (asked.has_value()) {
-      json.Uint(*asked);
-    } else {
-      json.Null();
-    }
-    json.Key("bytes_freed").Uint(result.bytes_freed);
-    json.Key("pages_evicted").Uint(result.pages_evicted);
-    json.Key("blobs_unlinked").Uint(result.blobs_unlinked);
-    json.Key("blobs_demoted").Uint(result.blobs_demoted);
-    json.Key("blobs_dropped").Uint(result.blobs_dropped);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["tier"] = std::string(TierName(tier));
+    json["bytes_requested"] = asked.has_value() ? Json(*asked) : Json(nullptr);
+    json["bytes_freed"] = result.bytes_freed;
+    json["pages_evicted"] = result.pages_evicted;
+    json["blobs_unlinked"] = result.blobs_unlinked;
+    json["blobs_demoted"] = result.blobs_demoted;
+    json["blobs_dropped"] = result.blobs_dropped;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << EvictSummary(tier, asked, result) << "\n";
@@ -66,11 +59,9 @@ absl::Status RunDrain(CommandContext& ctx, const ParsedArgs& args) {
   }
   STRATA_RETURN_IF_ERROR(drained);
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("drained").Bool(true);
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["drained"] = true;
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << "drained: the node refuses new puts until it restarts; nothing in flight\n";

@@ -4,7 +4,7 @@
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/local_files.h"
 #include "client/cli/namespace_flags.h"
 #include "client/cli/table.h"
@@ -51,25 +51,17 @@ absl::Status RunPut(CommandContext& ctx, const ParsedArgs& args) {
                     ctx.Call()));
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("key").String(result.key.ToHex());
-    json.Key("existed").Bool(result.existed);
-    json.Key("indexed_pages").Uint(result.indexed_pages);
-    json.Key("pages").Uint(pages);
-    json.Key("tokens").Uint(tokens.size());
-    json.Key("bytes").Uint(expected_bytes);
-    json.Key("parent");
-    if (parent.has_value()) {
-      json.BeginObject();
-      json.Key("key").String(parent->key.ToHex());
-      json.Key("pages").Uint(parent->pages);
-      json.EndObject();
-    } else {
-      json.Null();
-    }
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    Json json;
+    json["key"] = result.key.ToHex();
+    json["existed"] = result.existed;
+    json["indexed_pages"] = result.indexed_pages;
+    json["pages"] = pages;
+    json["tokens"] = tokens.size();
+    json["bytes"] = expected_bytes;
+    json["parent"] = parent.has_value()
+                         ? Json{{"key", parent->key.ToHex()}, {"pages", parent->pages}}
+                         : Json(nullptr);
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << RenderKeyValues({

@@ -5,7 +5,7 @@
 
 #include "client/cli/blob_format.h"
 #include "client/cli/commands.h"
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "client/cli/table.h"
 #include "client/cli/tier_format.h"
 #include "strata/base/status_macros.h"
@@ -52,21 +52,17 @@ absl::Status RunRebuild(CommandContext& ctx, const ParsedArgs& args) {
   }
 
   if (ctx.json()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("key").String(key.ToHex());
-    json.Key("with_prefix").Bool(with_prefix);
-    json.Key("queued").Uint(result.queued);
-    json.Key("already_queued").Uint(result.already_queued);
-    json.Key("resident").Uint(result.resident);
+    Json json;
+    json["key"] = key.ToHex();
+    json["with_prefix"] = with_prefix;
+    json["queued"] = result.queued;
+    json["already_queued"] = result.already_queued;
+    json["resident"] = result.resident;
     if (info.has_value()) {
-      json.Key("waited_ms").Int(absl::ToInt64Milliseconds(waited));
-      json.Key("tiers").BeginArray();
-      for (Tier tier : info->tiers) json.String(std::string(TierName(tier)));
-      json.EndArray();
+      json["waited_ms"] = absl::ToInt64Milliseconds(waited);
+      json["tiers"] = TierNamesJson(info->tiers);
     }
-    json.EndObject();
-    ctx.out() << json.Take() << "\n";
+    ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << RebuildRequestSummary(key, with_prefix, result) << "\n";

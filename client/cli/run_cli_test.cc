@@ -210,7 +210,8 @@ TEST(RunCliTest, PutAndMatchCheckTheirInputsBeforeConnecting) {
   const CliRun missing = RunArgs(put({"--tokens", tokens4, "-i", "/nonexistent/kv.bin"}));
   EXPECT_EQ(missing.code, kExitFailed);
   EXPECT_EQ(missing.err,
-            "strata: put: NOT_FOUND: cannot open /nonexistent/kv.bin: No such file or directory\n");
+            "strata: put: NOT_FOUND: cannot open /nonexistent/kv.bin: No such file or directory "
+            "(errno 2)\n");
   for (const std::string& path : {tokens5, tokens4, bad_tokens, page, short_page}) {
     std::remove(path.c_str());
   }

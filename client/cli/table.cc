@@ -8,6 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "glog/logging.h"
 
+#include "strata/base/byte_size.h"
+
 namespace strata::cli {
 
 void Table::AddRow(std::vector<std::string> cells) {
@@ -58,21 +60,7 @@ std::string RenderKeyValues(const std::vector<std::pair<std::string, std::string
 }
 
 std::string FormatBytes(uint64_t bytes) {
-  if (bytes < 1024) return absl::StrCat(bytes, " B");
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / 1024.0;
-  size_t unit = 0;
-  // Round first, so 1048575 B prints "1.00 MiB" rather than "1024 KiB".
-  auto rounded = [](double v) {
-    return v < 10 ? std::round(v * 100) / 100 : v < 100 ? std::round(v * 10) / 10 : std::round(v);
-  };
-  while (rounded(value) >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  const double r = rounded(value);
-  const int decimals = r < 10 ? 2 : r < 100 ? 1 : 0;
-  return absl::StrFormat("%.*f %s", decimals, r, kUnits[unit]);
+  return base::FormatBytes(static_cast<double>(bytes), base::ByteStyle::kThreeDigits);
 }
 
 std::string FormatCount(uint64_t count) {

@@ -48,7 +48,7 @@ class Table {
 std::string RenderKeyValues(const std::vector<std::pair<std::string, std::string>>& rows);
 
 // Bytes for people, IEC units, three significant digits: "0 B", "1023 B", "1.00 KiB",
-// "64.0 MiB", "1.50 GiB", up to "EiB".
+// "64.0 MiB", "1.50 GiB", up to "EiB" (base::FormatBytes, kThreeDigits: columns line up).
 std::string FormatBytes(uint64_t bytes);
 
 // A count with thousands separators: 1234567 -> "1,234,567".

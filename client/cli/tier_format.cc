@@ -76,27 +76,27 @@ std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const Rebuild
   };
 }
 
-void WriteTextTierJson(const TextTierInfo& text, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("capacity_bytes").Uint(text.capacity_bytes);
-  json.Key("used_bytes").Uint(text.used_bytes);
-  json.Key("blobs").Uint(text.blobs);
-  json.Key("drops").Uint(text.drops);
-  json.Key("deletions").Uint(text.deletions);
-  json.Key("rebuilds").Uint(text.rebuilds);
-  json.Key("pages").Uint(text.pages);
-  json.EndObject();
+Json TextTierJson(const TextTierInfo& text) {
+  Json json;
+  json["capacity_bytes"] = text.capacity_bytes;
+  json["used_bytes"] = text.used_bytes;
+  json["blobs"] = text.blobs;
+  json["drops"] = text.drops;
+  json["deletions"] = text.deletions;
+  json["rebuilds"] = text.rebuilds;
+  json["pages"] = text.pages;
+  return json;
 }
 
-void WriteRebuildQueueJson(const RebuildQueueInfo& queue, JsonWriter& json) {
-  json.BeginObject();
-  json.Key("queued").Uint(queue.queued);
-  json.Key("in_flight").Uint(queue.in_flight);
-  json.Key("requested").Uint(queue.requested);
-  json.Key("completed").Uint(queue.completed);
-  json.Key("expired").Uint(queue.expired);
-  json.Key("dropped").Uint(queue.dropped);
-  json.EndObject();
+Json RebuildQueueJson(const RebuildQueueInfo& queue) {
+  Json json;
+  json["queued"] = queue.queued;
+  json["in_flight"] = queue.in_flight;
+  json["requested"] = queue.requested;
+  json["completed"] = queue.completed;
+  json["expired"] = queue.expired;
+  json["dropped"] = queue.dropped;
+  return json;
 }
 
 std::string EvictSummary(Tier tier, std::optional<uint64_t> asked, const EvictResult& result) {

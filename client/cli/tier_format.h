@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/cli/json_writer.h"
+#include "client/cli/json_output.h"
 #include "strata/types.h"
 
 namespace strata::cli {
@@ -39,8 +39,8 @@ std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierInf
 std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueInfo& queue);
 
 // Every field as a JSON object (sizes and counts as integers).
-void WriteTextTierJson(const TextTierInfo& text, JsonWriter& json);
-void WriteRebuildQueueJson(const RebuildQueueInfo& queue, JsonWriter& json);
+Json TextTierJson(const TextTierInfo& text);
+Json RebuildQueueJson(const RebuildQueueInfo& queue);
 
 // "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to
 // text" (`asked` none: "of all that could go"); SSD: "...from ssd: 2 blobs dropped to

@@ -5,14 +5,18 @@
 #include "gtest/gtest.h"
 
 #include "client/cli/blob_format.h"
-#include "client/cli/testing/json_value.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/json.h"
 
 namespace strata::cli {
 namespace {
 
+using strata::testing::AsBool;
+using strata::testing::AsString;
+using strata::testing::AsUint;
+using strata::testing::ParseJson;
+
 using ::testing::HasSubstr;
-using testing::JsonValue;
 using ::testing::Not;
 using ::testing::Pair;
 
@@ -97,37 +101,31 @@ TEST(TierFormatTest, TextAndQueueLines) {
 
 TEST(TierFormatTest, Json) {
   const TiersInfo info = SampleTiers();
-  JsonWriter json;
-  json.BeginObject();
-  json.Key("text");
-  WriteTextTierJson(info.text, json);
-  json.Key("rebuild");
-  WriteRebuildQueueJson(info.rebuild, json);
-  json.Key("segment");
-  WriteSegmentJson({.blob = BlobKey{PrefixHash{1, 2}},
-                    .page_count = 1,
-                    .blob_pages = 1,
-                    .tier = Tier::kText,
-                    .tokens = {7, 8, 9, 10}},
-                   json);
-  json.EndObject();
-  ASSERT_OK_AND_ASSIGN(JsonValue v, testing::ParseJson(json.Take()));
-  EXPECT_EQ(v["text"]["capacity_bytes"].AsUint(), 64u << 20);
-  EXPECT_EQ(v["text"]["used_bytes"].AsUint(), 2048u);
-  EXPECT_EQ(v["text"]["blobs"].AsUint(), 3u);
-  EXPECT_EQ(v["text"]["drops"].AsUint(), 7u);
-  EXPECT_EQ(v["text"]["deletions"].AsUint(), 2u);
-  EXPECT_EQ(v["text"]["rebuilds"].AsUint(), 4u);
-  EXPECT_EQ(v["text"]["pages"].AsUint(), 12u);
-  EXPECT_EQ(v["rebuild"]["queued"].AsUint(), 1u);
-  EXPECT_EQ(v["rebuild"]["in_flight"].AsUint(), 2u);
-  EXPECT_EQ(v["rebuild"]["requested"].AsUint(), 9u);
-  EXPECT_EQ(v["rebuild"]["completed"].AsUint(), 4u);
-  EXPECT_EQ(v["rebuild"]["expired"].AsUint(), 1u);
-  EXPECT_EQ(v["rebuild"]["dropped"].AsUint(), 0u);
-  EXPECT_EQ(v["segment"]["tier"].AsString(), "text");
+  Json json;
+  json["text"] = TextTierJson(info.text);
+  json["rebuild"] = RebuildQueueJson(info.rebuild);
+  json["segment"] = SegmentJson({.blob = BlobKey{PrefixHash{1, 2}},
+                                 .page_count = 1,
+                                 .blob_pages = 1,
+                                 .tier = Tier::kText,
+                                 .tokens = {7, 8, 9, 10}});
+  ASSERT_OK_AND_ASSIGN(nlohmann::json v, ParseJson(DumpJson(json)));
+  EXPECT_EQ(AsUint(v["text"]["capacity_bytes"]), 64u << 20);
+  EXPECT_EQ(AsUint(v["text"]["used_bytes"]), 2048u);
+  EXPECT_EQ(AsUint(v["text"]["blobs"]), 3u);
+  EXPECT_EQ(AsUint(v["text"]["drops"]), 7u);
+  EXPECT_EQ(AsUint(v["text"]["deletions"]), 2u);
+  EXPECT_EQ(AsUint(v["text"]["rebuilds"]), 4u);
+  EXPECT_EQ(AsUint(v["text"]["pages"]), 12u);
+  EXPECT_EQ(AsUint(v["rebuild"]["queued"]), 1u);
+  EXPECT_EQ(AsUint(v["rebuild"]["in_flight"]), 2u);
+  EXPECT_EQ(AsUint(v["rebuild"]["requested"]), 9u);
+  EXPECT_EQ(AsUint(v["rebuild"]["completed"]), 4u);
+  EXPECT_EQ(AsUint(v["rebuild"]["expired"]), 1u);
+  EXPECT_EQ(AsUint(v["rebuild"]["dropped"]), 0u);
+  EXPECT_EQ(AsString(v["segment"]["tier"]), "text");
   ASSERT_EQ(v["segment"]["tokens"].size(), 4u);
-  EXPECT_EQ(v["segment"]["tokens"][3].AsUint(), 10u);
+  EXPECT_EQ(AsUint(v["segment"]["tokens"][3]), 10u);
 }
 
 TEST(TierFormatTest, Summaries) {

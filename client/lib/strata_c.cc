@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 
+#include "strata/base/status_code_name.h"
 #include "strata/client.h"
 
 struct strata_client {
@@ -149,25 +150,8 @@ void strata_close(strata_client* client) { delete client; }
 const char* strata_last_error_message(void) { return last_error.c_str(); }
 
 const char* strata_status_name(int code) {
-  static const char* const kNames[] = {"OK",
-                                       "CANCELLED",
-                                       "UNKNOWN",
-                                       "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED",
-                                       "NOT_FOUND",
-                                       "ALREADY_EXISTS",
-                                       "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED",
-                                       "FAILED_PRECONDITION",
-                                       "ABORTED",
-                                       "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED",
-                                       "INTERNAL",
-                                       "UNAVAILABLE",
-                                       "DATA_LOSS",
-                                       "UNAUTHENTICATED"};
-  if (code < 0 || code > 16) return "UNKNOWN_CODE";
-  return kNames[code];
+  const std::string_view name = strata::base::StatusCodeName(code);
+  return name.empty() ? "UNKNOWN_CODE" : name.data();  // NUL-terminated, static
 }
 
 uint64_t strata_bytes_per_page(const strata_kv_layout* layout) {

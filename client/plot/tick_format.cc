@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "strata/base/byte_size.h"
 #include "strata/plot/line_chart.h"
 
 namespace strata::plot {
@@ -45,17 +46,7 @@ std::string FormatNumber(double v) {
   return Short(v);
 }
 
-std::string FormatBytes(double v) {
-  if (!std::isfinite(v)) return FormatNumber(v);
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int unit = 0;
-  double x = v;
-  while (std::fabs(x) >= 1024 && unit < 6) {
-    x /= 1024;
-    ++unit;
-  }
-  return Short(x) + " " + kUnits[unit];
-}
+std::string FormatBytes(double v) { return base::FormatBytes(v); }
 
 std::string FormatPercent(double v) {
   if (!std::isfinite(v)) return FormatNumber(v);

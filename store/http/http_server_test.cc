@@ -15,9 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
-#include "store/http/json_test_value.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/store/http/http_get.h"
+#include "strata/testing/json.h"
 
 namespace strata::store::http {
 namespace {
@@ -61,8 +61,8 @@ TEST_F(HttpServerTest, ServesEveryEndpointOnAnEphemeralPort) {
   ASSERT_OK_AND_ASSIGN(HttpResponse tiers, HttpGet(server->address(), "/v1/tiers"));
   EXPECT_EQ(tiers.status, 200);
   EXPECT_EQ(tiers.content_type, "application/json");
-  ASSERT_OK_AND_ASSIGN(const testing::JsonValue doc, testing::ParseJson(tiers.body));
-  EXPECT_EQ(doc["tiers"].items[0]["capacity_bytes"].number, 4096);
+  ASSERT_OK_AND_ASSIGN(nlohmann::json doc, strata::testing::ParseJson(tiers.body));
+  EXPECT_EQ(doc["tiers"][0]["capacity_bytes"], 4096);
   EXPECT_EQ(snapshots_.load(), 2);
 
   ASSERT_OK_AND_ASSIGN(HttpResponse health, HttpGet(server->address(), "/healthz"));

@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "strata/base/status_code_name.h"
+
 namespace strata::store::http {
 namespace {
 
@@ -322,25 +324,8 @@ std::string FormatValue(double value) {
 }
 
 std::string_view GrpcCodeName(int code) {
-  static constexpr std::array<std::string_view, 17> kNames = {"OK",
-                                                              "CANCELLED",
-                                                              "UNKNOWN",
-                                                              "INVALID_ARGUMENT",
-                                                              "DEADLINE_EXCEEDED",
-                                                              "NOT_FOUND",
-                                                              "ALREADY_EXISTS",
-                                                              "PERMISSION_DENIED",
-                                                              "RESOURCE_EXHAUSTED",
-                                                              "FAILED_PRECONDITION",
-                                                              "ABORTED",
-                                                              "OUT_OF_RANGE",
-                                                              "UNIMPLEMENTED",
-                                                              "INTERNAL",
-                                                              "UNAVAILABLE",
-                                                              "DATA_LOSS",
-                                                              "UNAUTHENTICATED"};
-  if (code < 0 || code >= static_cast<int>(kNames.size())) return "UNKNOWN";
-  return kNames[static_cast<size_t>(code)];
+  const std::string_view name = base::StatusCodeName(code);
+  return name.empty() ? "UNKNOWN" : name;
 }
 
 std::string FormatMetrics(const NodeSnapshot& snapshot) {

@@ -3,80 +3,27 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 
-#include "strata/store/http/metrics_format.h"
+#include "nlohmann/json.hpp"
 
 namespace strata::store::http {
 namespace {
 
+// Insertion-ordered, so the document reads in the order written here (docs/api.md).
+using Json = nlohmann::ordered_json;
+
 constexpr std::array<std::string_view, 3> kPhases = {"prefill", "midfill", "decode"};
 
-// A minimal JSON writer: objects and arrays with commas placed for the caller.
-class Json {
- public:
-  void BeginObject() { Open('{'); }
-  void EndObject() { Close('}'); }
-  void BeginArray() { Open('['); }
-  void EndArray() { Close(']'); }
-  void Key(std::string_view key) {
-    Separate();
-    out_ += JsonEscape(key);
-    out_ += ':';
-    after_key_ = true;
-  }
-  void Value(uint64_t v) { Raw(std::to_string(v)); }
-  void Value(double v) { Raw(std::isfinite(v) ? FormatValue(v) : "null"); }
-  void Value(bool v) { Raw(v ? "true" : "false"); }
-  void Value(std::string_view v) { Raw(JsonEscape(v)); }
-  void Null() { Raw("null"); }
+// A ratio: its shortest round-trip form, or null when it is not finite.
+Json Ratio(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-  template <typename T>
-  void Field(std::string_view key, T value) {
-    Key(key);
-    Value(value);
-  }
-
-  std::string Take() { return std::move(out_); }
-
- private:
-  void Separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!first_) out_ += ',';
-    first_ = false;
-  }
-  void Open(char c) {
-    Separate();
-    out_ += c;
-    first_ = true;
-  }
-  void Close(char c) {
-    out_ += c;
-    first_ = false;
-  }
-  void Raw(const std::string& text) {
-    Separate();
-    out_ += text;
-  }
-
-  std::string out_;
-  bool first_ = true;
-  bool after_key_ = false;
-};
-
-void WritePoints(const std::vector<tiering::mrc::CurvePoint>& points, Json& j) {
-  j.BeginArray();
+Json PointsJson(const std::vector<tiering::mrc::CurvePoint>& points) {
+  Json out = Json::array();
   for (const tiering::mrc::CurvePoint& p : points) {
-    j.BeginObject();
-    j.Field("capacity_bytes", p.capacity_bytes);
-    j.Field("hit_ratio", p.hit_ratio);
-    j.EndObject();
+    out.push_back({{"capacity_bytes", p.capacity_bytes}, {"hit_ratio", Ratio(p.hit_ratio)}});
   }
-  j.EndArray();
+  return out;
 }
 
 const tiering::mrc::TierCurve* CurveOf(const core::NodeTiers& t, std::string_view tier) {
@@ -86,168 +33,103 @@ const tiering::mrc::TierCurve* CurveOf(const core::NodeTiers& t, std::string_vie
   return nullptr;
 }
 
-// The capacity-planning part of a tier: its curve view, or nulls when it has none.
-void WritePlan(const core::NodeTiers& t, std::string_view tier, Json& j) {
+// The capacity-planning part of a tier: its curve view, or null when it has none.
+Json PlanJson(const core::NodeTiers& t, std::string_view tier) {
   const tiering::mrc::TierCurve* c = CurveOf(t, tier);
-  j.Key("plan");
-  if (c == nullptr) {
-    j.Null();
-    return;
-  }
-  j.BeginObject();
-  j.Field("capacity_bytes", c->capacity_bytes);
-  j.Field("expected_hit_ratio", c->expected_hit_ratio);
-  j.Key("points");
-  WritePoints(c->points, j);
-  j.Key("recommended");
-  j.BeginObject();
-  j.Field("capacity_bytes", c->recommended.capacity_bytes);
-  j.Field("hit_ratio", c->recommended.hit_ratio);
-  j.EndObject();
-  j.Field("advice", std::string_view(c->advice));
-  j.EndObject();
+  if (c == nullptr) return nullptr;
+  Json plan;
+  plan["capacity_bytes"] = c->capacity_bytes;
+  plan["expected_hit_ratio"] = Ratio(c->expected_hit_ratio);
+  plan["points"] = PointsJson(c->points);
+  plan["recommended"] = {{"capacity_bytes", c->recommended.capacity_bytes},
+                         {"hit_ratio", Ratio(c->recommended.hit_ratio)}};
+  plan["advice"] = c->advice;
+  return plan;
 }
 
-void WriteByteTier(const core::NodeTiers& t, std::string_view name,
-                   const std::optional<tiering::TierStats>& stats, uint64_t pages, Json& j) {
+Json ByteTierJson(const core::NodeTiers& t, std::string_view name,
+                  const std::optional<tiering::TierStats>& stats, uint64_t pages) {
   const tiering::TierStats s = stats.value_or(tiering::TierStats{});
-  j.BeginObject();
-  j.Field("tier", name);
-  j.Field("present", stats.has_value());
-  j.Field("capacity_bytes", s.capacity_bytes);
-  j.Field("used_bytes", s.used_bytes);
-  j.Field("free_bytes", s.free_bytes());
-  j.Field("blobs", s.blobs);
-  j.Field("pages", pages);
-  j.Field("read_hits", s.hits);
-  j.Field("read_misses", s.misses);
-  j.Field("evictions", s.evictions);
-  j.Field("promotions", s.promotions);
-  j.Field("demotions", s.demotions);
-  WritePlan(t, name, j);
-  j.EndObject();
+  Json j;
+  j["tier"] = name;
+  j["present"] = stats.has_value();
+  j["capacity_bytes"] = s.capacity_bytes;
+  j["used_bytes"] = s.used_bytes;
+  j["free_bytes"] = s.free_bytes();
+  j["blobs"] = s.blobs;
+  j["pages"] = pages;
+  j["read_hits"] = s.hits;
+  j["read_misses"] = s.misses;
+  j["evictions"] = s.evictions;
+  j["promotions"] = s.promotions;
+  j["demotions"] = s.demotions;
+  j["plan"] = PlanJson(t, name);
+  return j;
 }
 
-void WriteTextTier(const core::NodeTiers& t, Json& j) {
+Json TextTierJson(const core::NodeTiers& t) {
   const core::TextTierStats& s = t.text;
-  j.BeginObject();
-  j.Field("tier", std::string_view("text"));
-  j.Field("present", s.capacity_bytes > 0);
-  j.Field("capacity_bytes", s.capacity_bytes);
-  j.Field("used_bytes", s.used_bytes);
-  j.Field("free_bytes", s.capacity_bytes > s.used_bytes ? s.capacity_bytes - s.used_bytes : 0);
-  j.Field("blobs", s.blobs);
-  j.Field("pages", t.text_pages);
-  j.Field("drops", s.drops);
-  j.Field("deletions", s.deletions);
-  j.Field("rebuilds", s.rebuilds);
-  WritePlan(t, "text", j);
-  j.EndObject();
+  Json j;
+  j["tier"] = "text";
+  j["present"] = s.capacity_bytes > 0;
+  j["capacity_bytes"] = s.capacity_bytes;
+  j["used_bytes"] = s.used_bytes;
+  j["free_bytes"] = s.capacity_bytes > s.used_bytes ? s.capacity_bytes - s.used_bytes : 0;
+  j["blobs"] = s.blobs;
+  j["pages"] = t.text_pages;
+  j["drops"] = s.drops;
+  j["deletions"] = s.deletions;
+  j["rebuilds"] = s.rebuilds;
+  j["plan"] = PlanJson(t, "text");
+  return j;
 }
 
 }  // namespace
 
-std::string JsonEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  for (char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string FormatTiersJson(const NodeSnapshot& snapshot) {
   const core::NodeTiers& t = snapshot.tiers;
-  Json j;
-  j.BeginObject();
-  j.Key("tiers");
-  j.BeginArray();
-  WriteByteTier(t, "dram", t.dram, t.dram_pages, j);
-  WriteByteTier(t, "ssd", t.ssd, t.ssd_pages, j);
-  WriteTextTier(t, j);
-  j.EndArray();
+  Json doc;
+  doc["tiers"] = Json::array({ByteTierJson(t, "dram", t.dram, t.dram_pages),
+                              ByteTierJson(t, "ssd", t.ssd, t.ssd_pages), TextTierJson(t)});
 
-  j.Key("lookups");
-  j.BeginObject();
+  Json& lookups = doc["lookups"] = Json::object();
   for (size_t p = 0; p < kPhases.size(); ++p) {
     const core::LookupCounts& c = t.lookups[p];
-    j.Key(kPhases[p]);
-    j.BeginObject();
-    j.Field("lookups", c.lookups);
-    j.Field("queried_pages", c.queried_pages);
-    j.Field("dram_hit_pages", c.dram_hit_pages);
-    j.Field("ssd_hit_pages", c.ssd_hit_pages);
-    j.Field("text_hit_pages", c.text_hit_pages);
-    j.Field("miss_pages", c.miss_pages);
-    j.EndObject();
+    Json& phase = lookups[std::string(kPhases[p])];
+    phase["lookups"] = c.lookups;
+    phase["queried_pages"] = c.queried_pages;
+    phase["dram_hit_pages"] = c.dram_hit_pages;
+    phase["ssd_hit_pages"] = c.ssd_hit_pages;
+    phase["text_hit_pages"] = c.text_hit_pages;
+    phase["miss_pages"] = c.miss_pages;
   }
-  j.EndObject();
 
-  j.Key("mrc");
-  j.BeginObject();
-  j.Field("accesses", t.mrc.accesses);
-  j.Field("sampled_accesses", t.mrc.sampled_accesses);
-  j.Field("sample_rate", t.mrc.sample_rate);
-  j.Field("working_set_bytes", t.mrc.working_set_bytes);
-  j.Field("token_bytes_per_kv_byte", t.token_bytes_per_kv_byte);
-  j.Key("points");
-  WritePoints(t.mrc.points, j);
-  j.EndObject();
+  Json& mrc = doc["mrc"];
+  mrc["accesses"] = t.mrc.accesses;
+  mrc["sampled_accesses"] = t.mrc.sampled_accesses;
+  mrc["sample_rate"] = Ratio(t.mrc.sample_rate);
+  mrc["working_set_bytes"] = t.mrc.working_set_bytes;
+  mrc["token_bytes_per_kv_byte"] = Ratio(t.token_bytes_per_kv_byte);
+  mrc["points"] = PointsJson(t.mrc.points);
 
-  j.Key("rebuild");
-  j.BeginObject();
-  j.Field("queued", t.rebuild.queued);
-  j.Field("in_flight", t.rebuild.in_flight);
-  j.Field("requested", t.rebuild.requested);
-  j.Field("completed", t.rebuild.completed);
-  j.Field("expired", t.rebuild.expired);
-  j.Field("dropped", t.rebuild.dropped);
-  j.EndObject();
+  Json& rebuild = doc["rebuild"];
+  rebuild["queued"] = t.rebuild.queued;
+  rebuild["in_flight"] = t.rebuild.in_flight;
+  rebuild["requested"] = t.rebuild.requested;
+  rebuild["completed"] = t.rebuild.completed;
+  rebuild["expired"] = t.rebuild.expired;
+  rebuild["dropped"] = t.rebuild.dropped;
 
-  j.Key("node");
-  j.BeginObject();
-  j.Field("blobs", t.blobs);
-  j.Field("unlinked_blobs", t.unlinked_blobs);
-  j.Field("namespaces", t.namespaces);
-  j.Field("leases", t.leases);
-  j.Field("pending_puts", t.pending_puts);
-  j.Field("draining", t.draining);
-  j.EndObject();
-  j.EndObject();
-  std::string out = j.Take();
+  Json& node = doc["node"];
+  node["blobs"] = t.blobs;
+  node["unlinked_blobs"] = t.unlinked_blobs;
+  node["namespaces"] = t.namespaces;
+  node["leases"] = t.leases;
+  node["pending_puts"] = t.pending_puts;
+  node["draining"] = t.draining;
+
+  // Bytes that are not UTF-8 (a namespace name from a client, say) become U+FFFD.
+  std::string out = doc.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
   out += '\n';
   return out;
 }

@@ -1,27 +1,12 @@
 #include "store/meta/rocks_test_util.h"
 
-#include <filesystem>
 #include <vector>
 
-#include <stdlib.h>
-
 #include "glog/logging.h"
-#include "gtest/gtest.h"
 
 #include "rocksdb/db.h"
 
 namespace strata::store::meta {
-
-ScopedTempDir::ScopedTempDir() {
-  std::string pattern = ::testing::TempDir() + "strata_meta_XXXXXX";
-  CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
-  path_ = pattern;
-}
-
-ScopedTempDir::~ScopedTempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 void PutRawRocksRecord(const std::string& dir, const std::string& family, std::string_view key,
                        std::string_view value) {

@@ -5,21 +5,12 @@
 #include <string>
 #include <string_view>
 
+#include "strata/testing/temp_dir.h"
+
 namespace strata::store::meta {
 
-// A fresh directory under testing::TempDir(), removed with everything in it on destruction.
-class ScopedTempDir {
- public:
-  ScopedTempDir();
-  ~ScopedTempDir();
-  ScopedTempDir(const ScopedTempDir&) = delete;
-  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A fresh directory, removed with everything in it on destruction (strata::testing's).
+using strata::testing::ScopedTempDir;
 
 // Opens the RocksDB at `dir` (every column family it has), puts key -> value in `family`
 // ("blobs", "namespaces", "default", or a new one, which is created), syncs and closes.

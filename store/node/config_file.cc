@@ -1,7 +1,6 @@
 #include "strata/store/node/config_file.h"
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::store::node {
@@ -66,11 +66,7 @@ absl::Status ApplyConfigText(std::string_view text, std::string_view path, NodeC
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    const int err = errno;
-    const std::string message = absl::StrCat(path, ": ", std::strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(message);
-    if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
-    return absl::UnavailableError(message);
+    return base::ErrnoToStatus(errno, path);
   }
   std::ostringstream contents;
   contents << in.rdbuf();

@@ -1,7 +1,6 @@
 #include "strata/store/node/data_dir_lock.h"
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -13,27 +12,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
+#include "strata/base/errno_status.h"
+
 namespace strata::store::node {
 namespace {
-
-absl::Status ErrnoStatus(int err, const std::string& what) {
-  const std::string message = absl::StrCat(what, ": ", std::strerror(err));
-  switch (err) {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return absl::PermissionDeniedError(message);
-    case ENOENT:
-    case ENOTDIR:
-      return absl::NotFoundError(message);
-    case ENOSPC:
-    case EMFILE:
-    case ENFILE:
-      return absl::ResourceExhaustedError(message);
-    default:
-      return absl::UnavailableError(message);
-  }
-}
 
 // The pid written in the lock file, or "?" if it cannot be read.
 std::string HolderPid(int fd) {
@@ -50,14 +32,14 @@ std::string HolderPid(int fd) {
 absl::StatusOr<DataDirLock> DataDirLock::Acquire(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return ErrnoStatus(ec.value(), absl::StrCat("cannot create data dir ", dir));
+  if (ec) return base::ErrnoToStatus(ec.value(), absl::StrCat("cannot create data dir ", dir));
   std::string absolute = std::filesystem::absolute(dir, ec).lexically_normal().string();
   if (ec) absolute = dir;
   if (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
   const std::string path = absl::StrCat(absolute, "/", kFileName);
 
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("cannot open ", path));
+  if (fd < 0) return base::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err == EWOULDBLOCK) {
@@ -67,14 +49,14 @@ absl::StatusOr<DataDirLock> DataDirLock::Acquire(const std::string& dir) {
           "data dir ", absolute, " is in use by another strata-node (pid ", holder, ")"));
     }
     close(fd);
-    return ErrnoStatus(err, absl::StrCat("cannot lock ", path));
+    return base::ErrnoToStatus(err, absl::StrCat("cannot lock ", path));
   }
   const std::string pid = absl::StrCat(getpid(), "\n");
   if (ftruncate(fd, 0) != 0 ||
       pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     const int err = errno;
     close(fd);
-    return ErrnoStatus(err, absl::StrCat("cannot write ", path));
+    return base::ErrnoToStatus(err, absl::StrCat("cannot write ", path));
   }
   return DataDirLock(absolute, path, fd);
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/base/status_macros.h"
 #include "strata/tiering/admission_policy.h"
 #include "strata/tiering/eviction_policy.h"
@@ -37,8 +37,9 @@ absl::Status SetAddress(std::string_view key, std::string_view value, std::strin
 }
 
 absl::Status SetBytes(std::string_view key, std::string_view value, uint64_t* out) {
-  absl::Status parsed = ParseByteSize(value, out);
-  if (!parsed.ok()) return Bad(key, parsed.message());
+  absl::StatusOr<uint64_t> parsed = base::ParseBytes(value);
+  if (!parsed.ok()) return Bad(key, parsed.status().message());
+  *out = *parsed;
   return absl::OkStatus();
 }
 
@@ -367,46 +368,6 @@ std::string UsageText() {
   }
   absl::StrAppend(&text, "  --help        this text\n  --version     print the version\n");
   return text;
-}
-
-absl::Status ParseByteSize(std::string_view text, uint64_t* out) {
-  const absl::string_view t = absl::StripAsciiWhitespace(Sv(text));
-  size_t digits = 0;
-  while (digits < t.size() && absl::ascii_isdigit(static_cast<unsigned char>(t[digits]))) {
-    ++digits;
-  }
-  uint64_t number = 0;
-  if (digits == 0 || !absl::SimpleAtoi(t.substr(0, digits), &number)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", t, "\" is not a size (e.g. 8GiB, 512MiB, 1000000)"));
-  }
-  const std::string unit = absl::AsciiStrToLower(absl::StripAsciiWhitespace(t.substr(digits)));
-  struct Unit {
-    const char* name;
-    uint64_t factor;
-  };
-  static constexpr Unit kUnits[] = {
-      {"", 1},
-      {"b", 1},
-      {"kib", uint64_t{1} << 10},
-      {"mib", uint64_t{1} << 20},
-      {"gib", uint64_t{1} << 30},
-      {"tib", uint64_t{1} << 40},
-      {"kb", 1000},
-      {"mb", 1000 * 1000},
-      {"gb", 1000 * 1000 * 1000},
-      {"tb", uint64_t{1000} * 1000 * 1000 * 1000},
-  };
-  for (const Unit& u : kUnits) {
-    if (unit != u.name) continue;
-    if (number > std::numeric_limits<uint64_t>::max() / u.factor) {
-      return absl::InvalidArgumentError(absl::StrCat("\"", t, "\" is too large"));
-    }
-    *out = number * u.factor;
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat("\"", t, "\": unknown unit \"", unit,
-                                                 "\" (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"));
 }
 
 absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port) {

@@ -13,31 +13,6 @@
 namespace strata::store::node {
 namespace {
 
-TEST(ParseByteSizeTest, UnitsAndErrors) {
-  uint64_t n = 0;
-  ASSERT_OK(ParseByteSize("8GiB", &n));
-  EXPECT_EQ(n, uint64_t{8} << 30);
-  ASSERT_OK(ParseByteSize("512 mib", &n));
-  EXPECT_EQ(n, uint64_t{512} << 20);
-  ASSERT_OK(ParseByteSize("3KB", &n));
-  EXPECT_EQ(n, 3000u);
-  ASSERT_OK(ParseByteSize("1000000", &n));
-  EXPECT_EQ(n, 1000000u);
-  ASSERT_OK(ParseByteSize("7B", &n));
-  EXPECT_EQ(n, 7u);
-  ASSERT_OK(ParseByteSize("2TiB", &n));
-  EXPECT_EQ(n, uint64_t{2} << 40);
-  n = 42;
-  EXPECT_CODE(ParseByteSize("", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("GiB", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("-1GiB", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("1.5GiB", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("8 furlongs", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("99999999999TiB", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(ParseByteSize("99999999999999999999999", &n), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(n, 42u);  // untouched on error
-}
-
 TEST(ParseListenAddressTest, HostPortForms) {
   std::string host;
   int port = -1;

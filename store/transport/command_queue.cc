@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #include <sys/eventfd.h>
@@ -11,16 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/errno_status.h"
+
 namespace strata::store::transport {
 
 absl::StatusOr<std::shared_ptr<CommandQueue>> CommandQueue::Create() {
   const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) {
-    const int err = errno;
-    return absl::Status(err == EMFILE || err == ENFILE || err == ENOMEM
-                            ? absl::StatusCode::kResourceExhausted
-                            : absl::StatusCode::kInternal,
-                        absl::StrCat("eventfd: ", std::strerror(err)));
+    return base::ErrnoToStatus(errno, "eventfd");
   }
   return std::shared_ptr<CommandQueue>(new CommandQueue(fd));
 }

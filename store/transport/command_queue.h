@@ -14,7 +14,8 @@
 // queue, so a late Accept/Drop after the Messenger shut down fails cleanly instead of
 // touching a destroyed messenger.
 //
-// Thread-safe. Errors: Create returns the errno of eventfd() as UNAVAILABLE/INTERNAL.
+// Thread-safe. Errors: Create returns the errno of eventfd() (base::ErrnoToStatus:
+// RESOURCE_EXHAUSTED when out of fds or memory, else INTERNAL).
 #pragma once
 
 #include <memory>

@@ -22,18 +22,20 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "client/cli/testing/json_value.h"
-#include "client/cli/testing/program_run.h"
 #include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/testing/json.h"
+#include "strata/testing/process.h"
 
 namespace strata::integration {
 namespace {
 
-using cli::testing::JsonValue;
-using cli::testing::ParseJson;
+using strata::testing::AsBool;
+using strata::testing::AsString;
+using strata::testing::AsUint;
+using strata::testing::ParseJson;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
@@ -44,7 +46,7 @@ constexpr char kLayout[] = "layers=2,kv_heads=2,head_dim=8,dtype=bf16,page_token
 constexpr uint32_t kPageTokens = 4;
 constexpr size_t kPageBytes = 512;
 
-using CliResult = cli::testing::ProgramResult;
+using CliResult = strata::testing::ProgramResult;
 
 void WriteWholeFile(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
@@ -61,11 +63,11 @@ std::string ReadWholeFile(const std::string& path) {
 // dropped from the environment unless `env` sets it.
 CliResult RunStrata(const std::vector<std::string>& args, const std::string& stdin_text = "",
                     const std::map<std::string, std::string>& env = {}) {
-  cli::testing::ProgramOptions options;
+  strata::testing::ProgramOptions options;
   options.stdin_text = stdin_text;
   options.env = env;
   if (env.count("STRATA_NODE") == 0) options.unset_env = {"STRATA_NODE"};
-  absl::StatusOr<CliResult> result = cli::testing::RunProgram(STRATA_CLI_BINARY, args, options);
+  absl::StatusOr<CliResult> result = strata::testing::RunProgram(STRATA_CLI_BINARY, args, options);
   EXPECT_TRUE(result.ok()) << "strata " << absl::StrJoin(args, " ") << ": " << result.status();
   return result.ok() ? *std::move(result) : CliResult();
 }
@@ -76,11 +78,11 @@ std::string Describe(const std::vector<std::string>& args, const CliResult& r) {
 }
 
 // Parses stdout of a --json run: exactly one JSON value, one line.
-JsonValue ParseOut(const CliResult& r) {
+nlohmann::json ParseOut(const CliResult& r) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-  absl::StatusOr<JsonValue> value = ParseJson(r.out);
+  absl::StatusOr<nlohmann::json> value = ParseJson(r.out);
   EXPECT_TRUE(value.ok()) << value.status() << "\n" << r.out;
-  return value.ok() ? *value : JsonValue();
+  return value.ok() ? *value : nlohmann::json();
 }
 
 class CliTest : public ::testing::Test {
@@ -162,8 +164,8 @@ class CliTest : public ::testing::Test {
   }
 
   // `strata put --json` of one blob; returns its parsed output (key, existed, ...).
-  JsonValue Put(const std::string& tenant, const std::vector<radix::TokenId>& tokens,
-                const std::string& bytes, const std::string& parent = "") {
+  nlohmann::json Put(const std::string& tenant, const std::vector<radix::TokenId>& tokens,
+                     const std::string& bytes, const std::string& parent = "") {
     static int n = 0;
     const std::string tag = std::to_string(++n);
     std::vector<std::string> args = {"put",      "--json",
@@ -179,7 +181,7 @@ class CliTest : public ::testing::Test {
     const CliResult r = Strata(args);
     EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
     EXPECT_THAT(r.err, IsEmpty());
-    return r.exit_code == 0 ? ParseOut(r) : JsonValue();
+    return r.exit_code == 0 ? ParseOut(r) : nlohmann::json();
   }
 
   static NodeProcess* node_;
@@ -273,15 +275,15 @@ TEST_F(CliTest, StatusAndTiers) {
   EXPECT_THAT(status.out, HasSubstr("data plane  127.0.0.1:"));
   EXPECT_THAT(status.out, HasSubstr(" used of 64.0 MiB ("));
 
-  const JsonValue health = ParseOut(Strata({"status", "--json"}));
-  EXPECT_EQ(health["state"].AsString(), "SERVING");
-  EXPECT_FALSE(health["draining"].AsBool());
-  EXPECT_EQ(health["node"].AsString(), node_->grpc_address());
-  EXPECT_THAT(health["data_plane"].AsString(), StartsWith("127.0.0.1:"));
-  EXPECT_FALSE(health["version"].AsString().empty());
+  nlohmann::json health = ParseOut(Strata({"status", "--json"}));
+  EXPECT_EQ(AsString(health["state"]), "SERVING");
+  EXPECT_FALSE(AsBool(health["draining"]));
+  EXPECT_EQ(AsString(health["node"]), node_->grpc_address());
+  EXPECT_THAT(AsString(health["data_plane"]), StartsWith("127.0.0.1:"));
+  EXPECT_FALSE(AsString(health["version"]).empty());
   ASSERT_GE(health["tiers"].size(), 1u);  // DRAM, then SSD when the node has one
-  EXPECT_EQ(health["tiers"][0]["tier"].AsString(), "dram");
-  EXPECT_EQ(health["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
+  EXPECT_EQ(AsString(health["tiers"][0]["tier"]), "dram");
+  EXPECT_EQ(AsUint(health["tiers"][0]["capacity_bytes"]), 64u << 20);
 
   const CliResult tiers = Strata({"tiers"});
   ASSERT_EQ(tiers.exit_code, 0) << tiers.err;
@@ -292,14 +294,14 @@ TEST_F(CliTest, StatusAndTiers) {
   EXPECT_THAT(tiers.out, HasSubstr("\nindex\n"));
   EXPECT_THAT(tiers.out, HasSubstr("\nengine\n"));
 
-  const JsonValue stats = ParseOut(Strata({"--json", "tiers"}));
-  EXPECT_TRUE(stats["text"]["capacity_bytes"].AsUint().has_value());
-  EXPECT_TRUE(stats["rebuild"]["queued"].AsUint().has_value());
-  EXPECT_EQ(stats["tiers"][0]["capacity_bytes"].AsUint(), 64u << 20);
-  EXPECT_EQ(*stats["tiers"][0]["used_bytes"].AsUint() + *stats["tiers"][0]["free_bytes"].AsUint(),
+  nlohmann::json stats = ParseOut(Strata({"--json", "tiers"}));
+  EXPECT_TRUE(AsUint(stats["text"]["capacity_bytes"]).has_value());
+  EXPECT_TRUE(AsUint(stats["rebuild"]["queued"]).has_value());
+  EXPECT_EQ(AsUint(stats["tiers"][0]["capacity_bytes"]), 64u << 20);
+  EXPECT_EQ(*AsUint(stats["tiers"][0]["used_bytes"]) + *AsUint(stats["tiers"][0]["free_bytes"]),
             64u << 20);
-  EXPECT_TRUE(stats["index"]["nodes"].AsUint().has_value());
-  EXPECT_FALSE(stats["engine"]["draining"].AsBool());
+  EXPECT_TRUE(AsUint(stats["index"]["nodes"]).has_value());
+  EXPECT_FALSE(AsBool(stats["engine"]["draining"]));
 }
 
 TEST_F(CliTest, PutThenGetIsByteIdentical) {
@@ -321,9 +323,9 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   // Again: the key exists, nothing is sent.
   std::vector<std::string> again = put;
   again.push_back("--json");
-  const JsonValue second = ParseOut(Strata(again));
-  EXPECT_EQ(second["key"].AsString(), key);
-  EXPECT_TRUE(second["existed"].AsBool());
+  nlohmann::json second = ParseOut(Strata(again));
+  EXPECT_EQ(AsString(second["key"]), key);
+  EXPECT_TRUE(AsBool(second["existed"]));
 
   // get into a file, and to stdout.
   const std::string out_file = dir_ + "/out.bin";
@@ -334,9 +336,9 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   const CliResult to_stdout = Strata({"get", key, "-o", "-"});
   ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, bytes);  // the bytes and nothing else
-  const JsonValue get_json = ParseOut(Strata({"get", "--json", key, "--output=" + out_file}));
-  EXPECT_EQ(get_json["bytes"].AsUint(), 3 * kPageBytes);
-  EXPECT_EQ(get_json["pages"].AsUint(), 3u);
+  nlohmann::json get_json = ParseOut(Strata({"get", "--json", key, "--output=" + out_file}));
+  EXPECT_EQ(AsUint(get_json["bytes"]), 3 * kPageBytes);
+  EXPECT_EQ(AsUint(get_json["pages"]), 3u);
 
   // A child blob continuing all 3 pages, tokens and bytes from stdin.
   const std::vector<radix::TokenId> more = Tokens(2000, 2);
@@ -360,7 +362,7 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   std::vector<radix::TokenId> sequence = tokens;
   sequence.insert(sequence.end(), more.begin(), more.end());
   const std::string child_key = ExpectedKey("roundtrip", sequence);
-  EXPECT_EQ(ParseOut(child)["key"].AsString(), child_key);
+  EXPECT_EQ(AsString(ParseOut(child)["key"]), child_key);
   const CliResult child_get = Strata({"get", child_key, "-o", "-"});
   ASSERT_EQ(child_get.exit_code, 0) << child_get.err;
   EXPECT_EQ(child_get.out, child_bytes);
@@ -371,17 +373,17 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   EXPECT_THAT(stat.out, HasSubstr("parent         " + key + ":3\n"));
   EXPECT_THAT(stat.out, HasSubstr("pages          [3, 5) = 2 pages, 8 tokens\n"));
   EXPECT_THAT(stat.out, HasSubstr("tiers          dram\n"));
-  const JsonValue info = ParseOut(Strata({"stat", child_key, "--tokens", "--json"}));
-  EXPECT_EQ(info["key"].AsString(), child_key);
-  EXPECT_EQ(info["tenant"].AsString(), "roundtrip");
-  EXPECT_EQ(info["model"].AsString(), "test/model");
-  EXPECT_EQ(info["layout"]["spec"].AsString(),
+  nlohmann::json info = ParseOut(Strata({"stat", child_key, "--tokens", "--json"}));
+  EXPECT_EQ(AsString(info["key"]), child_key);
+  EXPECT_EQ(AsString(info["tenant"]), "roundtrip");
+  EXPECT_EQ(AsString(info["model"]), "test/model");
+  EXPECT_EQ(AsString(info["layout"]["spec"]),
             "layers=2,kv_heads=2,head_dim=8,dtype=bfloat16,page_tokens=4,format=kv,tp=0/1");
-  EXPECT_EQ(info["parent"]["key"].AsString(), key);
-  EXPECT_EQ(info["first_page"].AsUint(), 3u);
-  EXPECT_EQ(info["bytes"].AsUint(), 2 * kPageBytes);
+  EXPECT_EQ(AsString(info["parent"]["key"]), key);
+  EXPECT_EQ(AsUint(info["first_page"]), 3u);
+  EXPECT_EQ(AsUint(info["bytes"]), 2 * kPageBytes);
   ASSERT_EQ(info["tokens"].size(), more.size());
-  for (size_t i = 0; i < more.size(); ++i) EXPECT_EQ(info["tokens"][i].AsUint(), more[i]);
+  for (size_t i = 0; i < more.size(); ++i) EXPECT_EQ(AsUint(info["tokens"][i]), more[i]);
 
   // A parent that does not exist: the node refuses (exit 1, FAILED_PRECONDITION).
   const std::vector<std::string> orphan = {"put",
@@ -407,10 +409,10 @@ TEST_F(CliTest, MatchAfterPut) {
   const std::vector<radix::TokenId> first = Tokens(1, 2);
   const std::vector<radix::TokenId> second = Tokens(9, 2);
   const std::string parent_key =
-      Put("matcher", first, RandomBytes(2 * kPageBytes, 4))["key"].AsString();
+      AsString(Put("matcher", first, RandomBytes(2 * kPageBytes, 4))["key"]);
   ASSERT_FALSE(parent_key.empty());
   const std::string child_key =
-      Put("matcher", second, RandomBytes(2 * kPageBytes, 5), parent_key + ":2")["key"].AsString();
+      AsString(Put("matcher", second, RandomBytes(2 * kPageBytes, 5), parent_key + ":2")["key"]);
   ASSERT_FALSE(child_key.empty());
 
   // The query: the 4 cached pages, a 5th page nobody wrote and a partial page.
@@ -429,26 +431,26 @@ TEST_F(CliTest, MatchAfterPut) {
   EXPECT_THAT(table.out, HasSubstr("[2, 4)         2  " + child_key + "  [0, 2)       2  dram\n"));
 
   args.push_back("--json");
-  const JsonValue match = ParseOut(Strata(args));
-  EXPECT_EQ(match["matched_pages"].AsUint(), 4u);
-  EXPECT_EQ(match["matched_tokens"].AsUint(), 16u);
-  EXPECT_EQ(match["query_pages"].AsUint(), 5u);
-  EXPECT_EQ(match["query_tokens"].AsUint(), 22u);
-  EXPECT_FALSE(match["truncated"].AsBool());
+  nlohmann::json match = ParseOut(Strata(args));
+  EXPECT_EQ(AsUint(match["matched_pages"]), 4u);
+  EXPECT_EQ(AsUint(match["matched_tokens"]), 16u);
+  EXPECT_EQ(AsUint(match["query_pages"]), 5u);
+  EXPECT_EQ(AsUint(match["query_tokens"]), 22u);
+  EXPECT_FALSE(AsBool(match["truncated"]));
   ASSERT_EQ(match["segments"].size(), 2u);
-  EXPECT_EQ(match["segments"][0]["blob"].AsString(), parent_key);
-  EXPECT_EQ(match["segments"][0]["seq_page_begin"].AsUint(), 0u);
-  EXPECT_EQ(match["segments"][1]["blob"].AsString(), child_key);
-  EXPECT_EQ(match["segments"][1]["seq_page_begin"].AsUint(), 2u);
-  EXPECT_EQ(match["segments"][1]["page_count"].AsUint(), 2u);
-  EXPECT_EQ(match["segments"][1]["tier"].AsString(), "dram");
+  EXPECT_EQ(AsString(match["segments"][0]["blob"]), parent_key);
+  EXPECT_EQ(AsUint(match["segments"][0]["seq_page_begin"]), 0u);
+  EXPECT_EQ(AsString(match["segments"][1]["blob"]), child_key);
+  EXPECT_EQ(AsUint(match["segments"][1]["seq_page_begin"]), 2u);
+  EXPECT_EQ(AsUint(match["segments"][1]["page_count"]), 2u);
+  EXPECT_EQ(AsString(match["segments"][1]["tier"]), "dram");
 
   // Tokens on stdin (the default), as a JSON array; a divergent second page matches 1 page.
   std::vector<std::string> from_stdin = {"match", "--json"};
   from_stdin.insert(from_stdin.end(), ns.begin(), ns.end());
-  const JsonValue partial = ParseOut(Strata(from_stdin, "[1, 2, 3, 4, 5, 6, 7, 99]"));
-  EXPECT_EQ(partial["matched_pages"].AsUint(), 1u);
-  EXPECT_EQ(partial["segments"][0]["page_count"].AsUint(), 1u);
+  nlohmann::json partial = ParseOut(Strata(from_stdin, "[1, 2, 3, 4, 5, 6, 7, 99]"));
+  EXPECT_EQ(AsUint(partial["matched_pages"]), 1u);
+  EXPECT_EQ(AsUint(partial["segments"][0]["page_count"]), 1u);
 
   // A namespace the node has never seen: NOT_FOUND, exit 1.
   const CliResult unknown = Strata({"match", "--tenant=nobody", "--model=test/model",
@@ -464,7 +466,7 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
   std::set<std::string> keys;
   for (uint32_t i = 0; i < 5; ++i) {
     keys.insert(
-        Put("lister", Tokens(100 * (i + 1), 1), RandomBytes(kPageBytes, 10 + i))["key"].AsString());
+        AsString(Put("lister", Tokens(100 * (i + 1), 1), RandomBytes(kPageBytes, 10 + i))["key"]));
   }
   ASSERT_EQ(keys.size(), 5u);
   const std::vector<std::string> ns = {"--tenant=lister", "--model=test/model",
@@ -472,23 +474,23 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
 
   std::vector<std::string> all = {"ls", "--json", "--all"};
   all.insert(all.end(), ns.begin(), ns.end());
-  const JsonValue listed = ParseOut(Strata(all));
+  nlohmann::json listed = ParseOut(Strata(all));
   ASSERT_TRUE(listed["blobs"].is_array());
   ASSERT_EQ(listed["blobs"].size(), 5u);
-  EXPECT_EQ(listed["next_page_token"].AsString(), "");
+  EXPECT_EQ(AsString(listed["next_page_token"]), "");
   std::vector<std::string> order;
-  for (const JsonValue& blob : listed["blobs"].items()) {
-    order.push_back(blob["key"].AsString());
-    EXPECT_EQ(blob["tenant"].AsString(), "lister");
-    EXPECT_EQ(blob["pages"].AsUint(), 1u);
-    EXPECT_FALSE(blob.Has("tokens"));
+  for (nlohmann::json& blob : listed["blobs"]) {
+    order.push_back(AsString(blob["key"]));
+    EXPECT_EQ(AsString(blob["tenant"]), "lister");
+    EXPECT_EQ(AsUint(blob["pages"]), 1u);
+    EXPECT_FALSE(blob.contains("tokens"));
   }
   EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
   EXPECT_EQ(std::set<std::string>(order.begin(), order.end()), keys);
 
   // The same namespace by its hash.
-  const std::string h0 = listed["blobs"][0]["namespace_hash"].AsString();
-  const JsonValue by_hash = ParseOut(Strata({"ls", "--json", "--all", "--namespace", h0}));
+  const std::string h0 = AsString(listed["blobs"][0]["namespace_hash"]);
+  nlohmann::json by_hash = ParseOut(Strata({"ls", "--json", "--all", "--namespace", h0}));
   EXPECT_EQ(by_hash["blobs"].size(), 5u);
 
   // Two at a time, following the tokens by hand: every key once, in order.
@@ -498,10 +500,10 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
     std::vector<std::string> args = {"ls", "--json", "--limit=2"};
     args.insert(args.end(), ns.begin(), ns.end());
     if (!token.empty()) args.push_back("--page-token=" + token);
-    const JsonValue page = ParseOut(Strata(args));
+    nlohmann::json page = ParseOut(Strata(args));
     EXPECT_LE(page["blobs"].size(), 2u);
-    for (const JsonValue& blob : page["blobs"].items()) paged.push_back(blob["key"].AsString());
-    token = page["next_page_token"].AsString();
+    for (nlohmann::json& blob : page["blobs"]) paged.push_back(AsString(blob["key"]));
+    token = AsString(page["next_page_token"]);
     if (token.empty()) break;
   }
   EXPECT_EQ(paged, order);
@@ -517,7 +519,7 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
   EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 5);
 
   // A namespace with nothing in it.
-  const JsonValue empty =
+  nlohmann::json empty =
       ParseOut(Strata({"ls", "--json", "--tenant=nothing-here", "--model=test/model",
                        std::string("--layout=") + kLayout}));
   EXPECT_EQ(empty["blobs"].size(), 0u);
@@ -529,25 +531,25 @@ TEST_F(CliTest, LsJsonIsParsableAndFollowsPageTokens) {
 TEST_F(CliTest, PinUnpinRmStat) {
   SKIP_WITHOUT_DATA_PLANE(*node_);
   const std::string key =
-      Put("pinner", Tokens(7, 2), RandomBytes(2 * kPageBytes, 20))["key"].AsString();
+      AsString(Put("pinner", Tokens(7, 2), RandomBytes(2 * kPageBytes, 20))["key"]);
   ASSERT_FALSE(key.empty());
 
   const CliResult pin = Strata({"pin", key});
   ASSERT_EQ(pin.exit_code, 0) << pin.err;
   EXPECT_EQ(pin.out, "pinned " + key + "\n");
-  EXPECT_TRUE(ParseOut(Strata({"stat", "--json", key}))["pinned"].AsBool());
+  EXPECT_TRUE(AsBool(ParseOut(Strata({"stat", "--json", key}))["pinned"]));
 
   const CliResult pinned_rm = Strata({"rm", key});
   EXPECT_EQ(pinned_rm.exit_code, 1);
   EXPECT_THAT(pinned_rm.err, StartsWith("strata: rm: FAILED_PRECONDITION: "));
 
-  const JsonValue unpin = ParseOut(Strata({"unpin", key, "--json"}));
-  EXPECT_EQ(unpin["key"].AsString(), key);
-  EXPECT_FALSE(unpin["pinned"].AsBool());
+  nlohmann::json unpin = ParseOut(Strata({"unpin", key, "--json"}));
+  EXPECT_EQ(AsString(unpin["key"]), key);
+  EXPECT_FALSE(AsBool(unpin["pinned"]));
 
-  const JsonValue removed = ParseOut(Strata({"rm", "--json", key}));
-  EXPECT_EQ(removed["pages_removed"].AsUint(), 2u);
-  EXPECT_EQ(removed["blobs_unlinked"].AsUint(), 1u);
+  nlohmann::json removed = ParseOut(Strata({"rm", "--json", key}));
+  EXPECT_EQ(AsUint(removed["pages_removed"]), 2u);
+  EXPECT_EQ(AsUint(removed["blobs_unlinked"]), 1u);
 
   for (const std::string command : {"stat", "rm", "pin", "unpin", "get"}) {
     std::vector<std::string> args = {command, key};
@@ -582,13 +584,13 @@ TEST_F(CliTest, EvictThenDrain) {
     ASSERT_EQ(put(1, 30).exit_code, 0);
     const CliResult evict = RunStrata({at, "evict", "--bytes=1GiB", "--json"});
     ASSERT_EQ(evict.exit_code, 0) << evict.err;
-    const JsonValue evicted = ParseOut(evict);
-    EXPECT_EQ(evicted["tier"].AsString(), "dram");
-    EXPECT_EQ(evicted["bytes_requested"].AsUint(), 1u << 30);
-    EXPECT_GE(*evicted["bytes_freed"].AsUint(), kPageBytes);
+    nlohmann::json evicted = ParseOut(evict);
+    EXPECT_EQ(AsString(evicted["tier"]), "dram");
+    EXPECT_EQ(AsUint(evicted["bytes_requested"]), 1u << 30);
+    EXPECT_GE(*AsUint(evicted["bytes_freed"]), kPageBytes);
     // Its bytes went (to SSD when the node has one, else dropped: TEXT); it stays indexed.
-    EXPECT_EQ(*evicted["blobs_dropped"].AsUint() + *evicted["blobs_demoted"].AsUint(), 1u);
-    EXPECT_EQ(evicted["blobs_unlinked"].AsUint(), 0u);
+    EXPECT_EQ(*AsUint(evicted["blobs_dropped"]) + *AsUint(evicted["blobs_demoted"]), 1u);
+    EXPECT_EQ(AsUint(evicted["blobs_unlinked"]), 0u);
   }
   // A tier the node does not have: the node refuses (exit 1).
   const CliResult bad_tier = RunStrata({at, "evict", "--bytes=1", "--tier=hbm"});
@@ -601,9 +603,9 @@ TEST_F(CliTest, EvictThenDrain) {
   const CliResult drain = RunStrata({at, "drain", "--wait=5s"});
   ASSERT_EQ(drain.exit_code, 0) << drain.err;
   EXPECT_THAT(drain.out, StartsWith("drained"));
-  const JsonValue status = ParseOut(RunStrata({at, "status", "--json"}));
-  EXPECT_EQ(status["state"].AsString(), "DRAINING");
-  EXPECT_TRUE(status["draining"].AsBool());
+  nlohmann::json status = ParseOut(RunStrata({at, "status", "--json"}));
+  EXPECT_EQ(AsString(status["state"]), "DRAINING");
+  EXPECT_TRUE(AsBool(status["draining"]));
   // A draining node refuses puts with UNAVAILABLE: exit 3.
   const CliResult refused = put(50, 31);
   EXPECT_EQ(refused.exit_code, 3) << refused.err;
@@ -630,11 +632,11 @@ TEST_F(CliTest, TextTierAndRebuild) {
                                   "--json"};
   const CliResult first = RunStrata(put);
   ASSERT_EQ(first.exit_code, 0) << Describe(put, first);
-  const std::string key = ParseOut(first)["key"].AsString();
+  const std::string key = AsString(ParseOut(first)["key"]);
 
-  const JsonValue evicted = ParseOut(RunStrata({at, "evict", "--all", "--json"}));
+  nlohmann::json evicted = ParseOut(RunStrata({at, "evict", "--all", "--json"}));
   EXPECT_TRUE(evicted["bytes_requested"].is_null());
-  if (*evicted["blobs_demoted"].AsUint() > 0) {
+  if (*AsUint(evicted["blobs_demoted"]) > 0) {
     ASSERT_EQ(RunStrata({at, "evict", "--tier=ssd", "--all"}).exit_code, 0);
   }
   const CliResult stat = RunStrata({at, "stat", key});
@@ -657,12 +659,12 @@ TEST_F(CliTest, TextTierAndRebuild) {
   EXPECT_THAT(match_table.out, HasSubstr("  text\n"));
   std::vector<std::string> match_json = match;
   match_json.push_back("--json");
-  const JsonValue matched = ParseOut(RunStrata(match_json));
-  EXPECT_EQ(matched["readable_pages"].AsUint(), 0u);
+  nlohmann::json matched = ParseOut(RunStrata(match_json));
+  EXPECT_EQ(AsUint(matched["readable_pages"]), 0u);
   ASSERT_EQ(matched["segments"].size(), 1u);
-  EXPECT_EQ(matched["segments"][0]["tier"].AsString(), "text");
+  EXPECT_EQ(AsString(matched["segments"][0]["tier"]), "text");
   ASSERT_EQ(matched["segments"][0]["tokens"].size(), tokens.size());
-  EXPECT_EQ(matched["segments"][0]["tokens"][7].AsUint(), tokens[7]);
+  EXPECT_EQ(AsUint(matched["segments"][0]["tokens"][7]), tokens[7]);
 
   // get of a TEXT blob: a miss (exit 1), nothing written.
   const CliResult get = RunStrata({at, "get", key, "-o", dir_ + "/text.out"});
@@ -674,13 +676,13 @@ TEST_F(CliTest, TextTierAndRebuild) {
   ASSERT_EQ(rebuild.exit_code, 0) << rebuild.err;
   EXPECT_EQ(rebuild.out,
             "rebuild of " + key + " (with its prefix): 1 queued, 0 already queued, 0 resident\n");
-  const JsonValue again = ParseOut(RunStrata({at, "rebuild", key, "--json"}));
-  EXPECT_EQ(again["queued"].AsUint(), 0u);
-  EXPECT_EQ(again["already_queued"].AsUint(), 1u);
-  EXPECT_FALSE(again["with_prefix"].AsBool());
-  const JsonValue tiers = ParseOut(RunStrata({at, "tiers", "--json"}));
-  EXPECT_EQ(tiers["rebuild"]["queued"].AsUint(), 1u);
-  EXPECT_GE(*tiers["text"]["blobs"].AsUint(), 1u);
+  nlohmann::json again = ParseOut(RunStrata({at, "rebuild", key, "--json"}));
+  EXPECT_EQ(AsUint(again["queued"]), 0u);
+  EXPECT_EQ(AsUint(again["already_queued"]), 1u);
+  EXPECT_FALSE(AsBool(again["with_prefix"]));
+  nlohmann::json tiers = ParseOut(RunStrata({at, "tiers", "--json"}));
+  EXPECT_EQ(AsUint(tiers["rebuild"]["queued"]), 1u);
+  EXPECT_GE(*AsUint(tiers["text"]["blobs"]), 1u);
   const CliResult table = RunStrata({at, "tiers"});
   EXPECT_THAT(table.out, HasSubstr("\ntext  "));
 
@@ -743,7 +745,7 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
     if (!parent.empty()) args.insert(args.end(), {"--parent", parent});
     const CliResult r = RunStrata(args);
     EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
-    return r.exit_code == 0 ? ParseOut(r)["key"].AsString() : std::string();
+    return r.exit_code == 0 ? AsString(ParseOut(r)["key"]) : std::string();
   };
   const std::string parent = put_blob(first, 61, "");
   ASSERT_FALSE(parent.empty());
@@ -767,10 +769,10 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
 
   const CliResult json_run = RunStrata({at, "tiers", "--json"});
   ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
-  const JsonValue tiers = ParseOut(json_run);
-  EXPECT_EQ(tiers["tiers"][0]["tier"].AsString(), "dram");
-  EXPECT_EQ(tiers["tiers"][0]["pages"].AsUint(), 4u);
-  EXPECT_EQ(tiers["text"]["pages"].AsUint(), 0u);
+  nlohmann::json tiers = ParseOut(json_run);
+  EXPECT_EQ(AsString(tiers["tiers"][0]["tier"]), "dram");
+  EXPECT_EQ(AsUint(tiers["tiers"][0]["pages"]), 4u);
+  EXPECT_EQ(AsUint(tiers["text"]["pages"]), 0u);
   ASSERT_EQ(tiers["lookups"].size(), 3u);
   struct Want {
     const char* phase;
@@ -779,32 +781,32 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
   const Want want[] = {{"prefill", 1, 5, 4, 1}, {"midfill", 1, 2, 0, 2}, {"decode", 2, 10, 8, 2}};
   uint64_t lookups = 0;
   for (size_t i = 0; i < 3; ++i) {
-    const JsonValue& l = tiers["lookups"][i];
+    nlohmann::json& l = tiers["lookups"][i];
     SCOPED_TRACE(want[i].phase);
-    EXPECT_EQ(l["phase"].AsString(), want[i].phase);
-    EXPECT_EQ(l["lookups"].AsUint(), want[i].lookups);
-    EXPECT_EQ(l["queried_pages"].AsUint(), want[i].queried);
-    EXPECT_EQ(l["dram_hit_pages"].AsUint(), want[i].dram);
-    EXPECT_EQ(l["ssd_hit_pages"].AsUint(), 0u);
-    EXPECT_EQ(l["text_hit_pages"].AsUint(), 0u);
-    EXPECT_EQ(l["miss_pages"].AsUint(), want[i].miss);
-    lookups += *l["lookups"].AsUint();
+    EXPECT_EQ(AsString(l["phase"]), want[i].phase);
+    EXPECT_EQ(AsUint(l["lookups"]), want[i].lookups);
+    EXPECT_EQ(AsUint(l["queried_pages"]), want[i].queried);
+    EXPECT_EQ(AsUint(l["dram_hit_pages"]), want[i].dram);
+    EXPECT_EQ(AsUint(l["ssd_hit_pages"]), 0u);
+    EXPECT_EQ(AsUint(l["text_hit_pages"]), 0u);
+    EXPECT_EQ(AsUint(l["miss_pages"]), want[i].miss);
+    lookups += *AsUint(l["lookups"]);
   }
-  EXPECT_EQ(tiers["engine"]["matches"].AsUint(), lookups);
+  EXPECT_EQ(AsUint(tiers["engine"]["matches"]), lookups);
   // The curve saw every page of every query (17 accesses; all sampled at this size).
-  EXPECT_EQ(tiers["mrc"]["accesses"].AsUint(), 17u);
+  EXPECT_EQ(AsUint(tiers["mrc"]["accesses"]), 17u);
   ASSERT_GE(tiers["mrc"]["points"].size(), 1u);
   ASSERT_GE(tiers["curves"].size(), 1u);
-  const JsonValue& dram_curve = tiers["curves"][0];
-  EXPECT_EQ(dram_curve["tier"].AsString(), "dram");
-  EXPECT_EQ(dram_curve["capacity_bytes"].AsUint(), 64u << 20);
-  const double expected = std::stod(dram_curve["expected_hit_ratio"].AsString());
+  nlohmann::json& dram_curve = tiers["curves"][0];
+  EXPECT_EQ(AsString(dram_curve["tier"]), "dram");
+  EXPECT_EQ(AsUint(dram_curve["capacity_bytes"]), 64u << 20);
+  const double expected = dram_curve["expected_hit_ratio"].get<double>();
   EXPECT_GE(expected, 0.0);
   EXPECT_LE(expected, 1.0);
   uint64_t last = 0;
-  for (const JsonValue& point : dram_curve["points"].items()) {
-    EXPECT_GE(*point["capacity_bytes"].AsUint(), last);
-    last = *point["capacity_bytes"].AsUint();
+  for (nlohmann::json& point : dram_curve["points"]) {
+    EXPECT_GE(*AsUint(point["capacity_bytes"]), last);
+    last = *AsUint(point["capacity_bytes"]);
   }
   const std::string expected_text = absl::StrFormat("%.1f%%", expected * 100);
 
@@ -841,11 +843,11 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
   const std::string image = ReadWholeFile(png);
   ASSERT_GE(image.size(), 8u);
   EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  const JsonValue capacity_json = ParseOut(RunStrata({at, "capacity", "--json"}));
+  nlohmann::json capacity_json = ParseOut(RunStrata({at, "capacity", "--json"}));
   ASSERT_GE(capacity_json["curves"].size(), 1u);
-  EXPECT_EQ(capacity_json["curves"][0]["expected_hit_ratio"].AsString(),
-            dram_curve["expected_hit_ratio"].AsString());
-  EXPECT_EQ(capacity_json["mrc"]["accesses"].AsUint(), 17u);
+  EXPECT_TRUE(capacity_json["curves"][0]["expected_hit_ratio"].is_number());
+  EXPECT_EQ(capacity_json["curves"][0]["expected_hit_ratio"], dram_curve["expected_hit_ratio"]);
+  EXPECT_EQ(AsUint(capacity_json["mrc"]["accesses"]), 17u);
   EXPECT_TRUE(capacity_json["plot"].is_null());
   // A tier the node plans no curve for (no SSD tier here): NOT_FOUND, exit 1.
   if (tiers["tiers"].size() == 1) {

@@ -23,17 +23,16 @@
 #include "gtest/gtest.h"
 
 #include "client_e2e_support.h"
-#include "store/http/json_test_value.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/store/http/http_get.h"
+#include "strata/testing/json.h"
 
 namespace strata::integration {
 namespace {
 
 using store::http::HttpGet;
 using store::http::HttpResponse;
-using store::http::testing::JsonValue;
-using store::http::testing::ParseJson;
+using strata::testing::ParseJson;
 
 constexpr uint32_t kPageTokens = 16;
 
@@ -270,31 +269,32 @@ TEST_F(HttpMetricsTest, TiersJsonParsesWithTheDocumentedKeys) {
   ASSERT_OK_AND_ASSIGN(HttpResponse r, HttpGet(node_->http_address(), "/v1/tiers"));
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json");
-  ASSERT_OK_AND_ASSIGN(const JsonValue doc, ParseJson(r.body));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json doc, ParseJson(r.body));
   for (const char* key : {"tiers", "lookups", "mrc", "rebuild", "node"}) {
-    EXPECT_TRUE(doc.Has(key)) << key << " in " << r.body;
+    EXPECT_TRUE(doc.contains(key)) << key << " in " << r.body;
   }
-  ASSERT_EQ(doc["tiers"].items.size(), 3u);
-  const JsonValue& dram = doc["tiers"].items[0];
-  EXPECT_EQ(dram["tier"].text, "dram");
-  EXPECT_EQ(dram["capacity_bytes"].number, 64 << 20);
+  ASSERT_EQ(doc["tiers"].size(), 3u);
+  nlohmann::json& dram = doc["tiers"][0];
+  EXPECT_EQ(dram["tier"], "dram");
+  EXPECT_EQ(dram["capacity_bytes"], 64 << 20);
+  EXPECT_TRUE(dram["capacity_bytes"].is_number_unsigned());
   for (const char* key : {"used_bytes", "free_bytes", "blobs", "pages", "read_hits", "read_misses",
                           "evictions", "promotions", "demotions", "plan"}) {
-    EXPECT_TRUE(dram.Has(key)) << key;
+    EXPECT_TRUE(dram.contains(key)) << key;
   }
-  const JsonValue& plan = dram["plan"];
-  ASSERT_EQ(plan.kind, JsonValue::Kind::kObject) << r.body;
-  EXPECT_FALSE(plan["points"].items.empty());
-  EXPECT_TRUE(plan["recommended"].Has("capacity_bytes"));
-  EXPECT_FALSE(plan["advice"].text.empty());
-  EXPECT_FALSE(doc["tiers"].items[1]["present"].boolean);  // no SSD tier
-  EXPECT_EQ(doc["tiers"].items[2]["tier"].text, "text");
-  EXPECT_EQ(doc["tiers"].items[2]["pages"].number, 12);
-  EXPECT_EQ(doc["lookups"]["prefill"]["miss_pages"].number, 8);
-  EXPECT_EQ(doc["lookups"]["midfill"]["dram_hit_pages"].number, 8);
-  EXPECT_EQ(doc["lookups"]["decode"]["lookups"].number, 3);
-  EXPECT_GT(doc["mrc"]["accesses"].number, 0);
-  EXPECT_FALSE(doc["mrc"]["points"].items.empty());
+  nlohmann::json& plan = dram["plan"];
+  ASSERT_TRUE(plan.is_object()) << r.body;
+  EXPECT_FALSE(plan["points"].empty());
+  EXPECT_TRUE(plan["recommended"].contains("capacity_bytes"));
+  EXPECT_FALSE(plan["advice"].get<std::string>().empty());
+  EXPECT_EQ(doc["tiers"][1]["present"], false);  // no SSD tier
+  EXPECT_EQ(doc["tiers"][2]["tier"], "text");
+  EXPECT_EQ(doc["tiers"][2]["pages"], 12);
+  EXPECT_EQ(doc["lookups"]["prefill"]["miss_pages"], 8);
+  EXPECT_EQ(doc["lookups"]["midfill"]["dram_hit_pages"], 8);
+  EXPECT_EQ(doc["lookups"]["decode"]["lookups"], 3);
+  EXPECT_GT(doc["mrc"]["accesses"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(doc["mrc"]["points"].empty());
 }
 
 // deploy/prometheus/prometheus.yml passes promtool, and every strata_* name in the Grafana
@@ -302,14 +302,14 @@ TEST_F(HttpMetricsTest, TiersJsonParsesWithTheDocumentedKeys) {
 TEST_F(HttpMetricsTest, DeployConfigAndDashboardMatchTheEndpoint) {
   const std::string dashboard = ReadFile(STRATA_SOURCE_DIR "/deploy/grafana/strata-dashboard.json");
   ASSERT_FALSE(dashboard.empty());
-  ASSERT_OK_AND_ASSIGN(const JsonValue doc, ParseJson(dashboard));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json doc, ParseJson(dashboard));
   const Scrape s = ScrapeMetrics();
   std::set<std::string> used;
   const std::regex name("strata_[a-z0-9_]+");
   int exprs = 0;
-  for (const JsonValue& panel : doc["panels"].items) {
-    for (const JsonValue& target : panel["targets"].items) {
-      const std::string& expr = target["expr"].text;
+  for (nlohmann::json& panel : doc["panels"]) {
+    for (nlohmann::json& target : panel["targets"]) {
+      const std::string expr = target.value("expr", "");
       ++exprs;
       for (std::sregex_iterator it(expr.begin(), expr.end(), name), end; it != end; ++it) {
         used.insert(it->str());

@@ -240,7 +240,7 @@ TEST(NodeLifecycleTest, BadFlagsAndConfigExitTwoWithOneLine) {
   expect_usage_error(NodeProcess::RunToExit({"--lease_ttl=soon"}),
                      "--lease_ttl: \"soon\" is not a duration (e.g. 30s, 500ms, 10m, 1h30m)");
   expect_usage_error(NodeProcess::RunToExit({"--config=/nonexistent/strata.conf"}),
-                     "/nonexistent/strata.conf: No such file or directory");
+                     "/nonexistent/strata.conf: No such file or directory (errno 2)");
 
   const std::string config = ::testing::TempDir() + "/strata-node-bad.conf";
   std::ofstream(config) << "grpc_listen = 127.0.0.1:0\nbogus = 1\n";

@@ -7,10 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,8 +20,7 @@
 #include "grpcpp/security/credentials.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/proto/status_convert.h"
-
-extern char** environ;
+#include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
 namespace {
@@ -55,79 +51,12 @@ std::string Tail(const std::string& text, size_t n = 2000) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
 }
 
-// Exit code of a waitpid status: the code, or 128 + signal.
-int ExitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 std::string MakeTempDir() { return MakeTestDir("strata-node-test"); }
 
 }  // namespace
 
-// Everything the child touches is prepared before fork(): the parent has gRPC threads, so the
-// child may only make async-signal-safe calls.
-pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
-                   const std::map<std::string, std::string>& env, const std::string& cwd,
-                   const std::string& out_path, const std::string& err_path) {
-  std::vector<std::string> argv_storage = {binary};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const absl::string_view entry(*e);
-    const std::string name(entry.substr(0, entry.find('=')));
-    if (env.count(name) == 0) env_storage.emplace_back(entry);
-  }
-  for (const auto& [name, value] : env) env_storage.push_back(absl::StrCat(name, "=", value));
-  std::vector<char*> envp;
-  for (std::string& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(126);
-  const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
-    _exit(126);
-  }
-  if (chdir(cwd.c_str()) != 0) _exit(126);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  execve(argv[0], argv.data(), envp.data());
-  _exit(127);
-}
-
-std::optional<int> WaitForChildExit(pid_t pid, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (true) {
-    int status = 0;
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return ExitCodeOf(status);
-    if (r < 0 && errno != EINTR) return -1;
-    if (absl::Now() >= deadline) return std::nullopt;
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-}
-
 std::string MakeTestDir(const std::string& prefix) {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::filesystem::path(base != nullptr && base[0] != '\0' ? base : "/tmp")
-                            .lexically_normal()
-                            .string();
-  if (pattern.size() > 1 && pattern.back() == '/') pattern.pop_back();
-  absl::StrAppend(&pattern, "/", prefix, "-XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) return "";
-  return pattern;
+  return strata::testing::MakeTempDir(prefix).value_or("");
 }
 
 std::unique_ptr<grpc::ClientContext> ContextWithDeadline(absl::Duration timeout) {

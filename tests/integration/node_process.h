@@ -34,6 +34,7 @@
 
 #include "grpcpp/channel.h"
 #include "strata/proto/protocol_internal.h"
+#include "strata/testing/process.h"
 
 namespace strata::integration {
 
@@ -133,23 +134,13 @@ class NodeProcess {
   std::optional<int> exit_code_;
 };
 
-// Forks and execs `binary` with `args` (argv[1..]), this process's environment plus `env`
-// (which wins), in directory `cwd`, stdout and stderr going to the files named (created or
-// truncated). The child gets SIGKILL if this process dies (PR_SET_PDEATHSIG). Returns the
-// child's pid, or -1 when fork failed (errno set); the caller reaps it (WaitForChildExit).
-// NodeProcess starts the node with it; tests use it for helper processes (e.g. a second
-// client process to kill).
-pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
-                   const std::map<std::string, std::string>& env, const std::string& cwd,
-                   const std::string& out_path, const std::string& err_path);
+// SpawnProcess and WaitForChildExit (strata/testing/process.h) start and reap helper
+// processes; NodeProcess starts the node with them.
+using strata::testing::SpawnProcess;
+using strata::testing::WaitForChildExit;
 
-// Waits up to `timeout` (polling) for child `pid` to exit and reaps it: its exit status, or
-// 128 + N when killed by signal N; -1 when waitpid failed (not our child, reaped already);
-// nullopt while it is still running.
-std::optional<int> WaitForChildExit(pid_t pid, absl::Duration timeout);
-
-// A new empty directory $TMPDIR/<prefix>-XXXXXX (or under /tmp), as an absolute path
-// without "//"; "" on failure. The caller removes it.
+// A new empty directory (strata::testing::MakeTempDir: $TMPDIR/<prefix>-..., or under /tmp,
+// without "//"); "" on failure. The caller removes it.
 std::string MakeTestDir(const std::string& prefix);
 
 // A client context whose deadline is `timeout` from now.

@@ -6,7 +6,6 @@
 // file is absent.
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -15,6 +14,7 @@
 #include "gtest/gtest.h"
 
 #include "node_process.h"
+#include "strata/testing/json.h"
 
 namespace strata::integration {
 namespace {
@@ -26,12 +26,10 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// The number after "key": in the flat JSON report; NaN when absent.
-double JsonNumber(const std::string& json, const std::string& key) {
-  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
-  std::smatch m;
-  if (!std::regex_search(json, m, re)) return std::nan("");
-  return std::stod(m[1].str());
+// The number `key` of the flat JSON report; NaN when absent or not a number.
+double JsonNumber(const nlohmann::json& report, const std::string& key) {
+  const auto it = report.find(key);
+  return it != report.end() && it->is_number() ? it->get<double>() : std::nan("");
 }
 
 TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
@@ -75,24 +73,28 @@ TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
   ASSERT_TRUE(exit_code.has_value()) << "strata-replay did not finish in 240 s";
   const std::string json = ReadFile(dir + "/out.json");
   ASSERT_EQ(*exit_code, 0) << ReadFile(dir + "/err.txt") << json;
+  absl::StatusOr<nlohmann::json> parsed = strata::testing::ParseJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << json;
+  const nlohmann::json& report = *parsed;
+  EXPECT_TRUE(report.at("requests").is_number_unsigned()) << json;  // integers stay integers
 
-  EXPECT_EQ(JsonNumber(json, "requests"), 300) << json;
-  EXPECT_EQ(JsonNumber(json, "failed_requests"), 0) << json;
-  EXPECT_EQ(JsonNumber(json, "errors"), 0) << json;
-  EXPECT_GT(JsonNumber(json, "page_hit_rate"), 0) << json;
-  EXPECT_GT(JsonNumber(json, "token_hit_rate"), 0) << json;
-  EXPECT_GT(JsonNumber(json, "bytes_written"), 0) << json;
-  EXPECT_GT(JsonNumber(json, "bytes_read"), 0) << json;
+  EXPECT_EQ(JsonNumber(report, "requests"), 300) << json;
+  EXPECT_EQ(JsonNumber(report, "failed_requests"), 0) << json;
+  EXPECT_EQ(JsonNumber(report, "errors"), 0) << json;
+  EXPECT_GT(JsonNumber(report, "page_hit_rate"), 0) << json;
+  EXPECT_GT(JsonNumber(report, "token_hit_rate"), 0) << json;
+  EXPECT_GT(JsonNumber(report, "bytes_written"), 0) << json;
+  EXPECT_GT(JsonNumber(report, "bytes_read"), 0) << json;
   // One decode lookup per request, and it finds the whole context the request just put.
-  EXPECT_EQ(JsonNumber(json, "decode_lookups"), 300) << json;
-  EXPECT_EQ(JsonNumber(json, "decode_page_hit_rate"), 1) << json;
+  EXPECT_EQ(JsonNumber(report, "decode_lookups"), 300) << json;
+  EXPECT_EQ(JsonNumber(report, "decode_page_hit_rate"), 1) << json;
   // The live curve came back and is close to the exact one.
-  EXPECT_NE(json.find("\"live_curve\": true"), std::string::npos) << json;
-  const double mae = JsonNumber(json, "mae");
+  EXPECT_EQ(report.value("live_curve", false), true) << json;
+  const double mae = JsonNumber(report, "mae");
   ASSERT_FALSE(std::isnan(mae)) << json;
   EXPECT_LE(mae, 0.05) << json;
   std::printf("strata-replay on 300 requests: page hit rate %.4f, MAE live vs exact %.4f\n",
-              JsonNumber(json, "page_hit_rate"), mae);
+              JsonNumber(report, "page_hit_rate"), mae);
   for (const char* name : {"/hit_rate.png", "/mrc.png"}) {
     const std::string png = ReadFile(plots + name);
     ASSERT_GE(png.size(), 8u) << name;

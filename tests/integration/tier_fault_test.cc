@@ -38,6 +38,7 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
 namespace {
@@ -79,18 +80,7 @@ absl::StatusOr<std::unique_ptr<Client>> ConnectTo(const NodeProcess& node) {
   return Client::Connect(ClientOptionsFor(node.grpc_address(), kUcxTls));
 }
 
-class ScopedDir {
- public:
-  explicit ScopedDir(const std::string& prefix) : path_(MakeTestDir(prefix)) {}
-  ~ScopedDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ScopedDir = strata::testing::ScopedTempDir;
 
 // ---------------------------------------------------------------- (a) kill -9
 

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 
-#include "strata/tiering/internal/errno_status.h"
+#include "strata/base/errno_status.h"
 
 namespace strata::tiering::io {
 
@@ -72,15 +72,15 @@ absl::Status IoErrorStatus(const BlockIo& op, int error_number, uint64_t bytes_d
     return absl::UnavailableError(absl::StrCat("short write: ", what, ": the device wrote 0"));
   }
   if (error_number == EIO) {
-    const absl::Status converted = internal::ErrnoToStatus(EIO, what);
+    const absl::Status converted = base::ErrnoToStatus(EIO, what);
     if (op.kind == BlockIoKind::kRead) return absl::DataLossError(converted.message());
     return absl::UnavailableError(converted.message());
   }
-  return internal::ErrnoToStatus(error_number, what);
+  return base::ErrnoToStatus(error_number, what);
 }
 
 absl::Status FlushErrorStatus(int error_number, std::string_view file_description) {
-  const absl::Status converted = internal::ErrnoToStatus(
+  const absl::Status converted = base::ErrnoToStatus(
       error_number, absl::StrCat("fdatasync of ", absl::string_view(file_description.data(),
                                                                     file_description.size())));
   if (error_number == EIO) return absl::UnavailableError(converted.message());

@@ -12,13 +12,13 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
-#include "strata/tiering/internal/errno_status.h"
 
 namespace strata::tiering::io::internal {
 namespace {
 
-using tiering::internal::ErrnoToStatus;
+using base::ErrnoToStatus;
 using tiering::internal::UniqueFd;
 
 // Growing a file past RLIMIT_FSIZE raises SIGXFSZ, which kills the process: check first.

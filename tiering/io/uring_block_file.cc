@@ -11,14 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
-#include "strata/tiering/internal/errno_status.h"
 #include "strata/tiering/io/internal/direct_file.h"
 
 namespace strata::tiering::io {
 namespace {
 
-using tiering::internal::ErrnoToStatus;
+using base::ErrnoToStatus;
 
 constexpr int kMaxRetries = 64;
 // io_uring_register_buffers refuses a buffer above 1 GiB.

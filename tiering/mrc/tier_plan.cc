@@ -4,8 +4,12 @@
 
 #include "absl/strings/str_format.h"
 
+#include "strata/base/byte_size.h"
+
 namespace strata::tiering::mrc {
 namespace {
+
+using base::FormatBytes;  // "8 GiB", "1.5 MiB", "512 B" in the advice
 
 constexpr double kWithinBest = 0.01;  // one percentage point
 
@@ -84,19 +88,6 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
 }
 
 }  // namespace
-
-std::string FormatBytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int unit = 0;
-  double value = static_cast<double>(bytes);
-  while (value >= 1024 && unit + 1 < static_cast<int>(std::size(kUnits))) {
-    value /= 1024;
-    ++unit;
-  }
-  std::string text = absl::StrFormat("%.1f", value);
-  if (text.size() > 2 && text.substr(text.size() - 2) == ".0") text.resize(text.size() - 2);
-  return absl::StrFormat("%s %s", text, kUnits[unit]);
-}
 
 std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapacities& capacities,
                                  uint32_t points) {

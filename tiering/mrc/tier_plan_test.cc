@@ -90,13 +90,5 @@ TEST(TierPlanTest, MissingTiersGetNoViewAndAnEmptyCurveSaysSo) {
   ExpectMonotone(empty[1]);
 }
 
-TEST(TierPlanTest, FormatBytes) {
-  EXPECT_EQ(FormatBytes(0), "0 B");
-  EXPECT_EQ(FormatBytes(512), "512 B");
-  EXPECT_EQ(FormatBytes(1536 * 1024), "1.5 MiB");
-  EXPECT_EQ(FormatBytes(12 * kGiB), "12 GiB");
-  EXPECT_EQ(FormatBytes(1536 * kGiB), "1.5 TiB");
-}
-
 }  // namespace
 }  // namespace strata::tiering::mrc

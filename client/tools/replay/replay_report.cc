@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include "nlohmann/json.hpp"
+#include "strata/base/byte_size.h"
 #include "strata/plot/line_chart.h"
 
 namespace strata::replay {
@@ -20,22 +22,7 @@ namespace {
 
 double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / b; }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string Gib(uint64_t bytes) { return plot::FormatBytes(static_cast<double>(bytes)); }
+std::string Gib(uint64_t bytes) { return base::FormatBytes(static_cast<double>(bytes)); }
 
 LookupTally Total(const ReplayResult& r, bool with_decode) {
   LookupTally t;
@@ -143,6 +130,7 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
   mrc.x_label = "cache capacity";
   mrc.y_label = "hit ratio";
   mrc.x_format = plot::FormatBytes;
+  mrc.x_log = true;  // capacities over several powers of two (the points at 0 are not drawn)
   mrc.y_format = plot::FormatPercent;
   mrc.y_min = 0;
   plot::Series exact{"exact LRU (offline replay)", {{0, 0}}};
@@ -252,15 +240,12 @@ std::string FormatTable(const ReplayConfig& config, const ReplayResult& result,
 std::string FormatJson(const ReplayConfig& config, const ReplayResult& result,
                        const LiveCurve* live, const std::string& live_error,
                        const CurveComparison& cmp, const PlotFiles& plots) {
-  std::string out = "{";
-  auto num = [&out](absl::string_view key, double v) {
-    absl::StrAppendFormat(&out, "\"%s\": %.6g, ", key, std::isfinite(v) ? v : 0.0);
-  };
-  auto integer = [&out](absl::string_view key, uint64_t v) {
-    absl::StrAppendFormat(&out, "\"%s\": %d, ", key, v);
-  };
-  absl::StrAppendFormat(&out, "\"command\": %s, \"trace\": %s, ", JsonString(config.command_line),
-                        JsonString(config.trace_path));
+  nlohmann::ordered_json out;
+  // A figure that could not be computed (no samples) reads as 0, as in the table.
+  auto num = [&out](const std::string& key, double v) { out[key] = std::isfinite(v) ? v : 0.0; };
+  auto integer = [&out](const std::string& key, uint64_t v) { out[key] = v; };
+  out["command"] = config.command_line;
+  out["trace"] = config.trace_path;
   integer("requests", result.requests);
   integer("failed_requests", result.failed_requests);
   num("wall_s", result.wall_s);
@@ -302,21 +287,17 @@ std::string FormatJson(const ReplayConfig& config, const ReplayResult& result,
     num(n + "_max_ms", Percentile(*row.values, 1.0));
   }
   uint64_t errors = 0;
-  out += "\"errors_by_code\": {";
-  bool first = true;
+  nlohmann::ordered_json& by_code = out["errors_by_code"] = nlohmann::ordered_json::object();
   for (const auto& [code, n] : result.errors) {
-    absl::StrAppendFormat(&out, "%s%s: %d", first ? "" : ", ", JsonString(code), n);
-    first = false;
+    by_code[code] = n;
     errors += n;
   }
-  out += "}, ";
   integer("errors", errors);
   num("max_dispatch_lag_ms", result.max_dispatch_lag_ms);
   integer("exact_accesses", result.exact.accesses());
   integer("exact_working_set_bytes", result.exact.working_set_bytes());
-  absl::StrAppendFormat(&out, "\"live_curve\": %s, ", cmp.have_live ? "true" : "false");
-  if (!live_error.empty())
-    absl::StrAppendFormat(&out, "\"live_error\": %s, ", JsonString(live_error));
+  out["live_curve"] = cmp.have_live;
+  if (!live_error.empty()) out["live_error"] = live_error;
   if (cmp.have_live) {
     integer("live_accesses", live->curve.accesses);
     integer("live_sampled_accesses", live->curve.sampled_accesses);
@@ -328,12 +309,11 @@ std::string FormatJson(const ReplayConfig& config, const ReplayResult& result,
     num("mae", cmp.mae);
     num("max_error", cmp.max_error);
   }
-  out += "\"plots\": [";
-  for (size_t i = 0; i < plots.paths.size(); ++i) {
-    absl::StrAppend(&out, i ? ", " : "", JsonString(plots.paths[i]));
-  }
-  out += "]}\n";
-  return out;
+  out["plots"] = plots.paths;
+  // Bytes that are not UTF-8 (in a path, say) become U+FFFD.
+  return out.dump(-1, ' ', /*ensure_ascii=*/false,
+                  nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace strata::replay

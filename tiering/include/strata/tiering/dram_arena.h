@@ -38,7 +38,7 @@
 // Thread safety: all methods are thread-safe (see Tier for the data-race rule).
 // Errors: Create returns INVALID_ARGUMENT for bad options (capacity 0 or not a multiple of
 // the granule, ...: ExtentAllocator::Validate), and otherwise the converted errno of the
-// failing system call (internal/errno_status.h), notably:
+// failing system call (strata/base/errno_status.h), notably:
 //   RESOURCE_EXHAUSTED  mmap or populating ran out of memory (ENOMEM), or the file would
 //                       exceed RLIMIT_FSIZE (EFBIG; checked before ftruncate, which would
 //                       raise SIGXFSZ and kill the process)

@@ -5,7 +5,7 @@
 // failure as an errno instead of a signal. Only where the kernel does not know that advice
 // (EINVAL, confirmed by a zero-length probe) does it fall back to writing one zero byte per
 // 4 KiB page, which on memory exhaustion ends in the OOM killer or SIGBUS; every other
-// failure is returned, converted by ErrnoToStatus (internal/errno_status.h):
+// failure is returned, converted by ErrnoToStatus (strata/base/errno_status.h):
 //   ENOMEM   RESOURCE_EXHAUSTED  no memory to back the pages
 //   EFAULT   INVALID_ARGUMENT    a page cannot be backed (the fault would have raised
 //                                SIGBUS: e.g. the mapping runs past the end of its file)

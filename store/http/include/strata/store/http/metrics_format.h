@@ -29,7 +29,8 @@ std::string EscapeHelp(std::string_view text);
 // back exactly ("2.5e-05", "0.75"); "+Inf", "-Inf", "NaN" otherwise.
 std::string FormatValue(double value);
 
-// gRPC's name of a status code: "OK", "NOT_FOUND", ... ("UNKNOWN" outside 0..16).
+// gRPC's name of a status code: "OK", "NOT_FOUND", ... (base::StatusCodeName, i.e.
+// absl::StatusCodeToString; "UNKNOWN" outside 0..16).
 std::string_view GrpcCodeName(int code);
 
 }  // namespace strata::store::http

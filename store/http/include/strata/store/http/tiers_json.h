@@ -3,13 +3,13 @@
 // current capacity, the recommendation and its advice), the page lookups by phase, and the
 // raw live miss-ratio curve. The document's shape is in docs/api.md ("HTTP endpoint").
 //
-// Numbers are written so that they parse back exactly (integers as integers; ratios in the
-// shortest round-trip form; a non-finite ratio as null); strings are escaped per RFC 8259
-// (JsonEscape). Pure functions; thread-safe. No errors.
+// Written with nlohmann/json: numbers parse back exactly (integers as integers; ratios in
+// the shortest round-trip form; a non-finite ratio as null); strings are escaped per RFC
+// 8259 (`"` `\` and control characters; other UTF-8 as it is; bytes that are not UTF-8 as
+// U+FFFD). Keys in the order docs/api.md lists them. Pure function; thread-safe. No errors.
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "strata/store/http/node_snapshot.h"
 
@@ -17,9 +17,5 @@ namespace strata::store::http {
 
 // The /v1/tiers body (one JSON object, newline-terminated).
 std::string FormatTiersJson(const NodeSnapshot& snapshot);
-
-// `text` as a JSON string literal, quotes included: `"` `\` and control characters
-// escaped (\n, \t, ... or \u00XX); other bytes (UTF-8 included) as they are.
-std::string JsonEscape(std::string_view text);
 
 }  // namespace strata::store::http

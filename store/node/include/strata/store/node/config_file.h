@@ -12,7 +12,7 @@
 // Errors (all INVALID_ARGUMENT, message "<path>:<line>: <why>"): a line without '=', an
 // empty key, a key given twice, an unknown key, a value that does not parse.
 // ReadConfigFile adds NOT_FOUND / PERMISSION_DENIED / ... from opening the file
-// ("<path>: <strerror>").
+// (base::ErrnoToStatus: "<path>: <strerror> (errno N)").
 // Pure functions, apart from ReadConfigFile's read; thread-safe.
 #pragma once
 

@@ -11,8 +11,9 @@
 // pid of the last node that held it.
 //
 // Errors: Acquire returns FAILED_PRECONDITION "data dir <dir> is in use by another
-// strata-node (pid N)" when the lock is held, and the converted errno (PERMISSION_DENIED,
-// NOT_FOUND, UNAVAILABLE...) of a failing mkdir/open/write.
+// strata-node (pid N)" when the lock is held, and the errno of a failing
+// mkdir/open/lock/write as base::ErrnoToStatus converts it (PERMISSION_DENIED, NOT_FOUND,
+// RESOURCE_EXHAUSTED...).
 // Ownership: move-only owner of the descriptor. Thread safety: none needed (immutable).
 #pragma once
 

@@ -10,7 +10,8 @@
 // Value syntax
 //   address   host:port, or [v6-address]:port; port 0..65535 (0: the kernel picks one)
 //   bytes     an integer with an optional unit: B; KiB MiB GiB TiB (powers of 1024);
-//             KB MB GB TB (powers of 1000). Units are case-insensitive. "8GiB", "512MiB".
+//             KB MB GB TB (powers of 1000). Units are case-insensitive. "8GiB", "512MiB"
+//             (base::ParseBytes).
 //   duration  absl::ParseDuration syntax: "30s", "500ms", "10m", "1h30m"; >= 0
 //   bool      true/false, yes/no, on/off, 1/0
 //   fraction  a decimal number in (0, 1], e.g. 0.85
@@ -135,8 +136,6 @@ std::string UsageText();
 
 // ---- value parsers (exposed for tests)
 
-// "bytes" above. INVALID_ARGUMENT on anything else or on overflow.
-absl::Status ParseByteSize(std::string_view text, uint64_t* out);
 // A host:port listen address. INVALID_ARGUMENT without a port, with a port outside
 // 0..65535, or an empty host.
 absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port);

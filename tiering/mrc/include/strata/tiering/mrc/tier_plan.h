@@ -45,7 +45,4 @@ struct TierCurve {
 std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapacities& capacities,
                                  uint32_t points = 32);
 
-// "8 GiB", "1.5 MiB", "512 B": the unit PlanTiers' advice uses.
-std::string FormatBytes(uint64_t bytes);
-
 }  // namespace strata::tiering::mrc

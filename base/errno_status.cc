@@ -1,14 +1,13 @@
-#include "strata/tiering/internal/errno_status.h"
+#include "strata/base/errno_status.h"
 
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 
-namespace strata::tiering::internal {
-namespace {
+namespace strata::base {
 
-absl::StatusCode CodeFor(int error_number) {
+absl::StatusCode ErrnoToStatusCode(int error_number) {
   switch (error_number) {
     case ENOMEM:
     case ENOSPC:
@@ -24,6 +23,7 @@ absl::StatusCode CodeFor(int error_number) {
       return absl::StatusCode::kInvalidArgument;
     case EPERM:
     case EACCES:
+    case EROFS:
       return absl::StatusCode::kPermissionDenied;
     case ENOSYS:
     case EOPNOTSUPP:
@@ -35,9 +35,12 @@ absl::StatusCode CodeFor(int error_number) {
     case ETIMEDOUT:
       return absl::StatusCode::kUnavailable;
     case ENOENT:
+    case ENOTDIR:
       return absl::StatusCode::kNotFound;
     case EEXIST:
       return absl::StatusCode::kAlreadyExists;
+    case EISDIR:
+      return absl::StatusCode::kFailedPrecondition;
     case EIO:
       return absl::StatusCode::kDataLoss;
     default:
@@ -45,15 +48,13 @@ absl::StatusCode CodeFor(int error_number) {
   }
 }
 
-}  // namespace
-
 absl::Status ErrnoToStatus(int error_number, std::string_view what) {
   char buffer[128];
   // GNU strerror_r returns the message (possibly not in `buffer`).
   const char* message = strerror_r(error_number, buffer, sizeof(buffer));
-  return absl::Status(CodeFor(error_number),
+  return absl::Status(ErrnoToStatusCode(error_number),
                       absl::StrCat(absl::string_view(what.data(), what.size()), ": ", message,
                                    " (errno ", error_number, ")"));
 }
 
-}  // namespace strata::tiering::internal
+}  // namespace strata::base
