@@ -24,7 +24,7 @@ bool LeafFirstIndex::Insert(BlobId id, const BlobTraits& traits, double mark) {
     view.last_touch = ++clock_;
     view.mark = mark;
     view.priority = priority_->Priority(view);
-    order_.insert(KeyOf(view));
+    Place(view);
     return false;
   }
   Node& node = nodes_[id];
@@ -37,7 +37,7 @@ bool LeafFirstIndex::Insert(BlobId id, const BlobTraits& traits, double mark) {
   view.mark = mark;
   view.priority = priority_->Priority(view);
   tracked_bytes_ += traits.bytes;
-  order_.insert(KeyOf(view));
+  Place(view);
   Link(&node, traits.parent, /*new_child=*/true);
   return true;
 }
@@ -51,7 +51,7 @@ bool LeafFirstIndex::Touch(BlobId id, double mark) {
   view.last_touch = ++clock_;
   view.mark = mark;
   view.priority = priority_->Priority(view);
-  order_.insert(KeyOf(view));
+  Place(view);
   return true;
 }
 
@@ -62,7 +62,7 @@ void LeafFirstIndex::SetMark(BlobId id, double mark) {
   order_.erase(KeyOf(view));
   view.mark = mark;
   view.priority = priority_->Priority(view);
-  order_.insert(KeyOf(view));
+  Place(view);
 }
 
 void LeafFirstIndex::SetChildrenEver(BlobId id, uint32_t children_ever) {
@@ -91,7 +91,7 @@ void LeafFirstIndex::CollectVictims(uint64_t bytes_needed,
                                     std::vector<BlobId>* victims) const {
   uint64_t collected = 0;
   for (auto it = order_.begin(); it != order_.end() && collected < bytes_needed; ++it) {
-    const BlobId id = std::get<3>(*it);
+    const BlobId id = it->id;
     if (!evictable(id)) continue;
     victims->push_back(id);
     collected += nodes_.find(id)->second.view.traits.bytes;
@@ -99,7 +99,18 @@ void LeafFirstIndex::CollectVictims(uint64_t bytes_needed,
 }
 
 const BlobView* LeafFirstIndex::First() const {
-  return order_.empty() ? nullptr : Find(std::get<3>(*order_.begin()));
+  return order_.empty() ? nullptr : Find(order_.begin()->id);
+}
+
+void LeafFirstIndex::Place(const BlobView& view) {
+  const OrderKey key = KeyOf(view);
+  // A touch usually ranks last (LRU-like priorities): then the end is the place, and the
+  // hint saves the descent.
+  if (order_.empty() || OrderCompare()(*order_.rbegin(), key) < 0) {
+    order_.insert(order_.end(), key);
+  } else {
+    order_.insert(key);
+  }
 }
 
 void LeafFirstIndex::Link(Node* node, BlobId parent, bool new_child) {

@@ -116,19 +116,35 @@ TEST(LeafFirstIndexTest, TiesGoToTheBlobTouchedEarlier) {
   EXPECT_THAT(Order(index), ElementsAre(5, 3, 2, 1, 4));
 }
 
+// Two policies over one history, each only a priority function: LFU and LRU.
 TEST(LeafFirstIndexTest, APriorityFunctionIsAllAPolicyNeeds) {
-  // LFU: the least touched first, ties to the older.
+  class LastTouchPriority final : public EvictionPriority {
+   public:
+    double Priority(const BlobView& blob) const override {
+      return static_cast<double>(blob.last_touch);
+    }
+  };
   const TouchesPriority lfu;
-  LeafFirstIndex index(&lfu);
-  index.Insert(1, Traits(0, 1));
-  index.Insert(2, Traits(0, 1));
-  index.Insert(3, Traits(0, 1));
-  index.Touch(1);
-  index.Touch(1);
-  index.Touch(3);
-  EXPECT_THAT(Order(index), ElementsAre(2, 3, 1));
-  EXPECT_EQ(index.Find(1)->priority, 3);
-  EXPECT_EQ(index.First()->id, 2u);
+  const LastTouchPriority lru;
+  LeafFirstIndex by_touches(&lfu);
+  LeafFirstIndex by_recency(&lru);
+  for (LeafFirstIndex* index : {&by_touches, &by_recency}) {
+    for (BlobId id : {1, 2, 3}) index->Insert(id, Traits(0, 1));
+    // Touches: 1 x3, 3 x2, 2 x1; last touched: 1, then 3, then 2.
+    for (int i = 0; i < 3; ++i) index->Touch(1);
+    for (int i = 0; i < 2; ++i) index->Touch(3);
+    index->Touch(2);
+  }
+  EXPECT_THAT(Order(by_touches), ElementsAre(2, 3, 1));
+  EXPECT_EQ(by_touches.Find(1)->priority, 4);
+  EXPECT_EQ(by_touches.First()->id, 2u);
+  EXPECT_THAT(Order(by_recency), ElementsAre(1, 3, 2));
+  // The view carries what the blob was inserted with.
+  const BlobView* view = by_recency.Find(2);
+  EXPECT_EQ(view->touches, 2u);
+  EXPECT_GT(view->last_touch, view->insert_tick);
+  EXPECT_EQ(view->traits.bytes, 1u);
+  EXPECT_EQ(view->tracked_children, 0u);
 }
 
 TEST(LeafFirstIndexTest, AParentErasedBeforeItsChildComesBackUncounted) {

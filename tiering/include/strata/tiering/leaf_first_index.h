@@ -31,12 +31,12 @@
 #pragma once
 
 #include <cstdint>
-#include <tuple>
 #include <vector>
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "absl/types/compare.h"
 
 #include "strata/tiering/blob_id.h"
 #include "strata/tiering/eviction_policy.h"
@@ -112,16 +112,40 @@ class LeafFirstIndex {
     uint64_t generation = 0;         // distinct for every Insert of a new id
     uint64_t parent_generation = 0;  // the parent's generation when linked; 0 = not counted
   };
-  // (has a tracked child, priority, last touch, id); the first is always false for
-  // Shape::kPriorityOnly.
-  using OrderKey = std::tuple<bool, double, uint64_t, BlobId>;
+  // (has a tracked child, priority, last touch, id), compared in that order; `inner` is
+  // always false for Shape::kPriorityOnly.
+  struct OrderKey {
+    bool inner = false;
+    double priority = 0;
+    uint64_t last_touch = 0;
+    BlobId id = 0;
+  };
+  // One three-way comparison per btree probe (a std::tuple's `<` costs two per field).
+  struct OrderCompare {
+    absl::weak_ordering operator()(const OrderKey& a, const OrderKey& b) const {
+      if (a.inner != b.inner)
+        return a.inner ? absl::weak_ordering::greater : absl::weak_ordering::less;
+      if (a.priority != b.priority) {
+        return a.priority < b.priority ? absl::weak_ordering::less : absl::weak_ordering::greater;
+      }
+      if (a.last_touch != b.last_touch) {
+        return a.last_touch < b.last_touch ? absl::weak_ordering::less
+                                           : absl::weak_ordering::greater;
+      }
+      if (a.id != b.id)
+        return a.id < b.id ? absl::weak_ordering::less : absl::weak_ordering::greater;
+      return absl::weak_ordering::equivalent;
+    }
+  };
 
   OrderKey KeyOf(const BlobView& view) const {
-    return OrderKey(shape_ == Shape::kLeavesFirst && view.tracked_children > 0, view.priority,
-                    view.last_touch, view.id);
+    return OrderKey{.inner = shape_ == Shape::kLeavesFirst && view.tracked_children > 0,
+                    .priority = view.priority,
+                    .last_touch = view.last_touch,
+                    .id = view.id};
   }
-  // Recomputes the priority of `node` and moves it to its place in order_.
-  void Rerank(Node* node);
+  // Inserts `view`'s key into order_.
+  void Place(const BlobView& view);
   // Links `node` under `parent`; a new child also counts in children_ever and newest_child.
   void Link(Node* node, BlobId parent, bool new_child);
   void Unlink(Node* node);
@@ -131,7 +155,7 @@ class LeafFirstIndex {
   const EvictionPriority* const priority_;
   const Shape shape_;
   absl::flat_hash_map<BlobId, Node> nodes_;
-  absl::btree_set<OrderKey> order_;
+  absl::btree_set<OrderKey, OrderCompare> order_;
   uint64_t tracked_bytes_ = 0;
   uint64_t generations_ = 0;
   uint64_t clock_ = 0;
