@@ -167,6 +167,20 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
       }
     }
   });
+  // Removes pages [k-1, ...) of `seq` and below, adding what went to `*total`.
+  const auto remove_checked = [&](const Sequence& seq, size_t k, std::atomic<uint64_t>* total) {
+    uint64_t reported = 0;
+    auto result =
+        tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
+                           [&reported](const EvictedSpan& span) { reported += span.page_count; });
+    if (result.ok()) {
+      if (*result != reported) ++violations;
+      *total += *result;
+    } else if (result.status().code() != absl::StatusCode::kNotFound &&
+               result.status().code() != absl::StatusCode::kFailedPrecondition) {
+      ++violations;
+    }
+  };
   threads.emplace_back([&] {
     std::mt19937_64 rng(8);
     wait_for_go();
@@ -175,17 +189,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
       const size_t pages = seq.tokens.size() / kPage;
       // Mostly cut near the end of a sequence; now and then a whole trie.
       const size_t k = rng() % 20 == 0 ? 1 : pages - rng() % std::min<size_t>(pages, 4);
-      uint64_t reported = 0;
-      auto result =
-          tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
-                             [&reported](const EvictedSpan& span) { reported += span.page_count; });
-      if (result.ok()) {
-        if (*result != reported) ++violations;
-        removed += *result;
-      } else if (result.status().code() != absl::StatusCode::kNotFound &&
-                 result.status().code() != absl::StatusCode::kFailedPrecondition) {
-        ++violations;
-      }
+      remove_checked(seq, k, &removed);
     }
   });
   // A tail remover: cuts the last page or two of a sequence, as an owner evicting a
@@ -197,17 +201,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
       const Sequence& seq = forest[rng() % forest.size()];
       const size_t pages = seq.tokens.size() / kPage;
       const size_t k = pages - rng() % std::min<size_t>(pages, 2);
-      uint64_t reported = 0;
-      auto result =
-          tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
-                             [&reported](const EvictedSpan& span) { reported += span.page_count; });
-      if (result.ok()) {
-        if (*result != reported) ++violations;
-        evicted += *result;
-      } else if (result.status().code() != absl::StatusCode::kNotFound &&
-                 result.status().code() != absl::StatusCode::kFailedPrecondition) {
-        ++violations;
-      }
+      remove_checked(seq, k, &evicted);
       if (op % 50 == 0) {
         const RadixTreeStats s = tree.Stats();
         if (s.nodes > s.pages || s.leaves > s.nodes) ++violations;

@@ -20,11 +20,7 @@ bool LeafFirstIndex::Insert(BlobId id, const BlobTraits& traits, double mark) {
       Unlink(&node);
       Link(&node, traits.parent, /*new_child=*/false);
     }
-    ++view.touches;
-    view.last_touch = ++clock_;
-    view.mark = mark;
-    view.priority = priority_->Priority(view);
-    Place(view);
+    TouchView(&view, mark);
     return false;
   }
   Node& node = nodes_[id];
@@ -47,12 +43,16 @@ bool LeafFirstIndex::Touch(BlobId id, double mark) {
   if (it == nodes_.end()) return false;
   BlobView& view = it->second.view;
   order_.erase(KeyOf(view));
-  ++view.touches;
-  view.last_touch = ++clock_;
-  view.mark = mark;
-  view.priority = priority_->Priority(view);
-  Place(view);
+  TouchView(&view, mark);
   return true;
+}
+
+void LeafFirstIndex::TouchView(BlobView* view, double mark) {
+  ++view->touches;
+  view->last_touch = ++clock_;
+  view->mark = mark;
+  view->priority = priority_->Priority(*view);
+  Place(*view);
 }
 
 void LeafFirstIndex::SetMark(BlobId id, double mark) {

@@ -146,6 +146,8 @@ class LeafFirstIndex {
   }
   // Inserts `view`'s key into order_.
   void Place(const BlobView& view);
+  // Counts a touch of `view` (already out of order_) with `mark` and places it again.
+  void TouchView(BlobView* view, double mark);
   // Links `node` under `parent`; a new child also counts in children_ever and newest_child.
   void Link(Node* node, BlobId parent, bool new_child);
   void Unlink(Node* node);
