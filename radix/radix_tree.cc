@@ -14,9 +14,7 @@
 
 namespace strata::radix {
 
-using internal::AdvanceTick;
 using internal::FlatMapHeapBytes;
-using internal::kNotLeaf;
 using internal::MallocChunkBytes;
 using internal::TokenArrayBytes;
 
@@ -126,20 +124,6 @@ void RadixTree::CollectSubtree(Node* node, std::vector<Node*>* out) {
   }
 }
 
-NodeView RadixTree::ViewOf(const Node* node) const {
-  NodeView view;
-  view.last_access_tick = node->last_access_tick.load(std::memory_order_relaxed);
-  view.hit_count = node->hit_count.load(std::memory_order_relaxed);
-  view.insert_tick = node->insert_tick;
-  view.depth_pages = node->depth_pages;
-  view.pages = node->pages;
-  view.page_tokens = page_tokens_;
-  view.blob = node->blob;
-  view.blob_page_offset = node->blob_page_offset;
-  view.child_count = static_cast<uint32_t>(node->children.size());
-  return view;
-}
-
 EvictedSpan RadixTree::SpanOf(const Node* node) {
   return EvictedSpan{node->root->blob.hash, node->blob, node->blob_page_offset, node->pages,
                      node->depth_pages - node->pages};
@@ -158,7 +142,6 @@ RadixTree::Node* RadixTree::NewNode(Node* parent, const TokenId* tokens, uint32_
   node->parent = parent;
   node->root = parent->root;
   node->blob = blob;
-  node->serial = next_serial_++;
   node->blob_page_offset = blob_page_offset;
   node->pages = pages;
   node->depth_pages = depth_pages;
@@ -190,12 +173,7 @@ RadixTree::Node* RadixTree::Split(Node* node, uint32_t head_pages) {
 
   Node* head = NewNode(parent, node->tokens.get(), head_pages, node->blob, node->blob_page_offset,
                        node->depth_pages - tail_pages);
-  // The head is on every path that goes through `node`: it inherits the pins
-  // and the access history (as SGLang's _split_node does).
-  head->insert_tick = node->insert_tick;
-  head->last_access_tick.store(node->last_access_tick.load(std::memory_order_relaxed),
-                               std::memory_order_relaxed);
-  head->hit_count.store(node->hit_count.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  // The head is on every path that goes through `node`: it inherits the pins.
   const uint32_t pins = node->lock_ref.load(std::memory_order_relaxed);
   head->lock_ref.store(pins, std::memory_order_relaxed);
   if (pins > 0) pinned_nodes_.fetch_add(1, std::memory_order_relaxed);
@@ -216,23 +194,20 @@ RadixTree::Node* RadixTree::Split(Node* node, uint32_t head_pages) {
 }
 
 void RadixTree::AddLeaf(Node* node) {
-  DCHECK_EQ(node->leaf_index, kNotLeaf);
-  node->leaf_index = static_cast<uint32_t>(leaves_.size());
-  leaves_.push_back(node);
+  DCHECK(!node->leaf);
+  node->leaf = true;
+  ++leaves_;
 }
 
 void RadixTree::RemoveLeaf(Node* node) {
-  DCHECK_NE(node->leaf_index, kNotLeaf);
-  Node* last = leaves_.back();
-  leaves_[node->leaf_index] = last;
-  last->leaf_index = node->leaf_index;
-  leaves_.pop_back();
-  node->leaf_index = kNotLeaf;
+  DCHECK(node->leaf);
+  node->leaf = false;
+  --leaves_;
 }
 
 void RadixTree::FreeNode(Node* node) {
   DCHECK_EQ(node->lock_ref.load(), 0u);
-  if (node->leaf_index != kNotLeaf) RemoveLeaf(node);
+  if (node->leaf) RemoveLeaf(node);
   node_bytes_ -= MallocChunkBytes(sizeof(Node)) + TokenArrayBytes(node->pages, page_tokens_) +
                  FlatMapHeapBytes(node->children);
   --nodes_;
@@ -288,10 +263,6 @@ absl::StatusOr<uint32_t> RadixTree::Insert(const PrefixHash& root, absl::Span<co
     return absl::FailedPreconditionError(
         absl::StrCat("Insert: prefix pages [", pos.pages, ", ", begin_page, ") are not cached"));
   }
-  const uint64_t tick = Tick();
-  for (Node* node = pos.node; !node->is_root(); node = node->parent) {
-    AdvanceTick(node->last_access_tick, tick);
-  }
   if (pos.pages == total_pages) return 0;
 
   Node* attach = pos.node;
@@ -299,9 +270,7 @@ absl::StatusOr<uint32_t> RadixTree::Insert(const PrefixHash& root, absl::Span<co
   const uint32_t new_pages = total_pages - pos.pages;
   Node* leaf = NewNode(attach, tokens.data() + size_t{pos.pages} * page_tokens_, new_pages, blob,
                        pos.pages - begin_page, total_pages);
-  leaf->insert_tick = tick;
-  leaf->last_access_tick.store(tick, std::memory_order_relaxed);
-  if (attach->leaf_index != kNotLeaf) RemoveLeaf(attach);
+  if (attach->leaf) RemoveLeaf(attach);
   AttachChild(attach, leaf);
   AddLeaf(leaf);
   pages_ += new_pages;
@@ -317,12 +286,9 @@ MatchResult RadixTree::Match(const PrefixHash& root, absl::Span<const TokenId> t
   absl::ReaderMutexLock lock(&mu_);
   Node* root_node = FindRoot(root);
   if (root_node == nullptr) return result;
-  const uint64_t tick = Tick();
   std::vector<MatchSegment>& segments = result.segments;
   const Position pos =
       Walk(root_node, tokens.data(), max_pages, [&](Node* node, uint32_t pages, uint32_t seq) {
-        AdvanceTick(node->last_access_tick, tick);
-        node->hit_count.fetch_add(1, std::memory_order_relaxed);
         if (!segments.empty()) {
           MatchSegment& last = segments.back();
           if (last.blob == node->blob &&
@@ -392,58 +358,15 @@ absl::StatusOr<uint64_t> RadixTree::RemoveSubtree(
   return removed;
 }
 
-uint64_t RadixTree::Evict(uint64_t pages, const EvictionPriority& priority,
-                          absl::FunctionRef<void(const EvictedSpan&)> on_evicted) {
-  DCHECK(priority) << "Evict needs a priority function";
-  struct Candidate {
-    double priority;
-    uint64_t serial;
-    Node* node;
-  };
-  // std heap functions build a max-heap; invert so the lowest priority (and
-  // then the oldest node) is on top.
-  const auto later = [](const Candidate& a, const Candidate& b) {
-    return a.priority != b.priority ? a.priority > b.priority : a.serial > b.serial;
-  };
-  absl::MutexLock lock(&mu_);
-  if (pages == 0) return 0;
-  std::vector<Candidate> heap;
-  heap.reserve(leaves_.size());
-  for (Node* leaf : leaves_) {
-    if (leaf->lock_ref.load(std::memory_order_relaxed) > 0) continue;
-    heap.push_back(Candidate{priority(ViewOf(leaf)), leaf->serial, leaf});
-  }
-  std::make_heap(heap.begin(), heap.end(), later);
-
-  uint64_t removed = 0;
-  while (removed < pages && !heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    Node* node = heap.back().node;
-    heap.pop_back();
-    DCHECK(node->children.empty());
-    on_evicted(SpanOf(node));
-    removed += node->pages;
-    Node* parent = node->parent;
-    DetachChild(parent, node);
-    FreeNode(node);
-    if (AfterChildRemoved(parent) && parent->lock_ref.load(std::memory_order_relaxed) == 0) {
-      heap.push_back(Candidate{priority(ViewOf(parent)), parent->serial, parent});
-      std::push_heap(heap.begin(), heap.end(), later);
-    }
-  }
-  return removed;
-}
-
 RadixTreeStats RadixTree::Stats() const {
   absl::ReaderMutexLock lock(&mu_);
   RadixTreeStats stats;
   stats.roots = roots_.size();
   stats.nodes = nodes_;
-  stats.leaves = leaves_.size();
+  stats.leaves = leaves_;
   stats.pages = pages_;
   stats.token_bytes = pages_ * page_tokens_ * sizeof(TokenId);
-  stats.index_bytes = sizeof(RadixTree) + node_bytes_ + FlatMapHeapBytes(roots_) +
-                      MallocChunkBytes(leaves_.capacity() * sizeof(Node*));
+  stats.index_bytes = sizeof(RadixTree) + node_bytes_ + FlatMapHeapBytes(roots_);
   stats.pinned_nodes = pinned_nodes_.load(std::memory_order_relaxed);
   return stats;
 }

@@ -1,5 +1,5 @@
 // RadixTree under concurrent use: matcher threads pin and release paths while
-// an inserter, a subtree remover and an evicter change the tree. Checks that a
+// an inserter, a subtree remover and a tail remover change the tree. Checks that a
 // pinned path never loses a page while pinned, that match results stay well
 // formed, and that the page count adds up at the end. Run it under ASan/TSan.
 
@@ -167,6 +167,20 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
       }
     }
   });
+  // Removes pages [k-1, ...) of `seq` and below, adding what went to `*total`.
+  const auto remove_checked = [&](const Sequence& seq, size_t k, std::atomic<uint64_t>* total) {
+    uint64_t reported = 0;
+    auto result =
+        tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
+                           [&reported](const EvictedSpan& span) { reported += span.page_count; });
+    if (result.ok()) {
+      if (*result != reported) ++violations;
+      *total += *result;
+    } else if (result.status().code() != absl::StatusCode::kNotFound &&
+               result.status().code() != absl::StatusCode::kFailedPrecondition) {
+      ++violations;
+    }
+  };
   threads.emplace_back([&] {
     std::mt19937_64 rng(8);
     wait_for_go();
@@ -175,30 +189,19 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
       const size_t pages = seq.tokens.size() / kPage;
       // Mostly cut near the end of a sequence; now and then a whole trie.
       const size_t k = rng() % 20 == 0 ? 1 : pages - rng() % std::min<size_t>(pages, 4);
-      uint64_t reported = 0;
-      auto result =
-          tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
-                             [&reported](const EvictedSpan& span) { reported += span.page_count; });
-      if (result.ok()) {
-        if (*result != reported) ++violations;
-        removed += *result;
-      } else if (result.status().code() != absl::StatusCode::kNotFound &&
-                 result.status().code() != absl::StatusCode::kFailedPrecondition) {
-        ++violations;
-      }
+      remove_checked(seq, k, &removed);
     }
   });
+  // A tail remover: cuts the last page or two of a sequence, as an owner evicting a
+  // leaf blob does (the order is the owner's: tiering::LeafFirstIndex).
   threads.emplace_back([&] {
     std::mt19937_64 rng(9);
-    const EvictionPriority lru = LruPriority();
     wait_for_go();
     for (int op = 0; writers_continue(op, kEvictOps); ++op) {
-      uint64_t reported = 0;
-      const uint64_t got = tree.Evict(1 + rng() % 24, lru, [&reported](const EvictedSpan& span) {
-        reported += span.page_count;
-      });
-      if (got != reported) ++violations;
-      evicted += got;
+      const Sequence& seq = forest[rng() % forest.size()];
+      const size_t pages = seq.tokens.size() / kPage;
+      const size_t k = pages - rng() % std::min<size_t>(pages, 2);
+      remove_checked(seq, k, &evicted);
       if (op % 50 == 0) {
         const RadixTreeStats s = tree.Stats();
         if (s.nodes > s.pages || s.leaves > s.nodes) ++violations;
@@ -220,7 +223,12 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   RadixTreeStats s = tree.Stats();
   EXPECT_EQ(s.pinned_nodes, 0u);
   EXPECT_EQ(s.pages, inserted.load() - removed.load() - evicted.load());
-  const uint64_t rest = tree.Evict(~uint64_t{0}, LruPriority(), [](const EvictedSpan&) {});
+  uint64_t rest = 0;
+  for (const Sequence& seq : forest) {  // every trie, whole
+    auto result = tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), kPage),
+                                     [](const EvictedSpan&) {});
+    if (result.ok()) rest += *result;
+  }
   EXPECT_EQ(rest, s.pages);
   s = tree.Stats();
   EXPECT_EQ(s.pages, 0u);

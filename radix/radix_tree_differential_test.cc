@@ -93,6 +93,15 @@ class Reference {
     return out;
   }
 
+  // Cached page prefixes without a cached child.
+  std::vector<Key> Leaves() const {
+    std::vector<Key> out;
+    for (const auto& [key, entry] : pages_) {
+      if (entry.children == 0) out.push_back(key);
+    }
+    return out;
+  }
+
   uint64_t size() const { return pages_.size(); }
   uint64_t roots() const { return roots_.size(); }
 
@@ -150,7 +159,7 @@ class DifferentialRun {
     pinned_.clear();
     CheckStats();
     EXPECT_EQ(tree_.Stats().pinned_nodes, 0u);
-    // Empty the tree: everything is evictable now.
+    // Empty the tree: everything can go now.
     uint64_t before = ref_.size();
     EXPECT_EQ(EvictChecked(~uint64_t{0}), before);
     EXPECT_EQ(ref_.size(), 0u);
@@ -300,21 +309,6 @@ class DifferentialRun {
     pins_.erase(pins_.begin() + i);  // destroying the handle releases it too
   }
 
-  EvictionPriority RandomPriority() {
-    switch (Uniform(0, 3)) {
-      case 0:
-        return LruPriority();
-      case 1:
-        return [](const NodeView& v) { return static_cast<double>(v.hit_count); };
-      case 2:
-        return [](const NodeView& v) { return -static_cast<double>(v.depth_pages); };
-      default:
-        return [](const NodeView& v) {
-          return static_cast<double>((v.blob.hash.lo * 0x9e3779b97f4a7c15ULL) >> 40);
-        };
-    }
-  }
-
   // Checks one reported span against the reference and drops its pages.
   void Consume(const EvictedSpan& span, bool must_be_leaf) {
     ASSERT_EQ(span.root.hi, 0xabcu);
@@ -336,13 +330,42 @@ class DifferentialRun {
     for (auto it = keys.rbegin(); it != keys.rend(); ++it) ref_.Remove(*it);
   }
 
+  // Removes leaf pages (no cached child, not pinned) with RemoveSubtree, as an owner that
+  // evicts leaf-first does (the order is the owner's, tiering::LeafFirstIndex; here random),
+  // in rounds so that parents left childless go too, until `pages` are gone or no leaf can
+  // go. Checks each removal against the reference.
   uint64_t EvictChecked(uint64_t pages) {
-    uint64_t reported = 0;
-    const uint64_t removed = tree_.Evict(pages, RandomPriority(), [&](const EvictedSpan& span) {
-      reported += span.page_count;
-      Consume(span, /*must_be_leaf=*/true);
-    });
-    EXPECT_EQ(removed, reported) << Where();
+    uint64_t removed = 0;
+    while (removed < pages && !::testing::Test::HasFailure()) {
+      std::vector<Key> leaves = ref_.Leaves();
+      std::shuffle(leaves.begin(), leaves.end(), rng_);
+      uint64_t round = 0;
+      for (const Key& key : leaves) {
+        if (removed >= pages) break;
+        if (pinned_.count(key) > 0) continue;
+        uint64_t reported = 0;
+        auto result =
+            tree_.RemoveSubtree(RootHash(key.first), key.second, [&](const EvictedSpan& span) {
+              reported += span.page_count;
+              Consume(span, /*must_be_leaf=*/true);
+            });
+        if (!result.ok()) {
+          // Pins are per node: a pin on earlier pages of the leaf's node blocks the cut.
+          EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << Where();
+          bool ancestor_pinned = false;
+          for (size_t end = page_tokens_; end < key.second.size(); end += page_tokens_) {
+            ancestor_pinned |= pinned_.count(Reference::Prefix(key.first, key.second, end)) > 0;
+          }
+          EXPECT_TRUE(ancestor_pinned) << Where() << ": spurious FAILED_PRECONDITION";
+          continue;
+        }
+        EXPECT_EQ(*result, 1u) << Where();
+        EXPECT_EQ(reported, 1u) << Where();
+        ++removed;
+        ++round;
+      }
+      if (round == 0) break;
+    }
     if (removed < pages && pins_.empty()) {
       EXPECT_EQ(ref_.size(), 0u) << Where();
     }

@@ -47,7 +47,7 @@ EvictedSpan Gone(const PrefixHash& root, uint64_t blob, uint32_t offset, uint32_
   return EvictedSpan{root, Blob(blob), offset, count, seq};
 }
 
-// Collects what Evict / RemoveSubtree report.
+// Collects what RemoveSubtree reports.
 struct Collector {
   std::vector<EvictedSpan> spans;
   auto Fn() {
@@ -301,29 +301,34 @@ TEST(RadixTreeTest, PinBlocksRemoveSubtreeUntilReleased) {
   EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2}), removed.Fn()).value(), 3u);
 }
 
-TEST(RadixTreeTest, PinBlocksEvictionOfItsPathOnly) {
+// (Eviction order is not the tree's: tiering::LeafFirstIndex and its policies rank
+// victims, tiering/leaf_first_index_test.cc checks leaf-first order, pinned blobs and
+// priorities; the owner removes a victim's pages with RemoveSubtree.)
+TEST(RadixTreeTest, PinBlocksRemovalOfItsPathOnly) {
   RadixTree tree(kPage);
   ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2}), 0, Blob(1)).value(), 2u);
   ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3}), 2, Blob(2)).value(), 1u);
   ASSERT_EQ(tree.Insert(kRoot, Pages({5, 6}), 0, Blob(3)).value(), 2u);
   {
-    // Pins only the [1 2] node: its child [3] stays evictable.
+    // Pins only the [1 2] node: its child [3] stays removable.
     MatchResult pinned = tree.Match(kRoot, Pages({1, 2}), /*pin=*/true);
     ASSERT_EQ(pinned.matched_pages, 2u);
     EXPECT_EQ(tree.Stats().pinned_nodes, 1u);
-    Collector evicted;
-    EXPECT_EQ(tree.Evict(100, LruPriority(), evicted.Fn()), 3u);
-    EXPECT_THAT(evicted.spans,
+    Collector removed;
+    EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2, 3}), removed.Fn()).value(), 1u);
+    EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({5}), removed.Fn()).value(), 2u);
+    EXPECT_THAT(removed.spans,
                 ::testing::UnorderedElementsAre(Gone(kRoot, 2, 0, 1, 2), Gone(kRoot, 3, 0, 2, 0)));
     EXPECT_EQ(tree.Match(kRoot, Pages({1, 2}), false).matched_pages, 2u);
     // Moving the handle keeps the pin.
     MatchHandle moved = std::move(pinned.handle);
     EXPECT_FALSE(pinned.handle.pinned());
     EXPECT_TRUE(moved.pinned());
-    EXPECT_EQ(tree.Evict(100, LruPriority(), Ignore), 0u);
+    EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).status().code(),
+              absl::StatusCode::kFailedPrecondition);
   }  // `moved` unpins here
   EXPECT_EQ(tree.Stats().pinned_nodes, 0u);
-  EXPECT_EQ(tree.Evict(100, LruPriority(), Ignore), 2u);
+  EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).value(), 2u);
   EXPECT_EQ(tree.Stats().roots, 0u);
 }
 
@@ -334,93 +339,37 @@ TEST(RadixTreeTest, InsertSplittingPinnedNodeKeepsBothHalvesPinned) {
   ASSERT_EQ(pinned.matched_pages, 2u);
   ASSERT_EQ(tree.Insert(kRoot, Pages({1, 9}), 0, Blob(2)).value(), 1u);  // splits after page 0
   EXPECT_EQ(tree.Stats().pinned_nodes, 2u);
-  EXPECT_EQ(tree.Evict(100, LruPriority(), Ignore), 1u);  // only the new [9]
+  // Only the new [9] can go: both halves of [1 2 3] are pinned.
+  EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 9}), Ignore).value(), 1u);
+  EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2}), Ignore).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).status().code(),
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(tree.Match(kRoot, Pages({1, 2, 3}), false).matched_pages, 3u);
   pinned.handle.Release();
   EXPECT_EQ(tree.Stats().pinned_nodes, 0u);
-  EXPECT_EQ(tree.Evict(100, LruPriority(), Ignore), 3u);
+  EXPECT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).value(), 3u);
 }
 
-TEST(RadixTreeTest, EvictIsLeafFirstEvenWhenParentRanksLowest) {
-  RadixTree tree(kPage);
-  // [1 2] -> {[3] -> [4 5 6], [7 8]}
-  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2}), 0, Blob(1)).value(), 2u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3}), 2, Blob(2)).value(), 1u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3, 4, 5, 6}), 3, Blob(3)).value(), 3u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 7, 8}), 2, Blob(4)).value(), 2u);
-  // Shallowest first: a parent would always rank below its children.
-  const EvictionPriority shallow_first = [](const NodeView& v) {
-    return static_cast<double>(v.depth_pages);
-  };
-  Collector evicted;
-  EXPECT_EQ(tree.Evict(1000, shallow_first, evicted.Fn()), 8u);
-  EXPECT_THAT(evicted.spans, ElementsAre(Gone(kRoot, 4, 0, 2, 2), Gone(kRoot, 3, 0, 3, 3),
-                                         Gone(kRoot, 2, 0, 1, 2), Gone(kRoot, 1, 0, 2, 0)));
-  EXPECT_EQ(tree.Stats().roots, 0u);
-}
-
-TEST(RadixTreeTest, EvictStopsOnceEnoughPagesAreGone) {
+TEST(RadixTreeTest, LeavesCountChildlessNodesThroughSplitsAndRemovals) {
   RadixTree tree(kPage);
   ASSERT_EQ(tree.Insert(kRoot, Pages({1, 2, 3}), 0, Blob(1)).value(), 3u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({4}), 0, Blob(2)).value(), 1u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({5, 6}), 0, Blob(3)).value(), 2u);
-  Collector evicted;
-  // LRU: blob 1 is oldest; it has 3 pages, which covers the request for 2.
-  EXPECT_EQ(tree.Evict(2, LruPriority(), evicted.Fn()), 3u);
-  EXPECT_THAT(evicted.spans, ElementsAre(Gone(kRoot, 1, 0, 3, 0)));
-  EXPECT_EQ(tree.Evict(0, LruPriority(), evicted.Fn()), 0u);
-  EXPECT_EQ(tree.Stats().pages, 3u);
-}
-
-TEST(RadixTreeTest, MatchUpdatesAccessStatsThatPrioritiesSee) {
-  RadixTree tree(kPage);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({1}), 0, Blob(1)).value(), 1u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({2}), 0, Blob(2)).value(), 1u);
-  ASSERT_EQ(tree.Insert(kRoot, Pages({3}), 0, Blob(3)).value(), 1u);
-  // Hits: blob 1 x3, blob 2 x1, blob 3 x2; last touched: 1, then 3, then 2.
-  for (int i = 0; i < 3; ++i) tree.Match(kRoot, Pages({1}), false);
-  for (int i = 0; i < 2; ++i) tree.Match(kRoot, Pages({3}), false);
-  tree.Match(kRoot, Pages({2, 5}), false);
-
-  std::vector<NodeView> seen;
-  const EvictionPriority record = [&seen](const NodeView& v) {
-    seen.push_back(v);
-    return 0.0;
-  };
-  EXPECT_EQ(tree.Evict(0, record, Ignore), 0u);  // ranks nothing when asked for nothing
-  RadixTree probe(kPage);
-  EXPECT_EQ(probe.Evict(1, record, Ignore), 0u);
-  EXPECT_TRUE(seen.empty());
-
-  // A second policy, defined here and not in the tree: least frequently used.
-  const EvictionPriority lfu = [](const NodeView& v) { return static_cast<double>(v.hit_count); };
-  Collector evicted;
-  EXPECT_EQ(tree.Evict(1, lfu, evicted.Fn()), 1u);
-  EXPECT_EQ(tree.Evict(1, lfu, evicted.Fn()), 1u);
-  EXPECT_THAT(evicted.spans, ElementsAre(Gone(kRoot, 2, 0, 1, 0), Gone(kRoot, 3, 0, 1, 0)));
-
-  // LRU on the same history would have picked blob 1 (touched longest ago).
-  RadixTree lru_tree(kPage);
-  for (uint32_t id : {1, 2, 3}) ASSERT_TRUE(lru_tree.Insert(kRoot, Pages({id}), 0, Blob(id)).ok());
-  for (int i = 0; i < 3; ++i) lru_tree.Match(kRoot, Pages({1}), false);
-  for (int i = 0; i < 2; ++i) lru_tree.Match(kRoot, Pages({3}), false);
-  lru_tree.Match(kRoot, Pages({2}), false);
-  evicted.spans.clear();
-  EXPECT_EQ(lru_tree.Evict(1, LruPriority(), evicted.Fn()), 1u);
-  EXPECT_THAT(evicted.spans, ElementsAre(Gone(kRoot, 1, 0, 1, 0)));
-
-  // The views carry the node's shape.
-  seen.clear();
-  lru_tree.Evict(1, record, Ignore);
-  ASSERT_EQ(seen.size(), 2u);
-  for (const NodeView& v : seen) {
-    EXPECT_EQ(v.pages, 1u);
-    EXPECT_EQ(v.depth_pages, 1u);
-    EXPECT_EQ(v.page_tokens, kPage);
-    EXPECT_EQ(v.child_count, 0u);
-    EXPECT_GT(v.last_access_tick, v.insert_tick);
-    EXPECT_GE(v.hit_count, 1u);
-  }
+  EXPECT_EQ(tree.Stats().leaves, 1u);
+  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 9}), 0, Blob(2)).value(),
+            1u);  // split: [1] -> {[2 3], [9]}
+  EXPECT_EQ(tree.Stats().leaves, 2u);
+  EXPECT_EQ(tree.Stats().nodes, 3u);
+  ASSERT_EQ(tree.Insert(kRoot, Pages({1, 9, 4}), 2, Blob(3)).value(), 1u);  // [9] gets a child
+  EXPECT_EQ(tree.Stats().leaves, 2u);
+  ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 9, 4}), Ignore).value(), 1u);  // [9] a leaf again
+  EXPECT_EQ(tree.Stats().leaves, 2u);
+  ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2}), Ignore).value(), 2u);
+  EXPECT_EQ(tree.Stats().leaves, 1u);  // [9]; [1] keeps a child
+  ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 9}), Ignore).value(), 1u);
+  EXPECT_EQ(tree.Stats().leaves, 1u);  // [1]
+  ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).value(), 1u);
+  EXPECT_EQ(tree.Stats().leaves, 0u);
+  EXPECT_EQ(tree.Stats().nodes, 0u);
 }
 
 TEST(RadixTreeTest, IndexBytesReturnToTheSameValueAfterRemovingEverything) {
@@ -439,7 +388,13 @@ TEST(RadixTreeTest, IndexBytesReturnToTheSameValueAfterRemovingEverything) {
   const uint64_t empty_bytes = tree.Stats().index_bytes;
   fill();
   EXPECT_EQ(tree.Stats().index_bytes, full.index_bytes);
-  ASSERT_EQ(tree.Evict(1000, LruPriority(), Ignore), full.pages);
+  // Removed leaf by leaf this time, children before parents, as an evicting owner does.
+  for (uint32_t i = 1; i <= 20; ++i) {
+    ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2, i + 2, 50}), Ignore).value(), 1u);
+    ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1, 2, i + 2}), Ignore).value(), 1u);
+  }
+  ASSERT_EQ(tree.RemoveSubtree(kRoot, Pages({1}), Ignore).value(), 2u);
+  EXPECT_EQ(tree.Stats().pages, 0u);
   EXPECT_EQ(tree.Stats().index_bytes, empty_bytes);
   EXPECT_LT(empty_bytes, full.index_bytes - full.token_bytes);
 }

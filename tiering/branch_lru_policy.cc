@@ -4,92 +4,57 @@
 
 namespace strata::tiering {
 
-void BranchLruPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
-  if (index_.Contains(id)) {
-    index_.SetBytes(id, traits.bytes);
-    index_.SetParent(id, traits.parent);
-    index_.MutableExtra(id)->session_hint = traits.session_hint;
-    Touch(id);
-    return;
-  }
+void BranchLruPolicy::BeforeInsert(BlobId id, BlobTraits* traits) {
   // A hint that names a blob (the blob itself, or a tracked one such as the sequence's root)
   // is shared by every session under that root: not a session.
-  const uint64_t session =
-      traits.session_hint == id || index_.Contains(traits.session_hint) ? 0 : traits.session_hint;
-  if (session != 0) ObserveSession(session, traits.parent);
-  if (Extra* parent = traits.parent == 0 ? nullptr : index_.MutableExtra(traits.parent);
-      parent != nullptr) {
-    if (parent->children_ever == 1 && parent->newest_child != 0) {
-      AbandonBypassedChild(traits.parent);
-    }
-    parent = index_.MutableExtra(traits.parent);
-    ++parent->children_ever;
-    parent->newest_child = id;
+  const uint64_t hint = traits->session_hint;
+  const uint64_t session = hint == id || index().Contains(hint) ? 0 : hint;
+  traits->session_hint = session;
+  if (session != 0) ObserveSession(session, traits->parent);
+  if (const BlobView* parent = traits->parent == 0 ? nullptr : index().Find(traits->parent);
+      parent != nullptr && parent->children_ever == 1 && parent->newest_child != 0) {
+    AbandonBypassedChild(traits->parent);
   }
-  const uint64_t tick = ++clock_;
+  // The index counts the new child in its parent (children_ever, newest_child).
+}
+
+void BranchLruPolicy::AfterInsert(BlobId id) {
   // A shared prefix evicted and brought back is still shared.
-  const uint32_t children_ever = erased_shared_.erase(id) > 0 ? 2 : 0;
-  index_.Insert(id, traits.parent, traits.bytes, Key(1, tick),
-                Extra{.session_hint = session, .last_touch = tick, .children_ever = children_ever});
-  if (session != 0) {
+  if (erased_shared_.erase(id) > 0) mutable_index().SetChildrenEver(id, 2);
+  const BlobView* blob = index().Find(id);
+  if (const uint64_t session = blob->traits.session_hint; session != 0) {
     SessionTail& tail = tails_[session];
     tail.blob = id;
-    tail.tick = tick;
+    tail.tick = blob->insert_tick;
   }
 }
 
-void BranchLruPolicy::OnAccess(BlobId id) {
-  if (index_.Contains(id)) Touch(id);
-}
-
-void BranchLruPolicy::OnErase(BlobId id) {
-  const Index::Entry* entry = index_.Find(id);
-  if (entry == nullptr) return;
-  if (Extra* parent = entry->parent == 0 ? nullptr : index_.MutableExtra(entry->parent);
-      parent != nullptr && parent->newest_child == id) {
-    parent->newest_child = 0;
-  }
-  if (entry->extra.children_ever >= 2 && erased_shared_.insert(id).second) {
-    erased_shared_order_.push_back(id);
-    const uint64_t limit = std::max<uint64_t>(kMinErasedShared, index_.size() / 4);
+void BranchLruPolicy::BeforeErase(const BlobView& blob) {
+  // (The index clears the parent's newest_child.)
+  if (blob.children_ever >= 2 && erased_shared_.insert(blob.id).second) {
+    erased_shared_order_.push_back(blob.id);
+    const uint64_t limit = std::max<uint64_t>(kMinErasedShared, index().size() / 4);
     while (erased_shared_order_.size() > limit) {
       erased_shared_.erase(erased_shared_order_.front());
       erased_shared_order_.pop_front();
     }
   }
-  if (const uint64_t session = entry->extra.session_hint; session != 0) {
-    if (const auto it = tails_.find(session); it != tails_.end() && it->second.blob == id) {
+  if (const uint64_t session = blob.traits.session_hint; session != 0) {
+    if (const auto it = tails_.find(session); it != tails_.end() && it->second.blob == blob.id) {
       tails_.erase(it);
     }
   }
-  index_.Erase(id);
-}
-
-std::optional<double> BranchLruPolicy::Score(BlobId id) const {
-  const Index::Entry* entry = index_.Find(id);
-  if (entry == nullptr) return std::nullopt;
-  const double tick = static_cast<double>(entry->key.second);
-  return entry->key.first == 0 ? tick - 9007199254740992.0 : tick;  // 2^53
 }
 
 bool BranchLruPolicy::abandoned(BlobId id) const {
-  const Index::Entry* entry = index_.Find(id);
-  return entry != nullptr && entry->extra.abandoned;
-}
-
-void BranchLruPolicy::Touch(BlobId id) {
-  Extra* extra = index_.MutableExtra(id);
-  extra->last_touch = ++clock_;
-  extra->abandoned = false;
-  index_.SetKey(id, Key(1, clock_));
+  const BlobView* blob = index().Find(id);
+  return blob != nullptr && blob->mark != 0;
 }
 
 bool BranchLruPolicy::Abandon(BlobId id) {
-  Extra* extra = index_.MutableExtra(id);
-  if (extra == nullptr || extra->abandoned) return false;
-  extra->abandoned = true;
-  const uint64_t touch = extra->last_touch;
-  index_.SetKey(id, Key(0, touch));
+  const BlobView* blob = index().Find(id);
+  if (blob == nullptr || blob->mark != 0) return false;
+  mutable_index().SetMark(id, 1);  // keeps its tick
   ++abandoned_marks_;
   return true;
 }
@@ -98,9 +63,9 @@ void BranchLruPolicy::ObserveSession(uint64_t session, BlobId new_parent) {
   const auto it = tails_.find(session);
   if (it == tails_.end()) return;
   SessionTail& tail = it->second;
-  const Index::Entry* entry = index_.Find(tail.blob);
+  const BlobView* blob = index().Find(tail.blob);
   // Untouched since its insert: the tail's own request goes on (or the blob is gone).
-  const bool tail_untouched = entry != nullptr && entry->extra.last_touch == tail.tick;
+  const bool tail_untouched = blob != nullptr && blob->last_touch == tail.tick;
   if (new_parent == tail.blob) {
     if (!tail_untouched) ++tail.continuations;  // a new request read the tail, goes on
     return;
@@ -111,21 +76,21 @@ void BranchLruPolicy::ObserveSession(uint64_t session, BlobId new_parent) {
   ++tail.forks;
   if (!walk) return;
   BlobId id = tail.blob;
-  while (entry != nullptr && entry->extra.last_touch <= tail.tick &&
-         entry->extra.session_hint == session && Abandon(id)) {
-    id = entry->parent;
-    entry = index_.Find(id);  // Abandon re-keyed only `id`; entries stay in place
+  while (blob != nullptr && blob->last_touch <= tail.tick && blob->traits.session_hint == session &&
+         Abandon(id)) {
+    id = blob->traits.parent;
+    blob = index().Find(id);  // Abandon re-ranked only `id`; views stay in place
   }
 }
 
 void BranchLruPolicy::AbandonBypassedChild(BlobId parent) {
-  const Index::Entry* parent_entry = index_.Find(parent);
-  const uint64_t parent_touch = parent_entry->extra.last_touch;
-  BlobId id = parent_entry->extra.newest_child;
-  const Index::Entry* entry = index_.Find(id);
-  while (entry != nullptr && entry->extra.last_touch < parent_touch && Abandon(id)) {
-    id = entry->extra.newest_child;
-    entry = index_.Find(id);
+  const BlobView* parent_blob = index().Find(parent);
+  const uint64_t parent_touch = parent_blob->last_touch;
+  BlobId id = parent_blob->newest_child;
+  const BlobView* blob = index().Find(id);
+  while (blob != nullptr && blob->last_touch < parent_touch && Abandon(id)) {
+    id = blob->newest_child;
+    blob = index().Find(id);
   }
 }
 

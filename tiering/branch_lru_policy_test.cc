@@ -7,6 +7,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "strata/tiering/leaf_first_index.h"
+
 namespace strata::tiering {
 namespace {
 
@@ -230,6 +232,20 @@ TEST(BranchLruPolicyTest, ASharedPrefixMisfiresAtMostOnce) {
   policy.OnAccess(4);
   policy.OnInsert(7, Blob(4));
   EXPECT_EQ(policy.abandoned_marks(), 2u);
+}
+
+// The priority function alone: the last touch, 2^53 lower while abandoned (mark != 0).
+TEST(BranchLruPriorityTest, AbandonedGoesBeforeAnyLiveBlob) {
+  const BranchLruPolicy policy;
+  BlobView live{.id = 1, .last_touch = 10, .touches = 3, .mark = 0};
+  BlobView abandoned{.id = 2, .last_touch = 1000, .touches = 1, .mark = 1};
+  EXPECT_EQ(policy.Priority(live), 10.0);
+  EXPECT_EQ(policy.Priority(abandoned), 1000.0 - 9007199254740992.0);
+  EXPECT_LT(policy.Priority(abandoned), policy.Priority(BlobView{.last_touch = 1}));
+  abandoned.last_touch = 999;  // among abandoned blobs: least recent first
+  EXPECT_LT(policy.Priority(abandoned), 1000.0 - 9007199254740992.0);
+  live.traits = BlobTraits{.bytes = 99, .pages = 3, .session_hint = 5};
+  EXPECT_EQ(policy.Priority(live), 10.0);  // shape and size do not count
 }
 
 }  // namespace

@@ -17,45 +17,13 @@ double GdsfPolicy::CostPerByte(const BlobTraits& traits) const {
   return cost / bytes;
 }
 
-void GdsfPolicy::OnInsert(BlobId id, const BlobTraits& traits) {
-  if (Extra* extra = index_.MutableExtra(id); extra != nullptr) {
-    index_.SetBytes(id, traits.bytes);
-    index_.SetParent(id, traits.parent);
-    extra = index_.MutableExtra(id);
-    extra->cost_per_byte = CostPerByte(traits);
-    Touch(id, extra);
-    return;
-  }
-  Extra extra{.reads = 1, .cost_per_byte = CostPerByte(traits)};
-  index_.Insert(id, traits.parent, traits.bytes, Key(inflation_ + extra.cost_per_byte, ++clock_),
-                extra);
+double GdsfPolicy::Priority(const BlobView& blob) const {
+  return blob.mark + static_cast<double>(blob.touches) * CostPerByte(blob.traits);
 }
 
-void GdsfPolicy::OnAccess(BlobId id) {
-  if (Extra* extra = index_.MutableExtra(id); extra != nullptr) Touch(id, extra);
-}
-
-void GdsfPolicy::Touch(BlobId id, Extra* extra) {
-  ++extra->reads;
-  const double priority = inflation_ + static_cast<double>(extra->reads) * extra->cost_per_byte;
-  index_.SetKey(id, Key(priority, ++clock_));
-}
-
-void GdsfPolicy::OnErase(BlobId id) {
-  const auto* entry = index_.Find(id);
-  if (entry == nullptr) return;
+void GdsfPolicy::BeforeErase(const BlobView& blob) {
   // Only an eviction in order ages the rest: deleting a valuable blob must not.
-  BlobId first = 0;
-  if (index_.First(&first) != nullptr && first == id) {
-    inflation_ = std::max(inflation_, entry->key.first);
-  }
-  index_.Erase(id);
-}
-
-std::optional<double> GdsfPolicy::Score(BlobId id) const {
-  const auto* entry = index_.Find(id);
-  if (entry == nullptr) return std::nullopt;
-  return entry->key.first;
+  if (index().First() == &blob) inflation_ = std::max(inflation_, blob.priority);
 }
 
 }  // namespace strata::tiering

@@ -7,6 +7,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "strata/tiering/leaf_first_index.h"
+
 namespace strata::tiering {
 namespace {
 
@@ -95,6 +97,22 @@ TEST(GdsfPolicyTest, LeavesFirstAndTheCallerDecidesWhatIsEvictable) {
   policy.OnInsert(2, Span(1, 1, 300, /*parent=*/0));  // re-insert: size and parent change
   EXPECT_EQ(policy.tracked_bytes(), 400u);
   EXPECT_THAT(Victims(policy, 1), ElementsAre(1));
+}
+
+// The priority function alone: the mark (L at the touch) + touches x cost per byte.
+TEST(GdsfPriorityTest, IsTheFloorPlusTouchesTimesCostPerByte) {
+  const GdsfPolicy policy;
+  const BlobTraits traits = Span(4, 2, 1000);
+  const double per_byte = policy.CostPerByte(traits);
+  BlobView blob{.id = 1, .traits = traits, .last_touch = 5, .touches = 1, .mark = 0};
+  EXPECT_EQ(policy.Priority(blob), per_byte);
+  blob.touches = 3;
+  blob.mark = 2.5;
+  EXPECT_DOUBLE_EQ(policy.Priority(blob), 2.5 + 3 * per_byte);
+  blob.last_touch = 500;  // recency only through the floor
+  EXPECT_DOUBLE_EQ(policy.Priority(blob), 2.5 + 3 * per_byte);
+  blob.traits.first_page = 40;  // deeper: dearer to rebuild
+  EXPECT_GT(policy.Priority(blob), 2.5 + 3 * per_byte);
 }
 
 }  // namespace

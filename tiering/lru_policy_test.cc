@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 #include "strata/tiering/eviction_policy.h"
+#include "strata/tiering/leaf_first_index.h"
 
 namespace strata::tiering {
 namespace {
@@ -126,6 +127,28 @@ TEST(EvictionPolicyFactoryTest, KnowsEveryPolicyAndRejectsTheRest) {
   EXPECT_EQ(MakeEvictionPolicy("belady").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeEvictionPolicy("").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeEvictionPolicy("LRU").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The priority function alone: the last touch, nothing else.
+TEST(LruPriorityTest, IsTheLastTouchAndNothingElse) {
+  const LruPolicy lru;
+  BlobView blob{.id = 7, .insert_tick = 3, .last_touch = 41, .touches = 9, .mark = 5};
+  EXPECT_EQ(lru.Priority(blob), 41.0);
+  blob.traits = BlobTraits{.bytes = 1 << 20, .first_page = 8, .pages = 4, .parent = 2};
+  blob.touches = 1;
+  blob.mark = -1;
+  EXPECT_EQ(lru.Priority(blob), 41.0);
+  blob.last_touch = 42;
+  EXPECT_EQ(lru.Priority(blob), 42.0);
+}
+
+// LRU ranks by recency alone: a tracked child does not move its parent back.
+TEST(LruPriorityTest, ParentsAreNotPutLast) {
+  LruPolicy lru;
+  lru.OnInsert(1, BlobTraits{.bytes = 10});
+  lru.OnInsert(2, BlobTraits{.bytes = 10, .parent = 1});
+  EXPECT_EQ(lru.index().Find(1)->tracked_children, 1u);
+  EXPECT_THAT(Victims(lru, 1000), ElementsAre(1, 2));
 }
 
 }  // namespace

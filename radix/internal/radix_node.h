@@ -10,8 +10,8 @@
 // key must be erased from its parent's map before the child's tokens change.
 //
 // Concurrency: structure (parent, tokens, children, shape fields) changes only
-// under the tree's exclusive lock. last_access_tick, hit_count and lock_ref are
-// atomics, written by matchers and handle releases under the shared lock.
+// under the tree's exclusive lock. lock_ref is an atomic, written by matchers
+// and handle releases under the shared lock.
 #pragma once
 
 #include <algorithm>
@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -46,8 +45,6 @@ struct PageEq {
 };
 using ChildMap = absl::flat_hash_map<absl::Span<const TokenId>, RadixNode*, PageHash, PageEq>;
 
-inline constexpr uint32_t kNotLeaf = std::numeric_limits<uint32_t>::max();
-
 struct RadixNode {
   bool is_root() const { return parent == nullptr; }
   absl::Span<const TokenId> FirstPage(uint32_t page_tokens) const {
@@ -58,16 +55,12 @@ struct RadixNode {
   RadixNode* root = nullptr;          // the root sentinel above (itself for one)
   std::unique_ptr<TokenId[]> tokens;  // pages * page_tokens ids
   ChildMap children;
-  BlobKey blob;         // root sentinel: blob.hash = root hash
-  uint64_t serial = 0;  // creation order; eviction tie-break
-  uint64_t insert_tick = 0;
-  std::atomic<uint64_t> last_access_tick{0};
-  std::atomic<uint64_t> hit_count{0};
+  BlobKey blob;                       // root sentinel: blob.hash = root hash
   std::atomic<uint32_t> lock_ref{0};  // handles pinning this node
   uint32_t blob_page_offset = 0;
   uint32_t pages = 0;
-  uint32_t depth_pages = 0;        // pages from the root to this node's end
-  uint32_t leaf_index = kNotLeaf;  // position in RadixTree::leaves_
+  uint32_t depth_pages = 0;  // pages from the root to this node's end
+  bool leaf = false;         // counted in RadixTree::leaves_
 };
 
 // Bytes glibc malloc really takes for an n-byte request (8-byte header, 16-byte
@@ -91,14 +84,6 @@ uint64_t FlatMapHeapBytes(const Map& map) {
 
 inline uint64_t TokenArrayBytes(uint32_t pages, uint32_t page_tokens) {
   return MallocChunkBytes(static_cast<size_t>(pages) * page_tokens * sizeof(TokenId));
-}
-
-// Raises `tick` to at least `value` (ticks only move forward under races).
-inline void AdvanceTick(std::atomic<uint64_t>& tick, uint64_t value) {
-  uint64_t current = tick.load(std::memory_order_relaxed);
-  while (current < value &&
-         !tick.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
-  }
 }
 
 }  // namespace strata::radix::internal

@@ -18,22 +18,28 @@
 //
 // Ownership
 //   The tree owns its nodes and copies of their tokens. It stores blob keys
-//   only; blob bytes live elsewhere (tiers), and the callbacks of Evict and
-//   RemoveSubtree tell the owner which (blob, pages) left the index.
+//   only; blob bytes live elsewhere (tiers), and the callback of RemoveSubtree
+//   tells the owner which (blob, pages) left the index.
+//
+// Eviction
+//   The tree does not choose victims. The owner (store/core's engine) ranks its
+//   blobs with one tiering::EvictionPolicy per tier, a priority function over
+//   tiering::LeafFirstIndex (the one eviction model), and removes a victim's
+//   pages with RemoveSubtree, children before parents.
 //   A MatchHandle borrows the tree. REQUIRES: every MatchHandle is destroyed
 //   or Release()d before the tree is destroyed.
 //
 // Concurrency
 //   All public methods are thread-safe. Match, Stats and MatchHandle release
-//   take the shared (reader) lock; per-node access statistics and pin counts
-//   are atomics, so matchers run in parallel. Insert, RemoveSubtree and Evict
-//   take the exclusive lock. The callbacks of RemoveSubtree and Evict run with
-//   the exclusive lock held: REQUIRES they do not call into the tree.
+//   take the shared (reader) lock; pin counts are atomics, so matchers run in
+//   parallel. Insert and RemoveSubtree take the exclusive lock. The callback of
+//   RemoveSubtree runs with the exclusive lock held: REQUIRES it does not call
+//   into the tree.
 //
 // Pinning
 //   Match(pin=true) returns a MatchHandle that pins every node from the deepest
-//   matched node up to the root. A pinned node is never evicted or removed
-//   (Evict skips it; RemoveSubtree fails with FAILED_PRECONDITION). Pins are
+//   matched node up to the root. A pinned node is never removed (RemoveSubtree
+//   fails with FAILED_PRECONDITION). Pins are
 //   per node: a match ending inside a node pins the whole node, so removing
 //   the unmatched tail of a pinned node also fails. Insert may split a pinned
 //   node; both halves stay pinned.
@@ -45,13 +51,13 @@
 //   RemoveSubtree INVALID_ARGUMENT   empty or unaligned prefix
 //                 NOT_FOUND          the prefix is not fully cached
 //                 FAILED_PRECONDITION  a node of the subtree is pinned
-//   Match, Evict, Stats never fail.
+//   Match, Stats never fail.
 //
 // Costs
 //   Match: one exact child lookup per node on the path plus one memcmp of the
 //   matched tokens; no allocation besides the result vector. Insert: the same
-//   walk plus O(new tokens) copy, and O(node tokens) for a split. Evict: O(L)
-//   to rank the L current leaves, then O(log L) per evicted node.
+//   walk plus O(new tokens) copy, and O(node tokens) for a split.
+//   RemoveSubtree: the walk plus O(removed nodes).
 #pragma once
 
 #include <atomic>
@@ -66,7 +72,6 @@
 #include "absl/types/span.h"
 
 #include "strata/radix/blob_key.h"
-#include "strata/radix/eviction_priority.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/token_span.h"
 
@@ -124,7 +129,7 @@ struct MatchResult {
   MatchHandle handle;
 };
 
-// A run of pages that left the index (Evict or RemoveSubtree): pages
+// A run of pages that left the index (RemoveSubtree): pages
 // [seq_page_begin, seq_page_begin + page_count) under `root`, which were
 // pages [blob_page_offset, +page_count) of `blob`.
 struct EvictedSpan {
@@ -173,8 +178,8 @@ class RadixTree {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Longest cached prefix of the whole pages of `tokens` (a trailing partial
-  // page is ignored). Updates last-access tick and hit count of every node
-  // with a matched page. Never restructures the tree. With pin=true and a
+  // page is ignored). Writes nothing but pin counts (the owner keeps access
+  // statistics per blob). Never restructures the tree. With pin=true and a
   // non-empty match, result.handle pins the matched path.
   MatchResult Match(const PrefixHash& root, absl::Span<const TokenId> tokens, bool pin)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -190,13 +195,6 @@ class RadixTree {
   absl::StatusOr<uint64_t> RemoveSubtree(const PrefixHash& root, absl::Span<const TokenId> prefix,
                                          absl::FunctionRef<void(const EvictedSpan&)> on_removed)
       ABSL_LOCKS_EXCLUDED(mu_);
-
-  // Removes unpinned leaves, lowest `priority` first, until at least `pages`
-  // pages are gone or no unpinned leaf remains. A node whose last child goes
-  // becomes a candidate itself, so a parent never goes before its children.
-  // Reports each removed node to `on_evicted`; returns the pages removed.
-  uint64_t Evict(uint64_t pages, const EvictionPriority& priority,
-                 absl::FunctionRef<void(const EvictedSpan&)> on_evicted) ABSL_LOCKS_EXCLUDED(mu_);
 
   RadixTreeStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -238,24 +236,20 @@ class RadixTree {
   void DropRoot(Node* root) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Pushes `node` and its descendants onto `out`, parents before children.
   static void CollectSubtree(Node* node, std::vector<Node*>* out);
-  NodeView ViewOf(const Node* node) const;
   static EvictedSpan SpanOf(const Node* node);
   void Unpin(Node* node) ABSL_LOCKS_EXCLUDED(mu_);
-  uint64_t Tick() { return clock_.fetch_add(1, std::memory_order_relaxed) + 1; }
 
   const uint32_t page_tokens_;
   mutable absl::Mutex mu_;
   // Root sentinels (no pages) by root hash; a root exists while it has children.
   absl::flat_hash_map<PrefixHash, Node*> roots_ ABSL_GUARDED_BY(mu_);
-  // Every childless page-holding node; RadixNode::leaf_index points back here.
-  std::vector<Node*> leaves_ ABSL_GUARDED_BY(mu_);
+  // Childless page-holding nodes (those with RadixNode::leaf set).
+  uint64_t leaves_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t nodes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t pages_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t next_serial_ ABSL_GUARDED_BY(mu_) = 0;
-  // Bytes of nodes, token arrays and child maps (roots_ and leaves_ are added
-  // by Stats from their capacities).
+  // Bytes of nodes, token arrays and child maps (roots_ is added by Stats
+  // from its capacity).
   uint64_t node_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  std::atomic<uint64_t> clock_{0};
   std::atomic<uint64_t> pinned_nodes_{0};
 };
 

@@ -40,44 +40,39 @@
 // Both walks mark each blob at most once per touch, so they add O(log n) amortized per
 // event; every event is O(log n) (LeafFirstIndex).
 //
+// As a PriorityPolicy: a blob's mark is 1 while it is abandoned, 0 otherwise (every touch
+// records 0), and
+//   Priority(blob) = blob.last_touch − (blob.mark != 0 ? 2^53 : 0)
+// (pure), which orders abandoned leaves first, then the rest, each least recently touched
+// first. The session walks run in BeforeInsert, the shared-prefix memory in AfterInsert and
+// BeforeErase; they read the index's parent links, children_ever and newest_child.
+//
 // The engine must report a request's reads (OnAccess, root first) before its new blobs
-// (OnInsert, root first), as EvictionPolicy describes. Score(id): the tick of the blob's
-// last touch, minus 2^53 while it is abandoned (lower = sooner).
+// (OnInsert, root first), as EvictionPolicy describes. Score(id) = the priority: the tick of
+// the blob's last touch, minus 2^53 while it is abandoned (lower = sooner).
 // Thread safety: thread-compatible (see EvictionPolicy). Errors: none.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 
-#include "strata/tiering/eviction_policy.h"
-#include "strata/tiering/leaf_first_index.h"
+#include "strata/tiering/priority_policy.h"
 
 namespace strata::tiering {
 
-class BranchLruPolicy final : public EvictionPolicy {
+class BranchLruPolicy final : public PriorityPolicy {
  public:
   BranchLruPolicy() = default;
 
-  using EvictionPolicy::OnInsert;
-
   std::string_view name() const override { return "branch-lru"; }
-  void OnInsert(BlobId id, const BlobTraits& traits) override;
-  void OnAccess(BlobId id) override;
-  void OnErase(BlobId id) override;
-  void CollectVictims(uint64_t bytes_needed, absl::FunctionRef<bool(BlobId)> evictable,
-                      std::vector<BlobId>* victims) const override {
-    index_.CollectVictims(bytes_needed, evictable, victims);
+  double Priority(const BlobView& blob) const override {
+    const double tick = static_cast<double>(blob.last_touch);
+    return blob.mark != 0 ? tick - 9007199254740992.0 : tick;  // 2^53
   }
-  std::optional<double> Score(BlobId id) const override;
-  uint64_t size() const override { return index_.size(); }
-  uint64_t tracked_bytes() const override { return index_.tracked_bytes(); }
 
   // Whether `id` is tracked and currently marked abandoned (for tests and diagnostics).
   bool abandoned(BlobId id) const;
@@ -85,15 +80,6 @@ class BranchLruPolicy final : public EvictionPolicy {
   uint64_t abandoned_marks() const { return abandoned_marks_; }
 
  private:
-  // (0 = abandoned, 1 = live; tick of the last touch): smaller is evicted sooner.
-  using Key = std::pair<uint8_t, uint64_t>;
-  struct Extra {
-    uint64_t session_hint = 0;
-    uint64_t last_touch = 0;     // tick of the last OnInsert or OnAccess
-    BlobId newest_child = 0;     // the child inserted last, 0 = none (or erased)
-    uint32_t children_ever = 0;  // children inserted while this blob was tracked
-    bool abandoned = false;
-  };
   struct SessionTail {
     BlobId blob = 0;
     uint64_t tick = 0;           // the tick of its insert
@@ -102,9 +88,11 @@ class BranchLruPolicy final : public EvictionPolicy {
   };
   // A hint is trusted to name one session while forks * this < continuations.
   static constexpr uint32_t kContinuationsPerFork = 4;
-  using Index = LeafFirstIndex<Key, Extra>;
 
-  void Touch(BlobId id);
+  void BeforeInsert(BlobId id, BlobTraits* traits) override;
+  void AfterInsert(BlobId id) override;
+  void BeforeErase(const BlobView& blob) override;
+
   // Counts a continuation or a fork of `session`; on a fork of a trusted hint, abandons the
   // branch it left.
   void ObserveSession(uint64_t session, BlobId new_parent);
@@ -112,14 +100,12 @@ class BranchLruPolicy final : public EvictionPolicy {
   // Marks `id` abandoned, keeping its tick; returns false if untracked or already marked.
   bool Abandon(BlobId id);
 
-  Index index_;
   absl::flat_hash_map<uint64_t, SessionTail> tails_;
   // Recently erased blobs that had two or more children: if one comes back it is still a
   // shared prefix. FIFO, at most max(kMinErasedShared, size() / 4) entries.
   static constexpr uint64_t kMinErasedShared = 1024;
   absl::flat_hash_set<BlobId> erased_shared_;
   std::deque<BlobId> erased_shared_order_;
-  uint64_t clock_ = 0;
   uint64_t abandoned_marks_ = 0;
 };
 

@@ -7,16 +7,21 @@
 // CollectVictims for blobs to drop or demote, evicts those it can and calls OnErase for each.
 // Blobs are named by an opaque BlobId (tiering does not know radix); the engine decides what
 // may be evicted (leaf-first, never pinned or leased) through the `evictable` predicate, so
-// a policy never needs the tree. Policies that want the shape (BranchLruPolicy, GdsfPolicy)
-// learn it from BlobTraits::parent and keep blobs without a tracked child first in their
-// order, which is what a leaf-first engine can evict.
+// a policy never needs the radix tree.
+//
+// One eviction model: every policy is a PriorityPolicy (priority_policy.h), i.e. a pure
+// priority function over the one leaf-first structure, LeafFirstIndex (leaf_first_index.h),
+// which learns the shape from BlobTraits::parent and keeps blobs without a tracked child
+// first in its order (what a leaf-first engine can evict). The node engine and the policy
+// replay (tiering/sim) drive that same code through this interface.
 //
 // Events the engine should report, in this order for one request: OnAccess for each blob of
 // the matched prefix (root first), then OnInsert for each new blob (root first). Policies
 // read their own logical clock (one tick per OnInsert/OnAccess), never wall time.
 //
 // Policies (MakeEvictionPolicy names):
-//   "lru"         LruPolicy: least recently used first; O(1) per event.
+//   "lru"         LruPolicy: least recently used first (recency alone, not leaves first);
+//                 O(log n) per event.
 //   "branch-lru"  BranchLruPolicy: LRU over leaves, but branches a session has abandoned
 //                 (it forked or compacted elsewhere) go first; O(log n) per event.
 //   "gdsf"        GdsfPolicy: GreedyDual-Size-Frequency with a depth-aware recompute cost;

@@ -15,18 +15,16 @@
 // Lowest H is evicted first, leaves before blobs with a tracked child (LeafFirstIndex);
 // ties go to the blob touched earlier. O(log n) per event.
 //
-// How it compares with LRU and BranchLruPolicy on replayed traces: tiering/sim/README.md.
+// As a PriorityPolicy: the mark of a touch is L at that moment, and
+//   Priority(blob) = blob.mark + blob.touches × CostPerByte(blob.traits)
+// (pure); BeforeErase raises L. How it compares with LRU and BranchLruPolicy on replayed
+// traces: tiering/sim/README.md.
 // Score(id) = H. Thread safety: thread-compatible (see EvictionPolicy). Errors: none.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-#include "strata/tiering/eviction_policy.h"
-#include "strata/tiering/leaf_first_index.h"
+#include "strata/tiering/priority_policy.h"
 
 namespace strata::tiering {
 
@@ -38,23 +36,12 @@ struct GdsfOptions {
   bool depth_aware = true;
 };
 
-class GdsfPolicy final : public EvictionPolicy {
+class GdsfPolicy final : public PriorityPolicy {
  public:
   explicit GdsfPolicy(GdsfOptions options = {}) : options_(options) {}
 
-  using EvictionPolicy::OnInsert;
-
   std::string_view name() const override { return "gdsf"; }
-  void OnInsert(BlobId id, const BlobTraits& traits) override;
-  void OnAccess(BlobId id) override;
-  void OnErase(BlobId id) override;
-  void CollectVictims(uint64_t bytes_needed, absl::FunctionRef<bool(BlobId)> evictable,
-                      std::vector<BlobId>* victims) const override {
-    index_.CollectVictims(bytes_needed, evictable, victims);
-  }
-  std::optional<double> Score(BlobId id) const override;
-  uint64_t size() const override { return index_.size(); }
-  uint64_t tracked_bytes() const override { return index_.tracked_bytes(); }
+  double Priority(const BlobView& blob) const override;
 
   // The aging floor L.
   double inflation() const { return inflation_; }
@@ -62,19 +49,11 @@ class GdsfPolicy final : public EvictionPolicy {
   double CostPerByte(const BlobTraits& traits) const;
 
  private:
-  // (H, tick of the last touch): ties go to the earlier touch.
-  using Key = std::pair<double, uint64_t>;
-  struct Extra {
-    uint64_t reads = 0;
-    double cost_per_byte = 0;
-  };
-
-  void Touch(BlobId id, Extra* extra);
+  double TouchMark() const override { return inflation_; }
+  void BeforeErase(const BlobView& blob) override;
 
   GdsfOptions options_;
-  LeafFirstIndex<Key, Extra> index_;
   double inflation_ = 0;
-  uint64_t clock_ = 0;
 };
 
 }  // namespace strata::tiering

@@ -8,49 +8,33 @@
 // matters for a leaf-first engine. With equal block sizes and every missing block inserted
 // this is Belady's MIN, the optimum; prefix_cache_replay_test checks on random traces that
 // no policy beats it.
-// Ties (equal next use, e.g. never) go to the blob touched earlier.
+// As a PriorityPolicy (the same index and event code as the engine's policies): the mark of
+// a touch is the next use given before it, and Priority(blob) = -mark (pure; kNever is the
+// lowest). Ties (equal next use, e.g. never) go to the blob touched earlier.
 // Score(id) = -(next use) (lower = sooner). Thread safety: thread-compatible. Errors: none.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-#include "strata/tiering/eviction_policy.h"
-#include "strata/tiering/leaf_first_index.h"
+#include "strata/tiering/priority_policy.h"
 
 namespace strata::tiering::sim {
 
-class BeladyPolicy final : public EvictionPolicy {
+class BeladyPolicy final : public PriorityPolicy {
  public:
   static constexpr uint64_t kNever = ~uint64_t{0};
 
-  using EvictionPolicy::OnInsert;
-
   std::string_view name() const override { return "belady"; }
-  // The next OnInsert or OnAccess is of a blob next used at `next_use` (a request index,
-  // or kNever).
+  // The next OnInsert or OnAccess is of a blob next used at `next_use` (a request index
+  // below 2^53, or kNever).
   void SetNextUse(uint64_t next_use) { pending_next_use_ = next_use; }
-  void OnInsert(BlobId id, const BlobTraits& traits) override;
-  void OnAccess(BlobId id) override;
-  void OnErase(BlobId id) override { index_.Erase(id); }
-  void CollectVictims(uint64_t bytes_needed, absl::FunctionRef<bool(BlobId)> evictable,
-                      std::vector<BlobId>* victims) const override {
-    index_.CollectVictims(bytes_needed, evictable, victims);
-  }
-  std::optional<double> Score(BlobId id) const override;
-  uint64_t size() const override { return index_.size(); }
-  uint64_t tracked_bytes() const override { return index_.tracked_bytes(); }
+  double Priority(const BlobView& blob) const override { return -blob.mark; }
 
  private:
-  // (~next use: farthest first, tick of the touch).
-  using Key = std::pair<uint64_t, uint64_t>;
+  double TouchMark() const override { return static_cast<double>(pending_next_use_); }
 
-  LeafFirstIndex<Key> index_;
   uint64_t pending_next_use_ = kNever;
-  uint64_t clock_ = 0;
 };
 
 }  // namespace strata::tiering::sim
