@@ -36,7 +36,6 @@ VENDOR_INCLUDES = {
     "httplib": re.compile(r"^httplib\.h$"),
     "png": re.compile(r"^png\.h$"),
     "cairo": re.compile(r"^cairo"),
-    "nlohmann": re.compile(r"^nlohmann/"),
     "benchmark": re.compile(r"^benchmark/"),
     "gtest": re.compile(r"^(gtest|gmock)/"),
 }
@@ -49,7 +48,6 @@ VENDOR_LINKS = {
     "httplib": re.compile(r"(?i)httplib"),
     "png": re.compile(r"(?i)png"),
     "cairo": re.compile(r"(?i)cairo"),
-    "nlohmann": re.compile(r"^nlohmann"),
     "benchmark": re.compile(r"^benchmark::"),
     "gtest": re.compile(r"^GTest::"),
 }
