@@ -135,7 +135,10 @@ function(strata_add_test)
   strata_target_defaults(${T_NAME} test)
   target_link_libraries(${exe} PRIVATE ${T_NAME})
 
-  # Which suites are this test's; no suite may belong to two tests of a folder.
+  # Which suites are this test's; no suite may belong to two tests of a folder. The
+  # filter is read from the sources, so editing one re-runs the configure step (a new
+  # suite is then run; strata_test_inventory fails if one is ever left out).
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${all})
   _strata_test_suites(suites filter ${all})
   if(NOT suites)
     message(FATAL_ERROR "strata_add_test(${T_NAME}): no TEST/TEST_F/TEST_P/INSTANTIATE_* in its sources")
