@@ -115,10 +115,9 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
 
-  // Items in READ order: range i's layer (layer_begin + j) is item first_item[i] + j; its
-  // checksums sit at first_chunk[i] + j * num_pages in the grant.
-  std::vector<uint32_t> first_item(ranges.size() + 1, 0);
-  std::vector<uint64_t> first_chunk(ranges.size() + 1, 0);
+  // Items in READ order (wire::ReadItems, the wire contract's numbering): range i's layer
+  // (layer_begin + j) is item items.First(i) + j; its checksums sit at
+  // items.FirstChecksum(i) + j * num_pages in the grant.
   std::vector<uint32_t> layer_waiting(layout.num_layers, 0);
   std::vector<wire::ReadRangeBits> wire_ranges;
   std::vector<absl::Span<uint8_t>> dests;
@@ -130,19 +129,14 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
                                               .num_pages = r.num_pages,
                                               .layer_begin = r.layer_begin,
                                               .layer_end = r.layer_end});
-    first_item[i + 1] = first_item[i] + (r.layer_end - r.layer_begin);
-    first_chunk[i + 1] = first_chunk[i] + r.chunks();
     for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
       ++layer_waiting[l];
       dests.emplace_back(reinterpret_cast<uint8_t*>(r.layer_dest[l - r.layer_begin]),
                          uint64_t{r.num_pages} * chunk_bytes);
     }
   }
-  const uint32_t total_items = first_item.back();
-  auto range_of = [&first_item](uint32_t item) {
-    return static_cast<size_t>(std::upper_bound(first_item.begin(), first_item.end(), item) -
-                               first_item.begin() - 1);
-  };
+  const wire::ReadItems items(wire_ranges);
+  const uint32_t total_items = items.total();
   // The transport may write anywhere in [lowest, highest) of the caller's memory.
   const std::byte* lowest = nullptr;
   const std::byte* highest = nullptr;
@@ -173,7 +167,7 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
       .order = on_layer != nullptr && ranges.size() > 1 ? wire::ReadOrder::kLayerMajor
                                                         : wire::ReadOrder::kRangeMajor,
       .merge = contiguous};
-  std::vector<uint64_t> checksums(first_chunk.back());
+  std::vector<uint64_t> checksums(items.total_checksums());
   auto group = std::make_shared<TransferGroup>();
   STRATA_RETURN_IF_ERROR(
       plane->StartRead(peer, header,
@@ -201,15 +195,15 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
     return absl::OkStatus();
   };
   auto verify = [&](uint32_t item) -> absl::Status {
-    const size_t i = range_of(item);
+    const size_t i = items.RangeOf(item);
     const PlannedRange& range = ranges[i];
-    const uint32_t j = item - first_item[i];
+    const uint32_t j = item - items.First(i);
     const uint32_t layer = range.layer_begin + j;
     absl::Status status = VerifyLayerRun(
         absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
         chunk_bytes,
-        absl::MakeConstSpan(checksums).subspan(first_chunk[i] + uint64_t{j} * range.num_pages,
-                                               range.num_pages),
+        absl::MakeConstSpan(checksums).subspan(
+            items.FirstChecksum(i) + uint64_t{j} * range.num_pages, range.num_pages),
         range.blob, layer, range.first_page);
     if (!status.ok()) {
       checksum_failures_.fetch_add(1, std::memory_order_relaxed);

@@ -140,12 +140,9 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
   request->lease_id = lease->lease_id;
   request->owns_lease = true;
   request->timing = timing;
-  std::vector<uint32_t> first_item(ranges.size() + 1, 0);
+  const wire::ReadItems items(decoded->ranges);  // the wire contract's item numbering
   uint32_t max_layer_end = 0;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    first_item[i + 1] = first_item[i] + (ranges[i].layer_end - ranges[i].layer_begin);
-    max_layer_end = std::max(max_layer_end, ranges[i].layer_end);
-  }
+  for (const core::ReadRange& r : ranges) max_layer_end = std::max(max_layer_end, r.layer_end);
   const bool merge = header.merge && header.order == wire::ReadOrder::kRangeMajor;
   auto add = [&](size_t i, uint32_t layer) {
     const uint32_t j = layer - ranges[i].layer_begin;
@@ -163,7 +160,7 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
     }
     request->ranges.push_back(wire::ByteRange{bytes.offset, bytes.length});
     request->blobs.push_back(ranges[i].blob);
-    request->indices.push_back(first_item[i] + j);
+    request->indices.push_back(items.Item(i, layer));
     request->counts.push_back(1);
   };
   if (header.order == wire::ReadOrder::kLayerMajor) {

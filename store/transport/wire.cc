@@ -1,5 +1,6 @@
 #include "strata/store/transport/wire.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -353,6 +354,25 @@ absl::StatusOr<ReadGrantHeader> DecodeReadGrantHeader(absl::Span<const uint8_t> 
   h.request_id = GetU64(bytes.data() + 8);
   h.lease_id = GetU64(bytes.data() + 16);
   return h;
+}
+
+ReadItems::ReadItems(absl::Span<const ReadRangeBits> ranges)
+    : first_item_(ranges.size() + 1, 0), first_checksum_(ranges.size() + 1, 0) {
+  layer_begin_.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ReadRangeBits& r = ranges[i];
+    const uint32_t layers = r.layer_end > r.layer_begin ? r.layer_end - r.layer_begin : 0;
+    layer_begin_.push_back(r.layer_begin);
+    first_item_[i + 1] = first_item_[i] + layers;
+    first_checksum_[i + 1] = first_checksum_[i] + uint64_t{layers} * r.num_pages;
+  }
+}
+
+size_t ReadItems::RangeOf(uint32_t item) const {
+  // The last range whose first item is <= item (ranges without items share their First
+  // with the next range and are skipped).
+  return static_cast<size_t>(std::upper_bound(first_item_.begin(), first_item_.end(), item) -
+                             first_item_.begin() - 1);
 }
 
 }  // namespace strata::store::transport::wire

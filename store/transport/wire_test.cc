@@ -299,3 +299,45 @@ TEST(WireTest, RandomInputIsValueOrInvalidArgument) {
 
 }  // namespace
 }  // namespace strata::store::transport::wire
+
+namespace strata::store::transport::wire {
+namespace {
+
+TEST(ReadItemsTest, NumbersLayersRangeByRangeAndPlacesTheirChecksums) {
+  // Range 0: layers [2, 5) of 3 pages; range 1: no layers; range 2: layers [0, 2) of 1 page.
+  const std::vector<ReadRangeBits> ranges = {
+      {.key = {1, 2}, .first_page = 0, .num_pages = 3, .layer_begin = 2, .layer_end = 5},
+      {.key = {3, 4}, .first_page = 1, .num_pages = 2, .layer_begin = 4, .layer_end = 4},
+      {.key = {5, 6}, .first_page = 0, .num_pages = 1, .layer_begin = 0, .layer_end = 2}};
+  const ReadItems items(ranges);
+  EXPECT_EQ(items.ranges(), 3u);
+  EXPECT_EQ(items.total(), 5u);
+  EXPECT_EQ(items.total_checksums(), 3u * 3 + 2u * 1);
+  EXPECT_EQ(items.First(0), 0u);
+  EXPECT_EQ(items.First(1), 3u);
+  EXPECT_EQ(items.First(2), 3u);
+  EXPECT_EQ(items.Item(0, 2), 0u);
+  EXPECT_EQ(items.Item(0, 4), 2u);
+  EXPECT_EQ(items.Item(2, 0), 3u);
+  EXPECT_EQ(items.Item(2, 1), 4u);
+  EXPECT_EQ(items.FirstChecksum(0), 0u);
+  EXPECT_EQ(items.FirstChecksum(1), 9u);
+  EXPECT_EQ(items.FirstChecksum(2), 9u);
+  // Every item maps back to the range that has it (the empty range has none).
+  for (uint32_t item = 0; item < items.total(); ++item) {
+    EXPECT_EQ(items.RangeOf(item), item < 3 ? 0u : 2u) << item;
+  }
+}
+
+TEST(ReadItemsTest, InvertedLayerRangeHasNoItems) {
+  const std::vector<ReadRangeBits> ranges = {
+      {.key = {1, 2}, .first_page = 0, .num_pages = 2, .layer_begin = 3, .layer_end = 1},
+      {.key = {1, 2}, .first_page = 0, .num_pages = 2, .layer_begin = 0, .layer_end = 1}};
+  const ReadItems items(ranges);
+  EXPECT_EQ(items.total(), 1u);
+  EXPECT_EQ(items.total_checksums(), 2u);
+  EXPECT_EQ(items.RangeOf(0), 1u);
+}
+
+}  // namespace
+}  // namespace strata::store::transport::wire

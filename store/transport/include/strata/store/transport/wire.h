@@ -68,6 +68,7 @@
 //   FETCH_DATA index i names item i of the READ: range r's layer (layer_begin + j) is item
 //   first_item(r) + j, first_item(r) = sum over earlier ranges of (layer_end - layer_begin);
 //   its payload is that layer's num_pages pages. `order` only chooses the sending order.
+//   ReadItems (below) is this numbering, for the node and the client alike.
 //
 // READ_GRANT (7, node -> client), header 32 bytes; payload (eager or RNDV) = checksum_count
 // x u64: every item's chunk checksums in item order (num_pages per item):
@@ -199,6 +200,35 @@ struct ReadRangeBits {
 struct ReadPayload {
   absl::Span<const uint8_t> ns_encoding;
   std::vector<ReadRangeBits> ranges;
+};
+
+// The item numbering of a READ (the table above), defined once for both ends: range r's
+// layer (layer_begin + j) is item First(r) + j, First(r) = the sum over earlier ranges of
+// (layer_end - layer_begin); READ_GRANT lists every item's num_pages chunk checksums in
+// item order, so range r's checksums start at FirstChecksum(r). A range with
+// layer_end <= layer_begin has no items. Value type; pure.
+class ReadItems {
+ public:
+  explicit ReadItems(absl::Span<const ReadRangeBits> ranges);
+
+  size_t ranges() const { return first_item_.size() - 1; }
+  // Items (layer ranges) and chunk checksums of the whole READ.
+  uint32_t total() const { return first_item_.back(); }
+  uint64_t total_checksums() const { return first_checksum_.back(); }
+  // REQUIRES: range < ranges().
+  uint32_t First(size_t range) const { return first_item_[range]; }
+  uint64_t FirstChecksum(size_t range) const { return first_checksum_[range]; }
+  // The item of range `range`'s layer `layer`. REQUIRES: layer_begin <= layer < layer_end.
+  uint32_t Item(size_t range, uint32_t layer) const {
+    return first_item_[range] + (layer - layer_begin_[range]);
+  }
+  // The range `item` belongs to. REQUIRES: item < total().
+  size_t RangeOf(uint32_t item) const;
+
+ private:
+  std::vector<uint32_t> first_item_;      // ranges() + 1 entries
+  std::vector<uint64_t> first_checksum_;  // ranges() + 1 entries
+  std::vector<uint32_t> layer_begin_;
 };
 
 struct ReadGrantHeader {
