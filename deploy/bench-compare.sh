@@ -16,6 +16,8 @@
 # MB/s are MiB/s and are converted).
 #
 #   deploy/bench-compare.sh [--quick]      --quick: 1M and 16M blobs, 1 and 8 clients
+#   STRATA_BENCH_PREBUILT=1 STRATA_BUILD_ROOT=DIR deploy/bench-compare.sh
+#                                          use DIR/release's binaries as they are (no build)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -30,10 +32,18 @@ fi
 join() { local IFS=,; echo "$*"; }
 
 "$ROOT/deploy/setup.sh" --bench
-BUILD_TYPE=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-[[ -f "$BUILD/CMakeCache.txt" ]] && BUILD_TYPE=()  # keep an existing tree's type
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all "${BUILD_TYPE[@]}" >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-bench
+if [[ -n "${STRATA_BENCH_PREBUILT:-}" ]]; then
+  # Binaries built elsewhere (e.g. an earlier commit's, to compare two builds in one
+  # session): $BUILD/store/node/strata-node and $BUILD/client/tools/strata-bench as they are.
+  for bin in store/node/strata-node client/tools/strata-bench; do
+    [[ -x "$BUILD/$bin" ]] || { echo "bench-compare: $BUILD/$bin is missing" >&2; exit 1; }
+  done
+else
+  BUILD_TYPE=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+  [[ -f "$BUILD/CMakeCache.txt" ]] && BUILD_TYPE=()  # keep an existing tree's type
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all "${BUILD_TYPE[@]}" >/dev/null
+  cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-bench
+fi
 
 WORK=$(mktemp -d /tmp/strata-bench-compare.XXXXXX)
 PIDS=()
