@@ -128,7 +128,26 @@ def allowed(rule, is_test):
     return uses
 
 
-def check_includes(root, rules, report):
+def may_use(rule, is_test, own, other):
+    """Whether a file or target of folder `own` (row `rule`) may use folder `other`."""
+    uses = allowed(rule, is_test)
+    return "*" in uses or other == own or other in uses
+
+
+def vendor_of(name, patterns, rule, is_test, seen):
+    """The vendor `name` (an include or a link library) belongs to, when the row does not
+    allow it; None when it is allowed or no vendor's. Records the vendor in `seen`."""
+    for vendor, pattern in patterns.items():
+        if pattern.search(name):
+            seen.add("vendor:" + vendor)
+            if (vendor in TEST_VENDORS and is_test) or vendor in rule["vendors"] or \
+                    "*" in rule["uses"]:
+                return None
+            return vendor
+    return None
+
+
+def check_includes(root, rules):
     folders = set(rules)
     files = list(source_files(root, folders))
     index = header_index(files, folders)
@@ -151,24 +170,18 @@ def check_includes(root, rules, report):
                     target = index.get(os.path.normpath(os.path.join(here, name)))
                 if target is not None:
                     seen[f].add(target)
-                    if "*" in allowed(rule, is_test) or target == f or \
-                            target in allowed(rule, is_test):
-                        continue
-                    problems.append(f"{rel}:{lineno}: includes {name} of {target}/, which "
-                                    f"{f}/ may not use")
+                    if not may_use(rule, is_test, f, target):
+                        problems.append(f"{rel}:{lineno}: includes {name} of {target}/, which "
+                                        f"{f}/ may not use")
                     continue
-                for vendor, pattern in VENDOR_INCLUDES.items():
-                    if pattern.search(name):
-                        seen[f].add("vendor:" + vendor)
-                        if vendor in TEST_VENDORS and is_test:
-                            continue
-                        if vendor not in rule["vendors"] and "*" not in rule["uses"]:
-                            problems.append(f"{rel}:{lineno}: includes {name} ({vendor}), "
-                                            f"which {f}/ may not include")
+                vendor = vendor_of(name, VENDOR_INCLUDES, rule, is_test, seen[f])
+                if vendor:
+                    problems.append(f"{rel}:{lineno}: includes {name} ({vendor}), which {f}/ "
+                                    f"may not include")
     return problems, seen
 
 
-def check_links(links_path, rules, report):
+def check_links(links_path, rules):
     folders = set(rules)
     targets = {}
     for line in open(links_path, encoding="utf-8"):
@@ -194,22 +207,16 @@ def check_links(links_path, rules, report):
                 support = targets[dep][1] == "test" or "testing" in dep or "harness" in dep or \
                     dep in ("strata_compile_options", "strata_bench_main")
                 seen[f].add(dep_folder)
-                if support and is_test:
-                    continue
-                if dep == "strata_compile_options" or "*" in allowed(rule, is_test) or \
-                        dep_folder == f or dep_folder in allowed(rule, is_test):
+                if (support and is_test) or dep == "strata_compile_options" or \
+                        may_use(rule, is_test, f, dep_folder):
                     continue
                 problems.append(f"target {name} ({f}/) links {lib} of {dep_folder}/, which "
                                 f"{f}/ may not use")
                 continue
-            for vendor, pattern in VENDOR_LINKS.items():
-                if pattern.search(lib):
-                    seen[f].add("vendor:" + vendor)
-                    if vendor in TEST_VENDORS and is_test:
-                        continue
-                    if vendor not in rule["vendors"] and "*" not in rule["uses"]:
-                        problems.append(f"target {name} ({f}/) links {lib} ({vendor}), which "
-                                        f"{f}/ may not use")
+            vendor = vendor_of(lib, VENDOR_LINKS, rule, is_test, seen[f])
+            if vendor:
+                problems.append(f"target {name} ({f}/) links {lib} ({vendor}), which {f}/ "
+                                f"may not use")
     return problems, seen
 
 
@@ -220,9 +227,9 @@ def main():
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
     rules = parse_rules(os.path.join(args.root, "docs/architecture.md"))
-    problems, seen = check_includes(args.root, rules, args.report)
+    problems, seen = check_includes(args.root, rules)
     if args.links:
-        link_problems, link_seen = check_links(args.links, rules, args.report)
+        link_problems, link_seen = check_links(args.links, rules)
         problems += link_problems
         for f, s in link_seen.items():
             seen[f] |= s
