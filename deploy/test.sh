@@ -75,6 +75,9 @@ declare -A BUILD_ONLY=([tsa]=1)
 # Races are ruled out by clang's -Wthread-safety (tsa) and stress tests under ASan.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:protect_shadow_gap=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Third-party caches that live as long as the process (deploy/lsan-suppressions.txt says
+# which and why); the child processes the tests start inherit it.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/deploy/lsan-suppressions.txt:print_suppressions=0}
 
 passed=0
 failed=0
