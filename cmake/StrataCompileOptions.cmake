@@ -30,6 +30,8 @@ if(STRATA_ANALYSIS_ONLY)
     message(FATAL_ERROR "STRATA_ANALYSIS_ONLY builds no runnable program: "
                         "set STRATA_BUILD_TESTS=OFF and STRATA_BUILD_BENCHMARKS=OFF")
   endif()
+  # A precompiled header would be "compiled" for diagnostics only too, i.e. not written.
+  set(CMAKE_DISABLE_PRECOMPILE_HEADERS ON)
   foreach(lang C CXX)
     set(CMAKE_${lang}_COMPILE_OBJECT
         "<CMAKE_${lang}_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -fsyntax-only <SOURCE>"
