@@ -134,22 +134,28 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
                                    .task_ttl = options.rebuild_task_ttl,
                                    .max_attempts = options.max_rebuild_attempts}),
-      lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr) {
+      lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr),
+      mover_(TierMoverOptions{.dram_high_watermark = options.dram_high_watermark,
+                              .dram_low_watermark = options.dram_low_watermark,
+                              .text_bytes = options.text_bytes},
+             TierMover::Deps{.table = &table_,
+                             .ledger = &ledger_,
+                             .journal = &journal_,
+                             .dram = arena_.get(),
+                             .ssd = options.ssd.get(),
+                             .records = this,
+                             .index_mu = &mu_,
+                             .lock_hold = lock_hold_}) {
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
-  if (options_.background_demotion) mover_ = std::thread([this] { MoverLoop(); });
+  if (options_.background_demotion) mover_.Start();
 }
 
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
-  {
-    const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-    TimedMutexLock lock(&mu_, lock_hold_);
-    pressure_.SignalAll();
-  }
+  mover_.Stop();
   if (reaper_.joinable()) reaper_.join();
-  if (mover_.joinable()) mover_.join();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
@@ -241,6 +247,32 @@ uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> span
     *bytes_freed += MaybeRelease(record);
   }
   return unlinked;
+}
+
+// ------------------------------------------------------------------------- TierMover::Records
+
+void NodeEngine::HoldRecord(BlobRecord* record) {
+  mu_.AssertHeld();
+  ++record->holds;
+  ++holds_;
+}
+
+void NodeEngine::UnholdRecord(BlobRecord* record) {
+  mu_.AssertHeld();
+  CHECK_GT(record->holds, 0u);
+  --record->holds;
+  --holds_;
+}
+
+uint64_t NodeEngine::ReleaseRecord(BlobRecord* record) {
+  mu_.AssertHeld();
+  return MaybeRelease(record);
+}
+
+absl::Status NodeEngine::RemoveFromIndex(BlobRecord* record, uint32_t from_page,
+                                         DeleteReply* reply) {
+  mu_.AssertHeld();
+  return RemoveFromIndexLocked(record, from_page, /*count_evictions=*/false, reply);
 }
 
 std::vector<radix::TokenId> NodeEngine::SequenceTokens(const BlobRecord& record,

@@ -1,5 +1,5 @@
-// NodeEngine: admin calls (Delete, Pin, Unpin, Stat, List, Evict) and eviction under
-// allocation pressure.
+// NodeEngine: admin calls (Delete, Pin, Unpin, Stat, List, Evict; Evict is the
+// TierMover's) and removal from the index (Delete, and TierMover::Records).
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -31,7 +31,7 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
   EvictReply reply;
   switch (tier) {
     case TierState::kDram:
-      MoveOutOfDram(bytes, &reply);
+      mover_.MoveOutOfDram(mu_, bytes, &reply);
       if (reply.demotions_failed > 0) {
         LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
                      << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
@@ -41,13 +41,13 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
       if (ssd_ == nullptr) break;
       const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
-      FreeSsdLocked(bytes, &reply);
+      mover_.FreeSsd(mu_, bytes, &reply);
       return reply;
     }
     case TierState::kText: {
       const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
-      EvictTextLocked(bytes, &reply);
+      mover_.EvictText(mu_, bytes, &reply);
       return reply;
     }
     case TierState::kHbm:
@@ -58,6 +58,29 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 }
 
 // ------------------------------------------------------------------------- Delete, Pin
+
+absl::Status NodeEngine::RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page,
+                                               bool count_evictions, DeleteReply* reply) {
+  const radix::BlobKey key = record->key;
+  const std::vector<radix::TokenId> prefix = SequenceTokens(*record, from_page + 1);
+  std::vector<radix::EvictedSpan> spans;
+  absl::StatusOr<uint64_t> removed = record->tree->RemoveSubtree(
+      record->namespace_hash, prefix,
+      [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
+  if (!removed.ok()) {
+    if (absl::IsFailedPrecondition(removed.status())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "blob ", key.ToHex(), ": it, a blob below it, or a put continuing it is pinned (",
+          removed.status().message(), ")"));
+    }
+    return absl::InternalError(absl::StrCat("index removal of linked blob ", key.ToHex(),
+                                            " failed: ", removed.status().ToString()));
+  }
+  reply->pages_removed += *removed;
+  uint64_t freed = 0;
+  reply->blobs_unlinked += ApplyRemovedSpans(spans, count_evictions, &freed);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below

@@ -103,7 +103,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
   STRATA_RETURN_IF_ERROR(journal_.Apply(fixups));
   if (options_.text_bytes > 0 && ledger_.text().used_bytes > options_.text_bytes) {
     EvictReply evicted;
-    EvictTextLocked(ledger_.text().used_bytes - options_.text_bytes, &evicted);
+    mover_.EvictText(mu_, ledger_.text().used_bytes - options_.text_bytes, &evicted);
   }
   report.ready_time = absl::Now() - started;
   restore_ = report;

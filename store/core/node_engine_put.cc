@@ -118,7 +118,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   }
   sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
 
-  absl::StatusOr<tiering::Extent> extent = AllocateLocked(request.bytes);
+  absl::StatusOr<tiering::Extent> extent = mover_.Allocate(mu_, request.bytes);
   if (!extent.ok()) {
     if (parent != nullptr) {
       --parent->children;
@@ -293,7 +293,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   table_.Link(record);
   ledger_.AttachDram(record, extent);
   journal_.Persist(*record);
-  if (AbovePressureLocked()) pressure_.Signal();
+  mover_.SignalIfAbovePressure(mu_);
   return reply;
 }
 
@@ -322,7 +322,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRec
   text->last_access = clock_->Now();
   ledger_.CountRebuild();
   rebuild_.End(text, /*filled=*/true);
-  if (AbovePressureLocked()) pressure_.Signal();
+  mover_.SignalIfAbovePressure(mu_);
   return CommitPutReply{key, text->pages_in_index};
 }
 

@@ -108,10 +108,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
       }
     }
     if (wait) {
-      {
-        LockHoldPause pause;
-        moved_.Wait(&mu_);
-      }
+      mover_.WaitMoved(mu_);
       continue;
     }
     if (promote.empty()) break;
@@ -123,7 +120,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     // Admission decides, with this read counted, whether the copy stays in DRAM.
     std::vector<bool> keep(promote.size());
     for (size_t i = 0; i < promote.size(); ++i) keep[i] = ledger_.ShouldPromote(*promote[i]);
-    STRATA_RETURN_IF_ERROR(PromoteLocked(promote));
+    STRATA_RETURN_IF_ERROR(mover_.Promote(mu_, promote));
     for (size_t i = 0; i < promote.size(); ++i) {
       if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
     }

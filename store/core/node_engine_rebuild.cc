@@ -104,7 +104,7 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
   if (!promote.empty()) {
     reply.promotions = promote.size();
     // Prefetch promises no bytes: a failed promotion shows in the next Match.
-    const absl::Status status = PromoteLocked(promote);
+    const absl::Status status = mover_.Promote(mu_, promote);
     if (!status.ok()) VLOG(1) << "prefetch promotion: " << status;
   }
   return reply;

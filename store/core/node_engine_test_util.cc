@@ -103,4 +103,22 @@ ReadRange WholeBlob(const radix::BlobKey& key, uint32_t pages, uint32_t layers) 
   return ReadRange{key, 0, pages, 0, layers};
 }
 
+std::unique_ptr<tiering::DramArena> SmallArena(const char* name, uint64_t capacity_bytes) {
+  tiering::DramArenaOptions options;
+  options.capacity_bytes = capacity_bytes;
+  options.granule_bytes = 4096;
+  options.try_hugetlb = false;
+  options.name = name;
+  return tiering::DramArena::Create(options).value();
+}
+
+TierPolicies LruTierPolicies() {
+  TierPolicies p;
+  p.dram = tiering::MakeEvictionPolicy("lru").value();
+  p.ssd = tiering::MakeEvictionPolicy("lru").value();
+  p.text = tiering::MakeEvictionPolicy("lru").value();
+  p.admission = tiering::MakeAdmissionPolicy("always").value();
+  return p;
+}
+
 }  // namespace strata::store::core::testing

@@ -15,6 +15,8 @@
 #include "strata/radix/namespace.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/core/tier_ledger.h"
+#include "strata/tiering/dram_arena.h"
 
 namespace strata::store::core::testing {
 
@@ -58,5 +60,10 @@ absl::StatusOr<std::vector<std::byte>> ReadBytes(NodeEngine& engine, uint64_t le
 
 // A read range over the whole blob (all pages, all layers).
 ReadRange WholeBlob(const radix::BlobKey& key, uint32_t pages, uint32_t layers = 2);
+
+// For the components' tests: a DRAM arena of `capacity_bytes` (4 KiB granules, no huge
+// pages), and LRU in every tier with admission "always".
+std::unique_ptr<tiering::DramArena> SmallArena(const char* name, uint64_t capacity_bytes);
+TierPolicies LruTierPolicies();
 
 }  // namespace strata::store::core::testing

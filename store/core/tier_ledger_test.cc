@@ -11,24 +11,6 @@
 namespace strata::store::core {
 namespace {
 
-std::unique_ptr<tiering::DramArena> Arena(const char* name) {
-  tiering::DramArenaOptions options;
-  options.capacity_bytes = 1 << 20;
-  options.granule_bytes = 4096;
-  options.try_hugetlb = false;
-  options.name = name;
-  return tiering::DramArena::Create(options).value();
-}
-
-TierPolicies LruPolicies() {
-  TierPolicies p;
-  p.dram = tiering::MakeEvictionPolicy("lru").value();
-  p.ssd = tiering::MakeEvictionPolicy("lru").value();
-  p.text = tiering::MakeEvictionPolicy("lru").value();
-  p.admission = tiering::MakeAdmissionPolicy("always").value();
-  return p;
-}
-
 class TierLedgerTest : public ::testing::Test {
  protected:
   BlobRecord* Linked(tiering::BlobId id, tiering::BlobId parent_id = 0) {
@@ -52,9 +34,10 @@ class TierLedgerTest : public ::testing::Test {
 
   const radix::Namespace ns_ = testing::SmallNamespace();
   BlobTable table_;
-  std::unique_ptr<tiering::DramArena> dram_ = Arena("ledger-dram");
-  std::unique_ptr<tiering::DramArena> ssd_ = Arena("ledger-ssd");
-  TierLedger ledger_{&table_, dram_.get(), ssd_.get(), LruPolicies(), /*text=*/1 << 20};
+  std::unique_ptr<tiering::DramArena> dram_ = testing::SmallArena("ledger-dram", 1 << 20);
+  std::unique_ptr<tiering::DramArena> ssd_ = testing::SmallArena("ledger-ssd", 1 << 20);
+  TierLedger ledger_{&table_, dram_.get(), ssd_.get(), testing::LruTierPolicies(),
+                     /*text=*/1 << 20};
 };
 
 TEST_F(TierLedgerTest, ExtentsKeepTheParentsChildCountsAndPoliciesInStep) {

@@ -13,10 +13,12 @@
 //     MetaJournal        what is written to the metadata store, and restart's checks
 //     RebuildQueue       TEXT blobs to rebuild, tasks in flight, their stats
 //     LookupStats        Match's page counts by phase and tier, the live miss-ratio curve
-//   and itself keeps the record life cycle (MaybeRelease, unlinking), eviction, demotion
-//   and promotion (node_engine_tiers.cc, node_engine_moves.cc), a reaper thread and a
-//   mover thread. It owns the DRAM tier (tiering::DramArena). Shared with the node: the
-//   SSD tier (options.ssd) and the metadata store (options.meta). The Clock is borrowed.
+//     TierMover          eviction under pressure, allocation, demotion and promotion (I/O
+//                        outside mu_), the background mover thread and its watermarks
+//   and itself keeps the record life cycle (MaybeRelease, unlinking, index removal: the
+//   mover reaches them through TierMover::Records) and a reaper thread. It owns the DRAM
+//   tier (tiering::DramArena). Shared with the node: the SSD tier (options.ssd) and the
+//   metadata store (options.meta). The Clock is borrowed.
 //
 // Blob life cycle
 //   BeginPut -> pending (bytes arriving; invisible to every reader) -> CommitPut ->
@@ -53,7 +55,8 @@
 //   the TierLedger (Match, Stat, List and Tiers take it shared). Independent state has its
 //   own lock: LookupStats (atomics and the curve estimator's lock; updated and read after
 //   mu_ is dropped), RebuildQueue (its queue; a PullRebuildTasks long-poll waits on it
-//   without mu_), MetaJournal (its namespace set and error count). Lock order: mu_, then a
+//   without mu_), MetaJournal (its namespace set and error count). The TierMover has no
+//   lock: each call is given mu_ (its thread takes mu_ itself). Lock order: mu_, then a
 //   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
 //   bytes are never touched under mu_: the data plane copies through HeldSpans without
 //   it, CommitPut verifies checksums after dropping it (the put is marked as committing
@@ -141,6 +144,7 @@
 #include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
 #include "strata/store/core/tier_ledger.h"
+#include "strata/store/core/tier_mover.h"
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
@@ -219,7 +223,7 @@ struct NodeEngineOptions {
   bool measure_lock_hold = false;
 };
 
-class NodeEngine {
+class NodeEngine : private TierMover::Records {
  public:
   static absl::StatusOr<std::unique_ptr<NodeEngine>> Create(const NodeEngineOptions& options);
 
@@ -359,38 +363,17 @@ class NodeEngine {
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
-  // ---- eviction (node_engine_tiers.cc); the bookkeeping itself is ledger_'s
-  // Drops every byte copy of a linked record: it becomes TEXT (or leaves the index when
-  // there is no TEXT tier). Enforces the TEXT budget.
-  void DropToTextLocked(BlobRecord* record, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Removes TEXT records (leaf-first, policy order) until `bytes` token bytes are freed.
-  void EvictTextLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- index removal (node_engine_admin.cc)
   // Removes the index pages `record` owns and everything below them.
   absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
                                      DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Frees DRAM without I/O: drops DRAM copies of blobs that are also on SSD and the bytes
-  // of leaves nothing continues (to TEXT). Returns extent bytes freed.
-  uint64_t FreeDramLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Frees SSD space by dropping SSD copies, leaf-first. Returns extent bytes freed.
-  uint64_t FreeSsdLocked(uint64_t bytes, EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves `bytes` out of DRAM: demotes blobs to SSD (I/O without the lock) where the node
-  // has one, else as FreeDramLocked. Returns extent bytes freed.
-  uint64_t MoveOutOfDram(uint64_t bytes, EvictReply* reply) ABSL_LOCKS_EXCLUDED(mu_);
-  // The same with the lock held on entry and exit (it is dropped during I/O).
-  uint64_t MoveOutOfDramLocked(uint64_t bytes, EvictReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Copies the SSD bytes of `records` (each SSD-only, moving, held) into fresh DRAM
-  // extents without the lock, verifies every chunk checksum and attaches them. A record
-  // whose bytes are lost (a checksum mismatch, or the tier's DATA_LOSS: EIO, short read)
-  // loses its SSD copy (becomes TEXT); after a transient error it keeps it. The first
-  // failure is returned.
-  absl::Status PromoteLocked(const std::vector<BlobRecord*>& records)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Allocates `bytes` in the arena, freeing DRAM as needed (FreeDramLocked).
-  absl::StatusOr<tiering::Extent> AllocateLocked(uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Background demotion: keeps DRAM use between the watermarks.
-  void MoverLoop();
-  bool AbovePressureLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  // ---- TierMover::Records (node_engine.cc): the record life cycle as the mover sees it.
+  // Called by mover_ with mu_ held (asserted: the analysis cannot follow the interface).
+  void HoldRecord(BlobRecord* record) override;
+  void UnholdRecord(BlobRecord* record) override;
+  uint64_t ReleaseRecord(BlobRecord* record) override;
+  absl::Status RemoveFromIndex(BlobRecord* record, uint32_t from_page, DeleteReply* reply) override;
 
   // ---- puts (node_engine_put.cc)
   // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
@@ -440,7 +423,6 @@ class NodeEngine {
   // own lock guards only its namespace set and error count.
   MetaJournal journal_;
   RestoreReport restore_ ABSL_GUARDED_BY(mu_);
-  absl::CondVar moved_;  // signalled whenever a record's `moving` clears
 
   // ---- rebuild queue (node_engine_rebuild.cc): its own lock, taken after mu_; the
   // calls that touch records are made with mu_ held, a puller waits without it.
@@ -451,10 +433,12 @@ class NodeEngine {
   mutable LockHoldHistogram lock_hold_histogram_;
   LockHoldHistogram* const lock_hold_;
 
+  // Eviction, allocation, demotion and promotion, and the background mover thread: no
+  // lock of its own, every call is given mu_. Declared after everything it borrows.
+  TierMover mover_;
+
   absl::Notification stop_reaper_;
   std::thread reaper_;
-  std::thread mover_;
-  absl::CondVar pressure_;  // signalled when DRAM use passes the high watermark
 };
 
 }  // namespace strata::store::core

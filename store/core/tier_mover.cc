@@ -1,0 +1,285 @@
+// TierMover: eviction under pressure without I/O (DRAM, SSD, TEXT), allocation in DRAM and
+// the background mover thread. Demotion to SSD and promotion back into DRAM (I/O without
+// the lock) are in tier_mover_moves.cc.
+#include "strata/store/core/tier_mover.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "glog/logging.h"
+
+namespace strata::store::core {
+namespace {
+
+// How often the mover looks at DRAM use when nothing signals it.
+constexpr absl::Duration kMoverPoll = absl::Milliseconds(200);
+
+}  // namespace
+
+TierMover::TierMover(const TierMoverOptions& options, const Deps& deps)
+    : options_(options), deps_(deps) {
+  CHECK(deps_.table != nullptr && deps_.ledger != nullptr && deps_.journal != nullptr &&
+        deps_.dram != nullptr && deps_.records != nullptr && deps_.index_mu != nullptr)
+      << "TierMover: a dependency is missing";
+  CHECK(options_.dram_low_watermark > 0 &&
+        options_.dram_low_watermark <= options_.dram_high_watermark &&
+        options_.dram_high_watermark <= 1)
+      << "TierMover: bad watermarks";
+}
+
+TierMover::~TierMover() { Stop(); }
+
+void TierMover::CheckLock(const absl::Mutex& mu) const {
+  DCHECK_EQ(&mu, deps_.index_mu) << "TierMover called with another lock than its index lock";
+}
+
+// ------------------------------------------------------------------------- the thread
+
+void TierMover::Start() {
+  CHECK(!thread_.joinable()) << "TierMover started twice";
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void TierMover::Stop() {
+  if (!thread_.joinable()) return;
+  stop_.Notify();
+  {
+    absl::MutexLock lock(deps_.index_mu);
+    pressure_.SignalAll();
+  }
+  thread_.join();
+}
+
+bool TierMover::AbovePressure(const absl::Mutex& mu) const {
+  CheckLock(mu);
+  const tiering::TierStats stats = deps_.dram->Stats();
+  return static_cast<double>(stats.used_bytes) >
+         options_.dram_high_watermark * static_cast<double>(stats.capacity_bytes);
+}
+
+void TierMover::SignalIfAbovePressure(const absl::Mutex& mu) {
+  if (AbovePressure(mu)) pressure_.Signal();
+}
+
+void TierMover::Loop() {
+  // After a round whose demotions all failed (a full or failing SSD), wait before the
+  // next one, doubling up to kMaxMoverBackoff; allocation pressure still frees DRAM
+  // without I/O meanwhile, so the node keeps serving from DRAM.
+  constexpr absl::Duration kFirstMoverBackoff = absl::Seconds(1);
+  constexpr absl::Duration kMaxMoverBackoff = absl::Seconds(60);
+  absl::Mutex& mu = *deps_.index_mu;
+  absl::Duration backoff = absl::ZeroDuration();
+  while (!stop_.HasBeenNotified()) {
+    uint64_t excess = 0;
+    {
+      TimedMutexLock lock(&mu, deps_.lock_hold);  // waits and reads DRAM use: writes nothing
+      if (stop_.HasBeenNotified()) return;
+      {
+        LockHoldPause pause;
+        pressure_.WaitWithTimeout(&mu, std::max(kMoverPoll, backoff));
+      }
+      if (stop_.HasBeenNotified()) return;
+      const tiering::TierStats stats = deps_.dram->Stats();
+      const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
+                                             static_cast<double>(stats.capacity_bytes));
+      if (AbovePressure(mu) && stats.used_bytes > low) excess = stats.used_bytes - low;
+    }
+    if (excess == 0) continue;
+    EvictReply reply;
+    const uint64_t freed = MoveOutOfDram(mu, excess, &reply);
+    if (reply.demotions_failed > 0 && freed == 0) {
+      backoff = std::clamp(backoff * 2, kFirstMoverBackoff, kMaxMoverBackoff);
+      LOG(WARNING) << "mover: nothing freed, next try in " << backoff << "; "
+                   << reply.demotions_failed << " demotions failed: " << reply.first_failure;
+    } else {
+      backoff = absl::ZeroDuration();
+      if (reply.demotions_failed > 0) {
+        LOG(WARNING) << "mover: " << reply.demotions_failed
+                     << " demotions failed: " << reply.first_failure;
+      }
+    }
+    VLOG(1) << "mover: freed " << freed << " DRAM bytes (" << reply.blobs_demoted << " demoted, "
+            << reply.blobs_dropped << " dropped)";
+  }
+}
+
+// ------------------------------------------------------------------------- TEXT
+
+void TierMover::DropToText(absl::Mutex& mu, BlobRecord* record, EvictReply* reply) {
+  CheckLock(mu);
+  CHECK_EQ(record->children_with_bytes, 0u) << "dropping the bytes of a blob others continue";
+  TierLedger& ledger = *deps_.ledger;
+  if (record->in_dram()) {
+    ledger.DetachDram(record);
+    deps_.dram->counters().RecordEviction();
+  }
+  const bool had_ssd = record->on_ssd();
+  if (had_ssd) {
+    ledger.DetachSsd(record);
+    deps_.ssd->counters().RecordEviction();
+  }
+  ledger.CountTextDrop();
+  ++reply->blobs_dropped;
+  if (options_.text_bytes == 0) {
+    // No TEXT tier: the blob leaves the index (with whatever hangs below it, all TEXT).
+    // A pinned path or a pending put continuing it keeps it for now (as TEXT, removed by
+    // a later TEXT eviction).
+    DeleteReply removed;
+    const absl::Status status = deps_.records->RemoveFromIndex(
+        record, record->end_page() - record->pages_in_index, &removed);
+    reply->pages_evicted += removed.pages_removed;
+    reply->blobs_unlinked += removed.blobs_unlinked;
+    if (status.ok()) return;
+    VLOG(1) << "dropping " << record->key.ToHex() << ": " << status;
+  }
+  // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
+  // restart anyway).
+  if (had_ssd) deps_.journal->Persist(*record);
+  if (ledger.text().used_bytes > options_.text_bytes) {
+    EvictText(mu, ledger.text().used_bytes - options_.text_bytes, reply);
+  }
+}
+
+void TierMover::EvictText(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+  CheckLock(mu);
+  BlobTable& table = *deps_.table;
+  uint64_t freed = 0;
+  std::vector<tiering::BlobId> victims;
+  while (freed < bytes) {
+    victims.clear();
+    deps_.ledger->text_policy().CollectVictims(
+        bytes - freed,
+        [&table](tiering::BlobId id) {
+          const BlobRecord* r = table.Find(id);
+          return r != nullptr && r->text_tracked && r->children == 0 && !r->pinned &&
+                 r->path_pins == 0 && !r->moving && r->holds == 0;
+        },
+        &victims);
+    if (victims.empty()) return;
+    const uint64_t freed_before = freed;
+    for (const tiering::BlobId id : victims) {
+      BlobRecord* record = table.Find(id);
+      if (record == nullptr || !record->text_tracked) continue;  // removed with a parent
+      const uint64_t text = TierLedger::TextBytes(*record);
+      DeleteReply removed;
+      const absl::Status status = deps_.records->RemoveFromIndex(
+          record, record->end_page() - record->pages_in_index, &removed);
+      if (!status.ok()) {
+        // Its pages are pinned by a match (a pending put's prefix): it stays for now.
+        VLOG(1) << "TEXT eviction of " << record->key.ToHex() << ": " << status;
+        continue;
+      }
+      freed += text;
+      deps_.ledger->CountTextDeletion();
+      reply->bytes_freed += text;
+      reply->pages_evicted += removed.pages_removed;
+      reply->blobs_unlinked += removed.blobs_unlinked;
+    }
+    if (freed == freed_before) return;  // every candidate is held by the index
+  }
+}
+
+// ------------------------------------------------------------------------- DRAM, SSD
+
+uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+  CheckLock(mu);
+  BlobTable& table = *deps_.table;
+  uint64_t freed = 0;
+  std::vector<tiering::BlobId> victims;
+  while (freed < bytes) {
+    victims.clear();
+    deps_.ledger->dram_policy().CollectVictims(
+        bytes - freed,
+        [&table](tiering::BlobId id) {
+          const BlobRecord* r = table.Find(id);
+          return r != nullptr && TierLedger::DramEvictable(*r) &&
+                 (r->on_ssd() || r->children_with_bytes == 0);
+        },
+        &victims);
+    if (victims.empty()) break;
+    const uint64_t freed_before = freed;
+    for (const tiering::BlobId id : victims) {
+      BlobRecord* record = table.Find(id);
+      if (record == nullptr || !TierLedger::DramEvictable(*record)) continue;
+      const uint64_t length = record->extent->length;
+      if (record->on_ssd()) {
+        deps_.ledger->DetachDram(record);  // the SSD copy stays
+        deps_.dram->counters().RecordEviction();
+      } else if (record->children_with_bytes == 0) {
+        DropToText(mu, record, reply);
+      } else {
+        continue;
+      }
+      freed += length;
+    }
+    if (freed == freed_before) break;
+  }
+  reply->bytes_freed += freed;
+  return freed;
+}
+
+uint64_t TierMover::FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+  CheckLock(mu);
+  if (deps_.ssd == nullptr) return 0;
+  BlobTable& table = *deps_.table;
+  uint64_t freed = 0;
+  std::vector<tiering::BlobId> victims;
+  const auto evictable = [](const BlobRecord& r) {
+    // A DRAM copy keeps the blob whole; without one, the bytes go only if no child
+    // needs them.
+    return r.state == BlobState::kLinked && r.on_ssd() && !r.moving && !r.pinned &&
+           r.path_pins == 0 && (r.in_dram() || r.children_with_bytes == 0);
+  };
+  while (freed < bytes) {
+    victims.clear();
+    deps_.ledger->ssd_policy().CollectVictims(
+        bytes - freed,
+        [&](tiering::BlobId id) {
+          const BlobRecord* r = table.Find(id);
+          return r != nullptr && evictable(*r);
+        },
+        &victims);
+    if (victims.empty()) break;
+    const uint64_t freed_before = freed;
+    for (const tiering::BlobId id : victims) {
+      BlobRecord* record = table.Find(id);
+      if (record == nullptr || !evictable(*record)) continue;
+      const uint64_t length = record->ssd_extent->length;
+      if (record->in_dram()) {
+        deps_.ledger->DetachSsd(record);
+        deps_.ssd->counters().RecordEviction();
+        deps_.journal->Persist(*record);
+      } else {
+        DropToText(mu, record, reply);
+      }
+      freed += length;
+    }
+    if (freed == freed_before) break;
+  }
+  reply->bytes_freed += freed;
+  return freed;
+}
+
+absl::StatusOr<tiering::Extent> TierMover::Allocate(absl::Mutex& mu, uint64_t bytes) {
+  CheckLock(mu);
+  absl::StatusOr<tiering::Extent> extent = deps_.dram->Allocate(bytes);
+  if (extent.ok() || !absl::IsResourceExhausted(extent.status())) {
+    if (extent.ok()) SignalIfAbovePressure(mu);
+    return extent;
+  }
+  EvictReply evicted;
+  // Free at least the request; fragmentation may need more, so retry with what remains.
+  for (int round = 0; round < 64; ++round) {
+    if (FreeDram(mu, bytes, &evicted) == 0) break;
+    extent = deps_.dram->Allocate(bytes);
+    if (extent.ok() || !absl::IsResourceExhausted(extent.status())) return extent;
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "DRAM tier full: no room for ", bytes, " bytes after dropping ", evicted.blobs_dropped,
+      " blobs (", evicted.bytes_freed,
+      " bytes freed); the rest is pinned, leased, pending or continued by other blobs"));
+}
+
+}  // namespace strata::store::core
