@@ -35,12 +35,16 @@ meta::BlobMeta MetaJournal::MetaOf(const BlobRecord& record) {
 }
 
 void MetaJournal::Add(const BlobRecord& record, meta::MetaBatch* batch) {
-  bool first = false;
+  // A namespace counts as stored only once a write that carried it succeeded: until then
+  // every batch with one of its records carries it too (writing it again is harmless), so
+  // no batch can reach the store before the namespace it needs, whatever order concurrent
+  // callers queue and flush in.
+  bool stored = false;
   {
     absl::MutexLock lock(&mu_);
-    first = stored_namespaces_.insert(record.namespace_hash).second;
+    stored = stored_namespaces_.contains(record.namespace_hash);
   }
-  if (first) batch->PutNamespace(*record.ns);
+  if (!stored) batch->PutNamespace(*record.ns);
   batch->PutBlob(MetaOf(record));
 }
 
@@ -80,14 +84,16 @@ void MetaJournal::FlushLocked() {
 absl::Status MetaJournal::ApplyNow(const meta::MetaBatch& batch) {
   absl::Status status = store_->Apply(batch);
   if (!status.ok()) {
+    // Its namespaces stay unstored: the next record that needs them carries them again.
     LOG(WARNING) << "metadata write of " << batch.size() << " ops failed: " << status;
     absl::MutexLock lock(&mu_);
     ++errors_;
-    if (batch.changes_namespaces()) {
-      // Not stored after all: put them again with the next record that needs them.
-      for (const meta::MetaBatch::Op& op : batch.ops()) {
-        if (op.kind == meta::MetaBatch::OpKind::kPutNamespace) stored_namespaces_.erase(op.key);
-      }
+    return status;
+  }
+  if (batch.changes_namespaces()) {
+    absl::MutexLock lock(&mu_);
+    for (const meta::MetaBatch::Op& op : batch.ops()) {
+      if (op.kind == meta::MetaBatch::OpKind::kPutNamespace) stored_namespaces_.insert(op.key);
     }
   }
   return status;

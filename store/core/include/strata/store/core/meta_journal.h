@@ -77,7 +77,9 @@ class MetaJournal {
   // What is stored of `record`.
   static meta::BlobMeta MetaOf(const BlobRecord& record);
 
-  // Adds the record (and its namespace, the first time) to `batch`.
+  // Adds the record to `batch`, and its namespace until a write that carried it succeeded
+  // (so no batch reaches the store before the namespace it needs, in whatever order
+  // concurrent callers queue and flush).
   void Add(const BlobRecord& record, meta::MetaBatch* batch) ABSL_LOCKS_EXCLUDED(mu_);
   // Applies the queued writes, then `batch` (a no-op without a store, or when empty); a
   // failure is logged and counted, and the batch's namespaces count as not stored.
