@@ -18,6 +18,9 @@ checks both ways a folder can depend on another:
             strata library a target links must belong to its folder or one it may use,
             and every vendor library to a vendor its folder may use; test targets may also
             use their row's test folders and test-support targets.
+  test-only the headers of base/testing/ and tests/testing/ (strata::testing,
+            strata::testing_node) may be included, and those libraries linked, only by
+            tests, test helpers and benchmarks.
 
 Prints every violation and exits 1 if there is one; with --report, prints each folder's
 actual dependencies instead.
@@ -52,6 +55,11 @@ VENDOR_LINKS = {
     "gtest": re.compile(r"^GTest::"),
 }
 ALWAYS = {"base"}
+# Test-only libraries (strata::testing in base/testing, strata::testing_node in tests/testing):
+# their headers may be included, and their targets linked, by tests, test helpers and
+# benchmarks only.
+TEST_ONLY_DIRS = ("base/testing/", "tests/testing/")
+TEST_ONLY_TARGETS = {"strata_testing", "strata_testing_node"}
 # Tests and benchmarks may always use their frameworks.
 TEST_VENDORS = {"gtest", "benchmark"}
 SOURCE_SUFFIXES = (".h", ".cc", ".cu", ".cuh")
@@ -107,18 +115,23 @@ def source_files(root, folders):
 
 def header_index(files, folders):
     """include name -> owning folder, for headers included as <folder>/include/NAME or
-    by their root-relative path."""
+    by their root-relative path; and the set of include names of test-only headers."""
     index = {}
+    test_only = set()
     for rel in files:
         if not rel.endswith((".h", ".cuh")):
             continue
         f = owner(rel, folders)
-        index.setdefault(rel, f)
+        names = [rel]
         parts = rel.split("/")
         if "include" in parts:
             i = parts.index("include")
-            index.setdefault("/".join(parts[i + 1:]), f)
-    return index
+            names.append("/".join(parts[i + 1:]))
+        for name in names:
+            index.setdefault(name, f)
+            if rel.startswith(TEST_ONLY_DIRS):
+                test_only.add(name)
+    return index, test_only
 
 
 def allowed(rule, is_test):
@@ -150,7 +163,7 @@ def vendor_of(name, patterns, rule, is_test, seen):
 def check_includes(root, rules):
     folders = set(rules)
     files = list(source_files(root, folders))
-    index = header_index(files, folders)
+    index, test_only = header_index(files, folders)
     problems = []
     seen = {f: set() for f in folders}
     for rel in files:
@@ -170,6 +183,9 @@ def check_includes(root, rules):
                     target = index.get(os.path.normpath(os.path.join(here, name)))
                 if target is not None:
                     seen[f].add(target)
+                    if name in test_only and not is_test:
+                        problems.append(f"{rel}:{lineno}: includes {name}, a test-only header, "
+                                        f"outside a test")
                     if not may_use(rule, is_test, f, target):
                         problems.append(f"{rel}:{lineno}: includes {name} of {target}/, which "
                                         f"{f}/ may not use")
@@ -198,7 +214,8 @@ def check_links(links_path, rules):
             problems.append(f"target {name} is in {folder}/, which the table does not list")
             continue
         rule = rules[f]
-        is_test = kind == "test" or "test" in name or "bench" in name
+        is_test = (kind == "test" or "test" in name or "bench" in name or
+                   f.startswith("tests/"))
         for lib in libs:
             lib = re.sub(r"^\$<LINK_ONLY:(.*)>$", r"\1", lib)
             dep = re.sub(r"^strata::", "strata_", lib)
@@ -207,6 +224,10 @@ def check_links(links_path, rules):
                 support = targets[dep][1] == "test" or "testing" in dep or "harness" in dep or \
                     dep in ("strata_compile_options", "strata_bench_main")
                 seen[f].add(dep_folder)
+                if dep in TEST_ONLY_TARGETS and not is_test:
+                    problems.append(f"target {name} ({f}/) links {lib}, a test-only library, "
+                                    f"outside a test")
+                    continue
                 if (support and is_test) or dep == "strata_compile_options" or \
                         may_use(rule, is_test, f, dep_folder):
                     continue

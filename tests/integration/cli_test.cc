@@ -22,14 +22,21 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/json.h"
+#include "strata/testing/node_process.h"
 #include "strata/testing/process.h"
 
 namespace strata::integration {
+
+using strata::testing::MakeTestDir;
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+using strata::testing::SpawnProcess;
+using strata::testing::WaitForChildExit;
+
 namespace {
 
 using strata::testing::AsBool;

@@ -15,9 +15,14 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/store/node/node_server.h"
-#include "wire_requests.h"
+#include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
+
+using strata::testing::ContextWithDeadline;
+using strata::testing::MakeTestDir;
+using strata::testing::ToWire;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

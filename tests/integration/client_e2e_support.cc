@@ -6,6 +6,9 @@
 
 namespace strata::integration {
 
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+
 KvLayout ClientTestLayout() {
   return KvLayout{.num_layers = 4,
                   .num_kv_heads = 2,

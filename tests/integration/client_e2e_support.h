@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 
-#include "node_process.h"
 #include "strata/client.h"
+#include "strata/testing/node_process.h"
 #include "strata/worker/reference_model.h"
 
 namespace strata::integration {
@@ -28,7 +28,7 @@ Namespace ClientTestNamespace(const std::string& tenant);
 // A strata-node with its data plane on 127.0.0.1:0 and UCX_TLS = `ucx_tls` (empty: UCX's
 // default), `dram_bytes` of DRAM tier, and `extra_args` (node flags; a --grpc_listen or
 // --dataplane_listen there replaces the 127.0.0.1:0 default).
-absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
+absl::StatusOr<std::unique_ptr<strata::testing::NodeProcess>> StartNodeWithDataPlane(
     const std::string& ucx_tls, uint64_t dram_bytes = uint64_t{64} << 20,
     const std::vector<std::string>& extra_args = {});
 

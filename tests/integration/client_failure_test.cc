@@ -17,6 +17,9 @@
 #include "strata/base/status_test_macros.h"
 
 namespace strata::integration {
+
+using strata::testing::NodeProcess;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

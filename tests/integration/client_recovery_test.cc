@@ -46,6 +46,13 @@
 #include "strata/base/status_test_macros.h"
 
 namespace strata::integration {
+
+using strata::testing::MakeTestDir;
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+using strata::testing::SpawnProcess;
+using strata::testing::WaitForChildExit;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

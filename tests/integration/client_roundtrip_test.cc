@@ -15,6 +15,9 @@
 #include "strata/strata_c.h"
 
 namespace strata::integration {
+
+using strata::testing::NodeProcess;
+
 namespace {
 
 class ClientRoundTripTest : public ::testing::TestWithParam<std::string> {

@@ -1,11 +1,11 @@
 # libstrata end to end (client_*_test.cc): strata::client against real strata-node
 # processes with their UCX data plane, over TCP and shared memory. Included from this
-# folder's CMakeLists.txt, after strata_integration_harness exists.
-if(TARGET strata::client AND TARGET strata_integration_harness)
+# folder's CMakeLists.txt, after strata::testing_node (tests/testing) exists.
+if(TARGET strata::client AND TARGET strata::testing_node)
   add_library(strata_client_e2e_support STATIC ${CMAKE_CURRENT_LIST_DIR}/client_e2e_support.cc)
   target_include_directories(strata_client_e2e_support PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(strata_client_e2e_support
-    PUBLIC strata_integration_harness strata::client strata::reference_model absl::statusor
+    PUBLIC strata::testing_node strata::client strata::reference_model absl::statusor
     PRIVATE glog::glog)
   strata_target_defaults(strata_client_e2e_support)
 
@@ -27,7 +27,7 @@ endif()
 
 # Rebuild from text end to end: the reference rebuild worker (client/tools) in-process and
 # as the strata-worker program against a real node.
-if(TARGET strata::client AND TARGET strata_integration_harness AND TARGET strata::rebuild_worker
+if(TARGET strata::client AND TARGET strata::testing_node AND TARGET strata::rebuild_worker
    AND TARGET strata-worker)
   strata_add_test(NAME integration_rebuild_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/rebuild_test.cc
                   LIBS strata_client_e2e_support strata::rebuild_worker absl::strings

@@ -12,16 +12,24 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
-#include "node_process.h"
 #include "store/dataplane/test_blobs.h"
 #include "store/dataplane/test_client.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/store/core/chunk_checksum.h"
-#include "wire_requests.h"
+#include "strata/testing/node_process.h"
+#include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
+
+using strata::testing::BeginPutFor;
+using strata::testing::Call;
+using strata::testing::ContextWithDeadline;
+using strata::testing::FromWire;
+using strata::testing::NodeProcess;
+using strata::testing::ToWire;
+
 namespace {
 
 namespace wire = store::transport::wire;
@@ -29,8 +37,6 @@ using store::dataplane::testing::BlobContent;
 using store::dataplane::testing::FetchCall;
 using store::dataplane::testing::FetchOutcome;
 using store::dataplane::testing::TestClient;
-
-absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
 
 // "HOST:PORT" from the node's "strata-node: dataplane listening on HOST:PORT" line.
 std::string DataPlaneAddress(const std::string& stdout_text) {

@@ -28,6 +28,9 @@
 #include "strata/testing/json.h"
 
 namespace strata::integration {
+
+using strata::testing::NodeProcess;
+
 namespace {
 
 using store::http::HttpGet;

@@ -10,15 +10,24 @@
 
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
-#include "node_process.h"
-#include "shared_node_test.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/limits.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
-#include "wire_requests.h"
+#include "strata/testing/node_process.h"
+#include "strata/testing/shared_node_test.h"
+#include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
+
+using strata::testing::BeginPutFor;
+using strata::testing::Call;
+using strata::testing::ContextWithDeadline;
+using strata::testing::SharedNodeTest;
+using strata::testing::TinyNamespace;
+using strata::testing::TokenRun;
+using strata::testing::ToWire;
+
 namespace {
 
 class NodeBadInputTest : public SharedNodeTest {

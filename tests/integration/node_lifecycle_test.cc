@@ -17,15 +17,23 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
-#include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/status_convert.h"
-#include "wire_requests.h"
+#include "strata/testing/node_process.h"
+#include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
-namespace {
 
-absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
+using strata::testing::BeginPutFor;
+using strata::testing::Call;
+using strata::testing::ContextWithDeadline;
+using strata::testing::ExitResult;
+using strata::testing::MakeTestDir;
+using strata::testing::NodeProcess;
+using strata::testing::TinyNamespace;
+using strata::testing::TokenRun;
+
+namespace {
 
 // Lines of `text` that start with "strata-node: ".
 std::vector<std::string> NodeLines(const std::string& text) {

@@ -22,6 +22,12 @@
 #include "strata/base/status_test_macros.h"
 
 namespace strata::integration {
+
+using strata::testing::ExitResult;
+using strata::testing::MakeTestDir;
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

@@ -15,7 +15,6 @@
 
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "node_process.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/proto/repeated_convert.h"
@@ -23,12 +22,22 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/node/node_server.h"
-#include "wire_requests.h"
+#include "strata/testing/node_process.h"
+#include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
-namespace {
 
-absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
+using strata::testing::BeginPutFor;
+using strata::testing::Call;
+using strata::testing::ContextWithDeadline;
+using strata::testing::FromWire;
+using strata::testing::KeyFromRoot;
+using strata::testing::MakeTestDir;
+using strata::testing::TinyNamespace;
+using strata::testing::TokenRun;
+using strata::testing::ToWire;
+
+namespace {
 
 struct PutBlob {
   radix::BlobKey key;

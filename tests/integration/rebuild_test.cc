@@ -20,11 +20,18 @@
 
 #include "client/tools/rebuild_worker.h"
 #include "client_e2e_support.h"
-#include "shared_node_test.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/key_convert.h"
+#include "strata/testing/shared_node_test.h"
 
 namespace strata::integration {
+
+using strata::testing::Call;
+using strata::testing::ContextWithDeadline;
+using strata::testing::NodeProcess;
+using strata::testing::SpawnProcess;
+using strata::testing::WaitForChildExit;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

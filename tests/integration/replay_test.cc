@@ -13,10 +13,17 @@
 
 #include "gtest/gtest.h"
 
-#include "node_process.h"
 #include "strata/testing/json.h"
+#include "strata/testing/node_process.h"
 
 namespace strata::integration {
+
+using strata::testing::MakeTestDir;
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+using strata::testing::SpawnProcess;
+using strata::testing::WaitForChildExit;
+
 namespace {
 
 std::string ReadFile(const std::string& path) {

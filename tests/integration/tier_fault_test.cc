@@ -41,6 +41,11 @@
 #include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
+
+using strata::testing::ExitResult;
+using strata::testing::NodeProcess;
+using strata::testing::NodeProcessOptions;
+
 namespace {
 
 constexpr uint32_t kPageTokens = 16;

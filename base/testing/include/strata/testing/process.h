@@ -46,9 +46,9 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
 // (which wins), in directory `cwd`, stdout and stderr going to the files named (created or
 // truncated). The child gets SIGKILL if this process dies (PR_SET_PDEATHSIG). Returns the
 // child's pid, or -1 when fork failed (errno set); the caller reaps it (WaitForChildExit).
-// tests/integration's NodeProcess starts strata-node with it; tests use it for helper
-// processes (e.g. a second client process to kill). Everything the child touches is
-// prepared before fork(): the parent may run gRPC threads.
+// NodeProcess (strata::testing_node, tests/testing) starts strata-node with it; tests use it for
+// helper processes (e.g. a second client process to kill). Everything the child touches is prepared
+// before fork(): the parent may run gRPC threads.
 pid_t SpawnProcess(const std::string& binary, const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& env, const std::string& cwd,
                    const std::string& out_path, const std::string& err_path);

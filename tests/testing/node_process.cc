@@ -1,4 +1,4 @@
-#include "node_process.h"
+#include "strata/testing/node_process.h"
 
 #include <cerrno>
 #include <cstring>
@@ -22,7 +22,7 @@
 #include "strata/proto/status_convert.h"
 #include "strata/testing/temp_dir.h"
 
-namespace strata::integration {
+namespace strata::testing {
 namespace {
 
 constexpr absl::string_view kListenPrefix = "strata-node: grpc listening on ";
@@ -51,7 +51,7 @@ std::string Tail(const std::string& text, size_t n = 2000) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
 }
 
-std::string MakeTempDir() { return MakeTestDir("strata-node-test"); }
+std::string MakeNodeTempDir() { return MakeTestDir("strata-node-test"); }
 
 }  // namespace
 
@@ -65,8 +65,10 @@ std::unique_ptr<grpc::ClientContext> ContextWithDeadline(absl::Duration timeout)
   return context;
 }
 
+absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
+
 absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptions options) {
-  const std::string temp = MakeTempDir();
+  const std::string temp = MakeNodeTempDir();
   if (temp.empty()) return absl::UnavailableError("mkdtemp failed");
   std::vector<std::string> args;
   const auto add_default = [&](absl::string_view key, absl::string_view value) {
@@ -135,7 +137,7 @@ ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
                                   const std::map<std::string, std::string>& env,
                                   absl::Duration timeout) {
   ExitResult result;
-  const std::string temp = MakeTempDir();
+  const std::string temp = MakeNodeTempDir();
   if (temp.empty()) return result;
   const pid_t pid =
       SpawnProcess(STRATA_NODE_BINARY, args, env, temp, temp + "/stdout.txt", temp + "/stderr.txt");
@@ -223,4 +225,4 @@ std::string NodeProcess::StdoutText() const { return ReadFile(temp_dir_ + "/stdo
 
 std::string NodeProcess::StderrText() const { return ReadFile(temp_dir_ + "/stderr.txt"); }
 
-}  // namespace strata::integration
+}  // namespace strata::testing

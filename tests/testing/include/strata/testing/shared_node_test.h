@@ -12,13 +12,10 @@
 #include "gtest/gtest.h"
 
 #include "grpcpp/support/status.h"
-#include "node_process.h"
 #include "strata/proto/status_convert.h"
+#include "strata/testing/node_process.h"
 
-namespace strata::integration {
-
-// The status of a stub call, as the client library sees it.
-inline absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
+namespace strata::testing {
 
 class SharedNodeTest : public ::testing::Test {
  protected:
@@ -42,4 +39,4 @@ class SharedNodeTest : public ::testing::Test {
   std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
-}  // namespace strata::integration
+}  // namespace strata::testing

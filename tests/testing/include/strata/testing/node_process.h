@@ -1,4 +1,7 @@
-// NodeProcess: a real `strata-node` process for integration tests.
+// NodeProcess: a real `strata-node` process for tests of any folder (strata::testing_node,
+// tests/testing; test-only). Each NodeProcess has its own temporary directory and, by default,
+// kernel-chosen loopback ports, so a test may run several at once (a cluster test's nodes).
+// The caller owns the NodeProcess; the node lives until it is destroyed (or exits).
 //
 // Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
 // by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
@@ -17,7 +20,8 @@
 // time, and FAILED_PRECONDITION when the node exited first (the message carries its exit
 // code and the tail of its stderr). WaitExit returns DEADLINE_EXCEEDED if the node is
 // still running after `timeout`.
-// Thread safety: none; one test thread drives one NodeProcess.
+// Thread safety: none; one test thread drives one NodeProcess (distinct NodeProcesses are
+// independent). ContextWithDeadline and Call are thread-safe.
 #pragma once
 
 #include <map>
@@ -33,10 +37,12 @@
 #include "absl/time/time.h"
 
 #include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/status.h"
 #include "strata/proto/protocol_internal.h"
 #include "strata/testing/process.h"
 
-namespace strata::integration {
+namespace strata::testing {
 
 struct NodeProcessOptions {
   // Appended after the defaults. A default flag whose key appears here is left out, so
@@ -58,7 +64,7 @@ struct NodeProcessOptions {
   absl::Duration start_timeout = absl::Seconds(30);
   // Whether Start waits for a Health call to succeed after the ready line. Off: Start
   // returns as soon as the node printed "ready" (every listener is up), so that a test can
-  // time how quickly its own client gets through. (Health from the harness would go through
+  // time how quickly its own client gets through. (Health from the fixture would go through
   // the same gRPC subchannel as the test's client when their channel arguments match:
   // gRPC shares subchannels process-wide.)
   bool wait_for_health = true;
@@ -134,11 +140,6 @@ class NodeProcess {
   std::optional<int> exit_code_;
 };
 
-// SpawnProcess and WaitForChildExit (strata/testing/process.h) start and reap helper
-// processes; NodeProcess starts the node with them.
-using strata::testing::SpawnProcess;
-using strata::testing::WaitForChildExit;
-
 // A new empty directory (strata::testing::MakeTempDir: $TMPDIR/<prefix>-..., or under /tmp,
 // without "//"); "" on failure. The caller removes it.
 std::string MakeTestDir(const std::string& prefix);
@@ -147,4 +148,8 @@ std::string MakeTestDir(const std::string& prefix);
 std::unique_ptr<grpc::ClientContext> ContextWithDeadline(
     absl::Duration timeout = absl::Seconds(10));
 
-}  // namespace strata::integration
+// The status of a stub call, as the client library sees it (proto::FromGrpcStatus):
+// `ASSERT_OK(Call(stub->Health(ContextWithDeadline().get(), request, &response)))`.
+absl::Status Call(const grpc::Status& status);
+
+}  // namespace strata::testing

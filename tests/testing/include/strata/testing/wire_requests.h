@@ -15,7 +15,7 @@
 #include "strata/radix/blob_key.h"
 #include "strata/radix/namespace.h"
 
-namespace strata::integration {
+namespace strata::testing {
 
 radix::KvLayout TinyLayout(uint32_t num_layers = 2);
 
@@ -38,4 +38,4 @@ v1::BeginPutRequest BeginPutFor(const radix::Namespace& ns, absl::Span<const uin
 // The key the node computes for a blob of `tokens` from sequence page 0 of `ns`.
 radix::BlobKey KeyFromRoot(const radix::Namespace& ns, absl::Span<const uint32_t> tokens);
 
-}  // namespace strata::integration
+}  // namespace strata::testing

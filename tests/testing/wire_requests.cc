@@ -1,11 +1,11 @@
-#include "wire_requests.h"
+#include "strata/testing/wire_requests.h"
 
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/radix/prefix_hash.h"
 
-namespace strata::integration {
+namespace strata::testing {
 
 radix::KvLayout TinyLayout(uint32_t num_layers) {
   return radix::KvLayout{.num_layers = num_layers,
@@ -65,4 +65,4 @@ radix::BlobKey KeyFromRoot(const radix::Namespace& ns, absl::Span<const uint32_t
       .hash = radix::PrefixHashAt(radix::NamespaceHash(ns), tokens, ns.layout().page_tokens)};
 }
 
-}  // namespace strata::integration
+}  // namespace strata::testing
