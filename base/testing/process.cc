@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -17,19 +16,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
+#include "strata/testing/file.h"
 #include "strata/testing/temp_dir.h"
 
 extern char** environ;
 
 namespace strata::testing {
 namespace {
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // argv and envp for execve / posix_spawn, built in the parent: this process's environment
 // without the names in `env` and `unset`, then `env`.
@@ -102,8 +95,8 @@ absl::StatusOr<ProgramResult> RunProgram(const std::string& binary,
   }
   ProgramResult result;
   result.exit_code = code.value_or(-1);
-  result.out = ReadWholeFile(out_path);
-  result.err = ReadWholeFile(err_path);
+  result.out = ReadFileToString(out_path);
+  result.err = ReadFileToString(err_path);
   std::filesystem::remove_all(dir, ec);
   if (timed_out) {
     return absl::DeadlineExceededError(absl::StrCat(binary, " did not exit within ",
