@@ -25,17 +25,19 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/testing/file.h"
 #include "strata/testing/json.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/process.h"
+#include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
 
-using strata::testing::MakeTestDir;
+using strata::testing::ChildProcess;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
-using strata::testing::SpawnProcess;
-using strata::testing::WaitForChildExit;
+using strata::testing::ReadFileToString;
+using strata::testing::ScopedTempDir;
 
 namespace {
 
@@ -57,13 +59,6 @@ using CliResult = strata::testing::ProgramResult;
 
 void WriteWholeFile(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Runs the strata binary with `args` and `stdin_text` on its stdin; $STRATA_NODE is
@@ -115,15 +110,7 @@ class CliTest : public ::testing::Test {
     return absl::StrContains(node.StdoutText(), "strata-node: dataplane listening on ");
   }
 
-  void SetUp() override {
-    ASSERT_NE(node_, nullptr);
-    dir_ = MakeTestDir("strata-cli-test");
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  void SetUp() override { ASSERT_NE(node_, nullptr); }
 
   // Runs strata against the suite's node (--node first).
   CliResult Strata(std::vector<std::string> args, const std::string& stdin_text = "") {
@@ -192,7 +179,8 @@ class CliTest : public ::testing::Test {
   }
 
   static NodeProcess* node_;
-  std::string dir_;
+  ScopedTempDir temp_dir_{"strata-cli-test"};
+  const std::string dir_ = temp_dir_.path();
 };
 
 NodeProcess* CliTest::node_ = nullptr;
@@ -339,7 +327,7 @@ TEST_F(CliTest, PutThenGetIsByteIdentical) {
   const CliResult get = Strata({"get", key, "-o", out_file});
   ASSERT_EQ(get.exit_code, 0) << get.err;
   EXPECT_THAT(get.out, HasSubstr("(1536 bytes, 3 pages) of " + key + " to " + out_file));
-  EXPECT_EQ(ReadWholeFile(out_file), bytes);
+  EXPECT_EQ(ReadFileToString(out_file), bytes);
   const CliResult to_stdout = Strata({"get", key, "-o", "-"});
   ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, bytes);  // the bytes and nothing else
@@ -700,16 +688,15 @@ TEST_F(CliTest, TextTierAndRebuild) {
               StartsWith("strata: rebuild: FAILED_PRECONDITION: " + key + " is still text after "));
 
   // --wait while a put of the original bytes refills it: rebuilt, exit 0.
-  const std::string out = dir_ + "/wait.out", err = dir_ + "/wait.err";
-  const pid_t waiter =
-      SpawnProcess(STRATA_CLI_BINARY, {at, "rebuild", key, "--wait=60s"}, {}, dir_, out, err);
-  ASSERT_GT(waiter, 0);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> waiter =
+      ChildProcess::Start(STRATA_CLI_BINARY, {at, "rebuild", key, "--wait=60s"});
+  ASSERT_TRUE(waiter.ok()) << waiter.status();
   const CliResult refill = RunStrata(put);
   ASSERT_EQ(refill.exit_code, 0) << Describe(put, refill);
-  const std::optional<int> code = WaitForChildExit(waiter, absl::Seconds(60));
-  ASSERT_TRUE(code.has_value());
-  EXPECT_EQ(*code, 0) << ReadWholeFile(err);
-  EXPECT_THAT(ReadWholeFile(out), HasSubstr("rebuilt: " + key + " is in dram after "));
+  const absl::StatusOr<int> code = (*waiter)->WaitExit(absl::Seconds(60));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << (*waiter)->StderrText();
+  EXPECT_THAT((*waiter)->StdoutText(), HasSubstr("rebuilt: " + key + " is in dram after "));
   const CliResult back = RunStrata({at, "get", key, "-o", "-"});
   ASSERT_EQ(back.exit_code, 0) << back.err;
   EXPECT_EQ(back.out, bytes);
@@ -847,7 +834,7 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
   EXPECT_THAT(capacity.out, HasSubstr("\ndram: 64.0 MiB now, expected hit rate " + expected_text));
   EXPECT_THAT(capacity.out, HasSubstr("<- current"));
   EXPECT_THAT(capacity.out, HasSubstr("\nplot written to " + png + "\n"));
-  const std::string image = ReadWholeFile(png);
+  const std::string image = ReadFileToString(png);
   ASSERT_GE(image.size(), 8u);
   EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   nlohmann::json capacity_json = ParseOut(RunStrata({at, "capacity", "--json"}));

@@ -15,12 +15,13 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/grpc_limits.h"
 #include "strata/store/node/node_server.h"
+#include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
 
 using strata::testing::ContextWithDeadline;
-using strata::testing::MakeTestDir;
+using strata::testing::ScopedTempDir;
 using strata::testing::ToWire;
 
 namespace {
@@ -31,7 +32,6 @@ constexpr uint32_t kPages = 8;
 class ClientDataLossTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTestDir("strata-client-data-loss");
     store::node::NodeConfig config;
     config.grpc_listen = "127.0.0.1:0";
     config.dataplane_listen = "127.0.0.1:0";
@@ -44,7 +44,6 @@ class ClientDataLossTest : public ::testing::Test {
   void TearDown() override {
     client_.reset();
     server_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // The blob's first byte in the node's DRAM arena (a Read grant tells; the lease is
@@ -69,7 +68,8 @@ class ClientDataLossTest : public ::testing::Test {
     return server_->engine().dram().base() + response.grants(0).arena_offset();
   }
 
-  std::string dir_;
+  ScopedTempDir temp_dir_{"strata-client-data-loss"};
+  const std::string dir_ = temp_dir_.path();
   std::unique_ptr<store::node::NodeServer> server_;
   std::unique_ptr<Client> client_;
 };

@@ -17,18 +17,15 @@
 // never garbage, and Write / Match / Read work again. Both over TCP and shared memory, after
 // SIGKILL and after SIGTERM.
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -44,14 +41,14 @@
 
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/child_process.h"
 
 namespace strata::integration {
 
-using strata::testing::MakeTestDir;
+using strata::testing::ChildProcess;
+using strata::testing::ChildProcessOptions;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
-using strata::testing::SpawnProcess;
-using strata::testing::WaitForChildExit;
 
 namespace {
 
@@ -78,13 +75,6 @@ std::vector<std::byte> PatternBytes(uint64_t seed, size_t size) {
     std::memcpy(bytes.data() + i, &word, std::min(sizeof(word), size - i));
   }
   return bytes;
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 std::string SelfExecutable() {
@@ -166,76 +156,47 @@ class ChildReader {
   static absl::StatusOr<std::unique_ptr<ChildReader>> Start(const ChildRead& job) {
     const std::string binary = SelfExecutable();
     if (binary.empty()) return absl::InternalError("readlink /proc/self/exe failed");
-    const std::string dir = MakeTestDir("strata-recovery-child");
-    if (dir.empty()) return absl::InternalError("mkdtemp failed");
     const std::vector<std::string> args = {
         kChildFlag, job.grpc_address,        job.ucx_tls,
         job.tenant, absl::StrCat(job.pages), absl::StrCat(job.seed)};
-    std::map<std::string, std::string> env;
-    if (!job.ucx_tls.empty()) env["UCX_TLS"] = job.ucx_tls;
-    const pid_t pid =
-        SpawnProcess(binary, args, env, dir, dir + "/stdout.txt", dir + "/stderr.txt");
-    if (pid < 0) {
-      std::filesystem::remove_all(dir);
-      return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
-    }
-    return std::unique_ptr<ChildReader>(new ChildReader(pid, dir));
-  }
-
-  ~ChildReader() {
-    if (!exit_code_.has_value()) {
-      kill(pid_, SIGKILL);
-      WaitForChildExit(pid_, absl::Seconds(30));
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    ChildProcessOptions options;
+    options.temp_prefix = "strata-recovery-child";
+    if (!job.ucx_tls.empty()) options.env["UCX_TLS"] = job.ucx_tls;
+    absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+        ChildProcess::Start(binary, args, options);
+    if (!child.ok()) return child.status();
+    return std::unique_ptr<ChildReader>(new ChildReader(*std::move(child)));
   }
 
   // Waits until the child printed `line` (after the prefix). FAILED_PRECONDITION when it
   // exited first, DEADLINE_EXCEEDED after `timeout`; both carry its output.
   absl::Status WaitForLine(const std::string& line, absl::Duration timeout) {
     const std::string wanted = absl::StrCat(kChildLinePrefix, line, "\n");
-    const absl::Time deadline = absl::Now() + timeout;
-    while (true) {
-      if (absl::StrContains(ReadWholeFile(dir_ + "/stdout.txt"), wanted)) {
-        return absl::OkStatus();
-      }
-      if (!exit_code_.has_value()) exit_code_ = WaitForChildExit(pid_, absl::ZeroDuration());
-      if (exit_code_.has_value()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("child exited with ", *exit_code_, " before \"", line, "\"", Output()));
-      }
-      if (absl::Now() >= deadline) {
-        return absl::DeadlineExceededError(absl::StrCat("no \"", line, "\" in time", Output()));
-      }
-      absl::SleepFor(absl::Milliseconds(2));
-    }
+    const absl::Status status = child_->WaitForStdout(
+        [&](std::string_view out) { return out.find(wanted) != std::string_view::npos; }, timeout,
+        absl::Milliseconds(2));
+    if (status.ok()) return status;
+    return absl::Status(status.code(),
+                        absl::StrCat("waiting for \"", line, "\": ", status.message()));
   }
 
   // Stops (SIGSTOP) or resumes (SIGCONT) the child.
-  void Stop() const { kill(pid_, SIGSTOP); }
-  void Resume() const { kill(pid_, SIGCONT); }
+  void Stop() const { child_->Signal(SIGSTOP); }
+  void Resume() const { child_->Signal(SIGCONT); }
 
   // SIGKILLs the child and returns its exit code (137 when the kill ended it).
-  int Kill() {
-    if (!exit_code_.has_value()) {
-      kill(pid_, SIGKILL);
-      exit_code_ = WaitForChildExit(pid_, absl::Seconds(30));
-    }
-    return exit_code_.value_or(-1);
-  }
+  int Kill() { return child_->Kill(); }
 
   std::string Output() const {
-    return absl::StrCat("\nchild stdout:\n", ReadWholeFile(dir_ + "/stdout.txt"),
-                        "\nchild stderr:\n", ReadWholeFile(dir_ + "/stderr.txt"));
+    return absl::StrCat("\nchild stdout:\n", child_->StdoutText(), "\nchild stderr:\n",
+                        child_->StderrText());
   }
 
  private:
-  ChildReader(pid_t pid, std::string dir) : pid_(pid), dir_(std::move(dir)) {}
+  explicit ChildReader(std::unique_ptr<ChildProcess> child) : child_(std::move(child)) {}
 
-  pid_t pid_;
-  std::string dir_;
-  std::optional<int> exit_code_;
+  // SIGKILLed and reaped, its directory removed, with the ChildReader.
+  std::unique_ptr<ChildProcess> child_;
 };
 
 // ---------------------------------------------------------------- (a) a reader killed

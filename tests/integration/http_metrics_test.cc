@@ -25,6 +25,7 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/store/http/http_get.h"
+#include "strata/testing/file.h"
 #include "strata/testing/json.h"
 
 namespace strata::integration {
@@ -36,15 +37,9 @@ namespace {
 using store::http::HttpGet;
 using store::http::HttpResponse;
 using strata::testing::ParseJson;
+using strata::testing::ReadFileToString;
 
 constexpr uint32_t kPageTokens = 16;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Runs `command` through the shell: its exit code (-1 when it did not exit) and output.
 std::pair<int, std::string> RunCommand(const std::string& command) {
@@ -303,7 +298,8 @@ TEST_F(HttpMetricsTest, TiersJsonParsesWithTheDocumentedKeys) {
 // deploy/prometheus/prometheus.yml passes promtool, and every strata_* name in the Grafana
 // dashboard's queries is a sample name of a real scrape.
 TEST_F(HttpMetricsTest, DeployConfigAndDashboardMatchTheEndpoint) {
-  const std::string dashboard = ReadFile(STRATA_SOURCE_DIR "/deploy/grafana/strata-dashboard.json");
+  const std::string dashboard =
+      ReadFileToString(STRATA_SOURCE_DIR "/deploy/grafana/strata-dashboard.json");
   ASSERT_FALSE(dashboard.empty());
   ASSERT_OK_AND_ASSIGN(nlohmann::json doc, ParseJson(dashboard));
   const Scrape s = ScrapeMetrics();

@@ -20,6 +20,7 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/status_convert.h"
 #include "strata/testing/node_process.h"
+#include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
@@ -28,8 +29,8 @@ using strata::testing::BeginPutFor;
 using strata::testing::Call;
 using strata::testing::ContextWithDeadline;
 using strata::testing::ExitResult;
-using strata::testing::MakeTestDir;
 using strata::testing::NodeProcess;
+using strata::testing::ScopedTempDir;
 using strata::testing::TinyNamespace;
 using strata::testing::TokenRun;
 
@@ -124,12 +125,7 @@ TEST(NodeLifecycleTest, SecondSignalDuringTheDrainExitsOneAtOnce) {
                        NodeProcess::Start({.args = {"--drain_timeout=60s"}}));
   ASSERT_GT(PutExpiresInMs(*node), 0u);  // the drain will wait for this put
   node->Signal(SIGTERM);
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (!absl::StrContains(node->StdoutText(), "strata-node: draining (SIGTERM)") &&
-         absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  ASSERT_TRUE(absl::StrContains(node->StdoutText(), "draining (SIGTERM)"));
+  ASSERT_OK(node->WaitForStdout("strata-node: draining (SIGTERM)", absl::Seconds(20)));
   const absl::Time start = absl::Now();
   node->Signal(SIGINT);
   ASSERT_OK_AND_ASSIGN(int code, node->WaitExit(absl::Seconds(20)));
@@ -139,7 +135,8 @@ TEST(NodeLifecycleTest, SecondSignalDuringTheDrainExitsOneAtOnce) {
 }
 
 TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
-  const std::string dir = MakeTestDir("strata-node-sigkill");
+  const ScopedTempDir temp_dir("strata-node-sigkill");
+  const std::string dir = temp_dir.path();
   ASSERT_OK_AND_ASSIGN(
       std::unique_ptr<NodeProcess> node,
       NodeProcess::Start({.args = {"--data_dir=" + dir}, .default_data_dir = false}));
@@ -152,7 +149,6 @@ TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
       NodeProcess::Start({.args = {"--data_dir=" + dir}, .default_data_dir = false}));
   EXPECT_OK(next->WaitHealthy(absl::Seconds(5)));
   next.reset();
-  std::filesystem::remove_all(dir);
 }
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
@@ -182,7 +178,8 @@ TEST(NodeLifecycleTest, TwoNodesCannotShareAPort) {
 }
 
 TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
-  const std::string dir = MakeTestDir("strata-node-config-test");
+  const ScopedTempDir temp_dir("strata-node-config-test");
+  const std::string dir = temp_dir.path();
   const std::string config = dir + "/node.conf";
   std::ofstream(config) << "# test config\n"
                            "grpc_listen = 127.0.0.1:0\n"
@@ -233,7 +230,6 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
     EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), dir + "/from-env");
     EXPECT_TRUE(std::filesystem::exists(dir + "/from-env/strata-node.pid"));
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(NodeLifecycleTest, BadFlagsAndConfigExitTwoWithOneLine) {
@@ -290,7 +286,8 @@ TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
   if (!PortIsFree(7400) || !PortIsFree(7401) || !PortIsFree(7402)) {
     GTEST_SKIP() << "127.0.0.1:7400, :7401 or :7402 is in use on this machine";
   }
-  const std::string cwd = MakeTestDir("strata-node-noargs");
+  const ScopedTempDir temp_dir("strata-node-noargs");
+  const std::string cwd = temp_dir.path();
   absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(
       {.default_listen_and_dram = false, .default_data_dir = false, .env = {}, .cwd = cwd});
   ASSERT_TRUE(node.ok()) << node.status();
@@ -303,7 +300,6 @@ TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
   EXPECT_LE(dram, uint64_t{8} << 30);
   EXPECT_EQ(DramCapacity(**node), dram);
   ExpectCleanStop(**node, SIGTERM, "SIGTERM");
-  std::filesystem::remove_all(cwd);
 }
 
 }  // namespace

@@ -20,13 +20,14 @@
 #include "client/tools/rebuild_worker.h"
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
 
 using strata::testing::ExitResult;
-using strata::testing::MakeTestDir;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
+using strata::testing::ScopedTempDir;
 
 namespace {
 
@@ -48,15 +49,9 @@ struct StoredSequence {
 
 class NodeRestartTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTestDir("strata-node-restart");
-    ASSERT_FALSE(dir_.empty());
-  }
   void TearDown() override {
     client_.reset();
     node_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
 
   // A node on dir_/data (which outlives it), and a client of it.
@@ -100,7 +95,8 @@ class NodeRestartTest : public ::testing::Test {
     return info.ok() ? info->tiers : std::vector<Tier>{};
   }
 
-  std::string dir_;
+  ScopedTempDir temp_dir_{"strata-node-restart"};
+  const std::string dir_ = temp_dir_.path();
   std::unique_ptr<NodeProcess> node_;
   std::unique_ptr<Client> client_;
 };

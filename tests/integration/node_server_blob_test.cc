@@ -23,6 +23,7 @@
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/node/node_server.h"
 #include "strata/testing/node_process.h"
+#include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
 namespace strata::integration {
@@ -32,7 +33,7 @@ using strata::testing::Call;
 using strata::testing::ContextWithDeadline;
 using strata::testing::FromWire;
 using strata::testing::KeyFromRoot;
-using strata::testing::MakeTestDir;
+using strata::testing::ScopedTempDir;
 using strata::testing::TinyNamespace;
 using strata::testing::TokenRun;
 using strata::testing::ToWire;
@@ -48,7 +49,6 @@ struct PutBlob {
 class NodeServerBlobTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeTestDir("strata-node-blob-test");
     store::node::NodeConfig config;
     config.grpc_listen = "127.0.0.1:0";
     config.dataplane_listen = "127.0.0.1:0";
@@ -66,10 +66,7 @@ class NodeServerBlobTest : public ::testing::Test {
     store_ = v1::Store::NewStub(channel);
     admin_ = v1::Admin::NewStub(channel);
   }
-  void TearDown() override {
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { server_.reset(); }
 
   // BeginPut over gRPC, bytes through the engine (the data plane's part), CommitPut over
   // gRPC. `corrupt` flips one byte after the checksums were computed.
@@ -159,7 +156,8 @@ class NodeServerBlobTest : public ::testing::Test {
     return response.blob();
   }
 
-  std::string dir_;
+  ScopedTempDir temp_dir_{"strata-node-blob-test"};
+  const std::string dir_ = temp_dir_.path();
   std::unique_ptr<store::node::NodeServer> server_;
   std::unique_ptr<v1::Store::Stub> store_;
   std::unique_ptr<v1::Admin::Stub> admin_;

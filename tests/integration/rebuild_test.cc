@@ -7,10 +7,8 @@
 // with other bytes (the wrong seed), which the node refuses while the blob stays TEXT.
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +20,7 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/key_convert.h"
+#include "strata/testing/process.h"
 #include "strata/testing/shared_node_test.h"
 
 namespace strata::integration {
@@ -29,8 +28,9 @@ namespace strata::integration {
 using strata::testing::Call;
 using strata::testing::ContextWithDeadline;
 using strata::testing::NodeProcess;
-using strata::testing::SpawnProcess;
-using strata::testing::WaitForChildExit;
+using strata::testing::ProgramOptions;
+using strata::testing::ProgramResult;
+using strata::testing::RunProgram;
 
 namespace {
 
@@ -39,13 +39,6 @@ constexpr uint32_t kBlobPages = 4;
 constexpr uint32_t kBlobs = 3;
 constexpr uint32_t kPages = kBlobs * kBlobPages;
 constexpr char kTransport[] = "tcp";
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class RebuildTest : public ::testing::Test {
  protected:
@@ -193,16 +186,16 @@ TEST_F(RebuildTest, TheStrataWorkerProgramRebuildsWhatPrefetchQueued) {
   EXPECT_EQ(prefetch.resident_pages, 0u);
   EXPECT_EQ(prefetch.rebuilds_queued, kBlobs);
 
-  const std::string dir = node_->temp_dir();
-  const pid_t pid = SpawnProcess(
+  ProgramOptions worker_options;
+  worker_options.env = {{"STRATA_UCX_TLS", kTransport}};
+  worker_options.timeout = absl::Seconds(120);
+  const absl::StatusOr<ProgramResult> worker = RunProgram(
       STRATA_WORKER_BINARY,
       {"--node", node_->grpc_address(), "--seed", "42", "--idle-exit", "0", "--poll", "0"},
-      {{"STRATA_UCX_TLS", kTransport}}, dir, dir + "/worker.out", dir + "/worker.err");
-  ASSERT_GT(pid, 0);
-  const std::optional<int> exit_code = WaitForChildExit(pid, absl::Seconds(120));
-  const std::string out = ReadWholeFile(dir + "/worker.out");
-  ASSERT_TRUE(exit_code.has_value()) << out;
-  EXPECT_EQ(*exit_code, 0) << out << ReadWholeFile(dir + "/worker.err");
+      worker_options);
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  const std::string& out = worker->out;
+  EXPECT_EQ(worker->exit_code, 0) << out << worker->err;
   EXPECT_TRUE(absl::StrContains(out, absl::StrCat("strata-worker: ", kBlobs, " tasks in "))) << out;
   EXPECT_TRUE(absl::StrContains(out, absl::StrCat(kBlobs, " rebuilt"))) << out;
   for (const BlobKey& key : keys_) {

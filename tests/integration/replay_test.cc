@@ -5,33 +5,29 @@
 // exact curve of the same page stream. Skipped, with the reason printed, when the trace
 // file is absent.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <sys/stat.h>
 
 #include "gtest/gtest.h"
 
+#include "strata/testing/file.h"
 #include "strata/testing/json.h"
 #include "strata/testing/node_process.h"
+#include "strata/testing/process.h"
+#include "strata/testing/temp_dir.h"
 
 namespace strata::integration {
 
-using strata::testing::MakeTestDir;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
-using strata::testing::SpawnProcess;
-using strata::testing::WaitForChildExit;
+using strata::testing::ProgramOptions;
+using strata::testing::ProgramResult;
+using strata::testing::ReadFileToString;
+using strata::testing::RunProgram;
+using strata::testing::ScopedTempDir;
 
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The number `key` of the flat JSON report; NaN when absent or not a number.
 double JsonNumber(const nlohmann::json& report, const std::string& key) {
@@ -50,9 +46,8 @@ TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
   absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(node_options);
   ASSERT_TRUE(node.ok()) << node.status();
 
-  const std::string dir = MakeTestDir("replay-test");
-  ASSERT_FALSE(dir.empty());
-  const std::string plots = dir + "/plots";
+  const ScopedTempDir dir("strata-replay-test");
+  const std::string plots = dir.path() + "/plots";
   const std::vector<std::string> args = {"--node",
                                          (*node)->grpc_address(),
                                          "--speedup",
@@ -73,13 +68,13 @@ TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
                                          "--plot-dir",
                                          plots,
                                          trace};
-  const pid_t pid =
-      SpawnProcess(STRATA_REPLAY_BINARY, args, {}, dir, dir + "/out.json", dir + "/err.txt");
-  ASSERT_GT(pid, 0);
-  const std::optional<int> exit_code = WaitForChildExit(pid, absl::Seconds(240));
-  ASSERT_TRUE(exit_code.has_value()) << "strata-replay did not finish in 240 s";
-  const std::string json = ReadFile(dir + "/out.json");
-  ASSERT_EQ(*exit_code, 0) << ReadFile(dir + "/err.txt") << json;
+  ProgramOptions replay_options;
+  replay_options.timeout = absl::Seconds(240);
+  const absl::StatusOr<ProgramResult> replay =
+      RunProgram(STRATA_REPLAY_BINARY, args, replay_options);
+  ASSERT_TRUE(replay.ok()) << replay.status();  // DEADLINE_EXCEEDED: not finished in 240 s
+  const std::string& json = replay->out;
+  ASSERT_EQ(replay->exit_code, 0) << replay->err << json;
   absl::StatusOr<nlohmann::json> parsed = strata::testing::ParseJson(json);
   ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << json;
   const nlohmann::json& report = *parsed;
@@ -103,11 +98,10 @@ TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
   std::printf("strata-replay on 300 requests: page hit rate %.4f, MAE live vs exact %.4f\n",
               JsonNumber(report, "page_hit_rate"), mae);
   for (const char* name : {"/hit_rate.png", "/mrc.png"}) {
-    const std::string png = ReadFile(plots + name);
+    const std::string png = ReadFileToString(plots + name);
     ASSERT_GE(png.size(), 8u) << name;
     EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
   }
-  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

@@ -1,15 +1,8 @@
 #include "strata/testing/node_process.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <string_view>
 #include <utility>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -40,24 +33,15 @@ bool HasFlag(const std::vector<std::string>& args, absl::string_view key) {
   return false;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+// Whether `text` has a whole line starting with the ready prefix.
+bool HasReadyLine(std::string_view text) {
+  for (absl::string_view line : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
+    if (absl::StartsWith(line, kReadyPrefix)) return true;
+  }
+  return false;
 }
-
-std::string Tail(const std::string& text, size_t n = 2000) {
-  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
-}
-
-std::string MakeNodeTempDir() { return MakeTestDir("strata-node-test"); }
 
 }  // namespace
-
-std::string MakeTestDir(const std::string& prefix) {
-  return strata::testing::MakeTempDir(prefix).value_or("");
-}
 
 std::unique_ptr<grpc::ClientContext> ContextWithDeadline(absl::Duration timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -67,9 +51,19 @@ std::unique_ptr<grpc::ClientContext> ContextWithDeadline(absl::Duration timeout)
 
 absl::Status Call(const grpc::Status& status) { return proto::FromGrpcStatus(status); }
 
+const std::string& NodeBinaryPath() {
+  static const std::string* path = new std::string(STRATA_NODE_BINARY);
+  return *path;
+}
+
 absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptions options) {
-  const std::string temp = MakeNodeTempDir();
-  if (temp.empty()) return absl::UnavailableError("mkdtemp failed");
+  ChildProcessOptions child_options;
+  child_options.env = options.env;
+  child_options.cwd = options.cwd;
+  // The default data dir is in the child's temporary directory, so that is made first.
+  absl::StatusOr<std::string> temp = MakeTempDir("strata-node-test");
+  if (!temp.ok()) return temp.status();
+  child_options.temp_dir = *temp;
   std::vector<std::string> args;
   const auto add_default = [&](absl::string_view key, absl::string_view value) {
     if (!HasFlag(options.args, key)) args.push_back(absl::StrCat("--", key, "=", value));
@@ -81,47 +75,34 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
     add_default("dram_bytes", "64MiB");
     add_default("ssd_bytes", "0");
   }
-  if (options.default_data_dir) add_default("data_dir", absl::StrCat(temp, "/data"));
+  if (options.default_data_dir) add_default("data_dir", absl::StrCat(*temp, "/data"));
   args.insert(args.end(), options.args.begin(), options.args.end());
-  const pid_t pid =
-      SpawnProcess(STRATA_NODE_BINARY, args, options.env, options.cwd.empty() ? temp : options.cwd,
-                   temp + "/stdout.txt", temp + "/stderr.txt");
-  if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
-  std::unique_ptr<NodeProcess> node(new NodeProcess(pid, temp));
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      ChildProcess::Start(NodeBinaryPath(), args, child_options);
+  if (!child.ok()) return child.status();
+  std::unique_ptr<NodeProcess> node(new NodeProcess(*std::move(child)));
 
   // The "ready" line follows every listen line.
   const absl::Time deadline = absl::Now() + options.start_timeout;
-  for (bool ready = false; !ready;) {
-    const std::string text = node->StdoutText();
-    for (absl::string_view line : absl::StrSplit(text, '\n')) {
-      if (absl::StartsWith(line, kReadyPrefix)) {
-        ready = true;
-        node->ready_line_ = std::string(line);
-      }
-      if (absl::StartsWith(line, kListenPrefix)) {
-        node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
-      }
-      if (absl::StartsWith(line, kHttpPrefix)) {
-        node->http_address_ = std::string(line.substr(kHttpPrefix.size()));
-      }
-      for (absl::string_view prefix : kDataPlanePrefixes) {
-        if (!absl::StartsWith(line, prefix)) continue;
-        const absl::string_view rest = line.substr(prefix.size());
-        node->data_plane_address_ = std::string(rest.substr(0, rest.find(' ')));
-      }
+  absl::Status ready =
+      node->child_->WaitForStdout(HasReadyLine, options.start_timeout, absl::Milliseconds(20));
+  if (!ready.ok()) {
+    return absl::Status(
+        ready.code(), absl::StrCat("strata-node did not print its ready line: ", ready.message()));
+  }
+  for (absl::string_view line : absl::StrSplit(node->StdoutText(), '\n')) {
+    if (absl::StartsWith(line, kReadyPrefix)) node->ready_line_ = std::string(line);
+    if (absl::StartsWith(line, kListenPrefix)) {
+      node->grpc_address_ = std::string(line.substr(kListenPrefix.size()));
     }
-    if (ready) break;
-    if (std::optional<int> code = WaitForChildExit(pid, absl::ZeroDuration()); code.has_value()) {
-      node->exit_code_ = code;
-      return absl::FailedPreconditionError(absl::StrCat("strata-node exited with ", *code,
-                                                        " before listening; stderr:\n",
-                                                        Tail(node->StderrText())));
+    if (absl::StartsWith(line, kHttpPrefix)) {
+      node->http_address_ = std::string(line.substr(kHttpPrefix.size()));
     }
-    if (absl::Now() >= deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("no ready line from strata-node; stderr:\n", Tail(node->StderrText())));
+    for (absl::string_view prefix : kDataPlanePrefixes) {
+      if (!absl::StartsWith(line, prefix)) continue;
+      const absl::string_view rest = line.substr(prefix.size());
+      node->data_plane_address_ = std::string(rest.substr(0, rest.find(' ')));
     }
-    absl::SleepFor(absl::Milliseconds(20));
   }
   if (node->grpc_address_.empty()) {
     return absl::FailedPreconditionError(
@@ -137,34 +118,20 @@ ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
                                   const std::map<std::string, std::string>& env,
                                   absl::Duration timeout) {
   ExitResult result;
-  const std::string temp = MakeNodeTempDir();
-  if (temp.empty()) return result;
-  const pid_t pid =
-      SpawnProcess(STRATA_NODE_BINARY, args, env, temp, temp + "/stdout.txt", temp + "/stderr.txt");
-  if (pid < 0) return result;
-  std::optional<int> code = WaitForChildExit(pid, timeout);
-  if (!code.has_value()) {
-    kill(pid, SIGKILL);
-    code = WaitForChildExit(pid, absl::Seconds(10));
-  }
-  result.exit_code = code.value_or(-1);
-  result.stdout_text = ReadFile(temp + "/stdout.txt");
-  result.stderr_text = ReadFile(temp + "/stderr.txt");
-  std::error_code ec;
-  std::filesystem::remove_all(temp, ec);
+  ChildProcessOptions options;
+  options.env = env;
+  options.temp_prefix = "strata-node-test";
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      ChildProcess::Start(NodeBinaryPath(), args, options);
+  if (!child.ok()) return result;
+  absl::StatusOr<int> code = (*child)->WaitExit(timeout);
+  result.exit_code = code.ok() ? *code : (*child)->Kill();
+  result.stdout_text = (*child)->StdoutText();
+  result.stderr_text = (*child)->StderrText();
   return result;
 }
 
-NodeProcess::~NodeProcess() {
-  if (!exit_code_.has_value()) {
-    kill(pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(temp_dir_, ec);
-}
+NodeProcess::~NodeProcess() = default;
 
 std::shared_ptr<grpc::Channel> NodeProcess::Channel(bool with_limits) const {
   grpc::ChannelArguments args;
@@ -192,7 +159,7 @@ absl::Status NodeProcess::WaitHealthy(absl::Duration timeout) const {
   while (absl::Now() < deadline) {
     v1::HealthResponse response;
     auto context = ContextWithDeadline(absl::Seconds(2));
-    last = proto::FromGrpcStatus(stub->Health(context.get(), v1::HealthRequest(), &response));
+    last = Call(stub->Health(context.get(), v1::HealthRequest(), &response));
     if (last.ok()) return last;
     absl::SleepFor(absl::Milliseconds(50));
   }
@@ -200,18 +167,10 @@ absl::Status NodeProcess::WaitHealthy(absl::Duration timeout) const {
       absl::StrCat("strata-node at ", grpc_address_, " never answered Health: ", last.ToString()));
 }
 
-void NodeProcess::Signal(int signal) const {
-  if (!exit_code_.has_value()) kill(pid_, signal);
-}
-
-absl::StatusOr<int> NodeProcess::WaitExit(absl::Duration timeout) {
-  if (exit_code_.has_value()) return *exit_code_;
-  exit_code_ = WaitForChildExit(pid_, timeout);
-  if (!exit_code_.has_value()) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "strata-node pid ", pid_, " still running after ", absl::FormatDuration(timeout)));
-  }
-  return *exit_code_;
+absl::Status NodeProcess::WaitForStdout(std::string_view text, absl::Duration timeout) {
+  return child_->WaitForStdout(
+      [text](std::string_view out) { return out.find(text) != std::string_view::npos; }, timeout,
+      absl::Milliseconds(10));
 }
 
 std::string NodeProcess::ReadyField(const std::string& key) const {
@@ -220,9 +179,5 @@ std::string NodeProcess::ReadyField(const std::string& key) const {
   }
   return "";
 }
-
-std::string NodeProcess::StdoutText() const { return ReadFile(temp_dir_ + "/stdout.txt"); }
-
-std::string NodeProcess::StderrText() const { return ReadFile(temp_dir_ + "/stderr.txt"); }
 
 }  // namespace strata::testing

@@ -3,22 +3,23 @@
 // kernel-chosen loopback ports, so a test may run several at once (a cluster test's nodes).
 // The caller owns the NodeProcess; the node lives until it is destroyed (or exits).
 //
-// Start() forks and execs the strata-node binary built in this tree (STRATA_NODE_BINARY),
-// by default with `--grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0
-// --http_listen=127.0.0.1:0 --dram_bytes=64MiB --ssd_bytes=0 --data_dir=<temp>/data`, stdout and
-// stderr going to files in a fresh temporary directory. It waits for the "strata-node: ready" line,
-// which follows the listen lines ("strata-node: grpc listening on HOST:PORT": the port the kernel
-// chose), then (unless wait_for_health is off) for a Health call to succeed. The destructor
-// SIGKILLs a node still running, reaps it and removes the temporary directory. The child also gets
-// SIGKILL if the test process dies (PR_SET_PDEATHSIG), so a crashed test leaves no node
-// behind.
+// Start() runs the strata-node binary built in this tree (STRATA_NODE_BINARY) as a
+// ChildProcess (strata/testing/child_process.h), by default with `--grpc_listen=127.0.0.1:0
+// --dataplane_listen=127.0.0.1:0 --http_listen=127.0.0.1:0 --dram_bytes=64MiB --ssd_bytes=0
+// --data_dir=<temp>/data`, stdout and stderr going to files in a fresh temporary directory. It
+// waits for the "strata-node: ready" line, which follows the listen lines ("strata-node: grpc
+// listening on HOST:PORT": the port the kernel chose), then (unless wait_for_health is off) for
+// a Health call to succeed. The destructor SIGKILLs a node still running, reaps it and removes
+// the temporary directory. The child also gets SIGKILL if the test process dies
+// (PR_SET_PDEATHSIG), so a crashed test leaves no node behind.
 //
 // RunToExit() runs strata-node to completion (for --help, bad flags, a node that must fail
 // to start) and returns its exit code and output.
 //
-// Errors: Start returns DEADLINE_EXCEEDED when no listen line or no healthy answer came in
-// time, and FAILED_PRECONDITION when the node exited first (the message carries its exit
-// code and the tail of its stderr). WaitExit returns DEADLINE_EXCEEDED if the node is
+// Errors: Start returns DEADLINE_EXCEEDED when no ready line or no healthy answer came in
+// time, FAILED_PRECONDITION when the node exited first or printed no grpc listen line (the
+// message carries its exit code and the tail of its output), and the errno of mkdtemp or
+// fork when it could not be started. WaitExit returns DEADLINE_EXCEEDED if the node is
 // still running after `timeout`.
 // Thread safety: none; one test thread drives one NodeProcess (distinct NodeProcesses are
 // independent). ContextWithDeadline and Call are thread-safe.
@@ -28,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/types.h>
@@ -40,7 +42,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
 #include "strata/proto/protocol_internal.h"
-#include "strata/testing/process.h"
+#include "strata/testing/child_process.h"
 
 namespace strata::testing {
 
@@ -91,7 +93,7 @@ class NodeProcess {
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_->pid(); }
   // "127.0.0.1:PORT" from the listen line.
   const std::string& grpc_address() const { return grpc_address_; }
   // The data-plane address the node printed ("strata-node: dataplane listening on X", or
@@ -103,9 +105,9 @@ class NodeProcess {
   const std::string& http_address() const { return http_address_; }
   // The temporary directory (stdout.txt, stderr.txt, data/). Removed with the
   // NodeProcess; a data dir the args put elsewhere survives it (for restarts).
-  const std::string& temp_dir() const { return temp_dir_; }
+  const std::string& temp_dir() const { return child_->temp_dir(); }
   // The default data dir (<temp>/data); ReadyField("data_dir") is the one in use.
-  std::string data_dir() const { return temp_dir_ + "/data"; }
+  std::string data_dir() const { return temp_dir() + "/data"; }
   // Field `key` of the ready line ("strata-node: ready pid=.. data_dir=.. dram_bytes=.."),
   // or "" when it has none.
   std::string ReadyField(const std::string& key) const;
@@ -120,29 +122,32 @@ class NodeProcess {
   absl::Status WaitHealthy(absl::Duration timeout) const;
 
   // Sends `signal` (e.g. SIGTERM, SIGKILL) to the node.
-  void Signal(int signal) const;
+  void Signal(int signal) const { child_->Signal(signal); }
   // The node's exit code (128 + N if killed by signal N), waiting up to `timeout`.
-  absl::StatusOr<int> WaitExit(absl::Duration timeout);
-  bool exited() const { return exit_code_.has_value(); }
+  absl::StatusOr<int> WaitExit(absl::Duration timeout) { return child_->WaitExit(timeout); }
+  // Whether the node has been reaped (WaitExit returned its code).
+  bool exited() const { return child_->reaped(); }
 
-  std::string StdoutText() const;
-  std::string StderrText() const;
+  // Waits until the node's stdout contains `text` (ChildProcess::WaitForStdout: FAILED_PRECONDITION
+  // when it exited first, DEADLINE_EXCEEDED after `timeout`).
+  absl::Status WaitForStdout(std::string_view text, absl::Duration timeout);
+
+  std::string StdoutText() const { return child_->StdoutText(); }
+  std::string StderrText() const { return child_->StderrText(); }
 
  private:
-  NodeProcess(pid_t pid, std::string temp_dir) : pid_(pid), temp_dir_(std::move(temp_dir)) {}
+  explicit NodeProcess(std::unique_ptr<ChildProcess> child) : child_(std::move(child)) {}
 
-  pid_t pid_;
-  std::string temp_dir_;
+  std::unique_ptr<ChildProcess> child_;
   std::string grpc_address_;
   std::string data_plane_address_;
   std::string http_address_;
   std::string ready_line_;
-  std::optional<int> exit_code_;
 };
 
-// A new empty directory (strata::testing::MakeTempDir: $TMPDIR/<prefix>-..., or under /tmp,
-// without "//"); "" on failure. The caller removes it.
-std::string MakeTestDir(const std::string& prefix);
+// The strata-node binary of this build (STRATA_NODE_BINARY), for tests that run it
+// otherwise (RunProgram, ChildProcess).
+const std::string& NodeBinaryPath();
 
 // A client context whose deadline is `timeout` from now.
 std::unique_ptr<grpc::ClientContext> ContextWithDeadline(

@@ -3,16 +3,16 @@
 // Store and Admin stubs of it. For suites whose tests do not disturb each other's state
 // (distinct namespaces, no draining), where a node per test would only cost start-up time.
 //
+// Test-only (strata::testing_node). The suite owns the node (a static member, deleted in
+// TearDownTestSuite); a suite whose node failed to start fails each test in SetUp.
 // Not thread-safe: gtest runs a suite's tests one at a time.
 #pragma once
 
 #include <memory>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 
-#include "grpcpp/support/status.h"
-#include "strata/proto/status_convert.h"
 #include "strata/testing/node_process.h"
 
 namespace strata::testing {

@@ -1,6 +1,6 @@
-// Small builders of strata.v1 requests for the integration tests: a tiny KV layout (2
-// layers x 1 KV head x 4 dims, fp16, 4-token pages: 32 bytes a page), token runs, and a
-// BeginPut that is well formed for them.
+// Small builders of strata.v1 requests for tests that speak the wire to a node
+// (strata::testing_node; test-only): a tiny KV layout (2 layers x 1 KV head x 4 dims, fp16,
+// 4-token pages: 32 bytes a page), token runs, and a BeginPut that is well formed for them.
 //
 // Pure functions; thread-safe.
 #pragma once
