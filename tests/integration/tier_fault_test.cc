@@ -27,7 +27,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +38,7 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/temp_dir.h"
+#include "strata/testing/tmpfs.h"
 
 namespace strata::integration {
 
@@ -281,28 +281,20 @@ TEST(TierFaultTest, KillNineDuringPutsAndDemotionsNeverCorrupts) {
 // An 8 MiB tmpfs for the SSD file. Skips (with the reason) unless root and mount work.
 class FullDiskTest : public ::testing::Test {
  protected:
-  static constexpr char kSize[] = "8m";
+  static constexpr uint64_t kSize = uint64_t{8} << 20;
 
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
-    mount_point_ = dir_.path() + "/disk";
-    std::filesystem::create_directory(mount_point_);
-    if (::mount("tmpfs", mount_point_.c_str(), "tmpfs", 0, absl::StrCat("size=", kSize).c_str()) !=
-        0) {
-      GTEST_SKIP() << "mount -t tmpfs -o size=" << kSize << " failed: " << std::strerror(errno);
-    }
-    mounted_ = true;
-  }
-  void TearDown() override {
-    if (mounted_) ::umount2(mount_point_.c_str(), MNT_DETACH);
+    absl::StatusOr<std::unique_ptr<strata::testing::ScopedTmpfs>> disk =
+        strata::testing::ScopedTmpfs::Mount(kSize, "strata-tier-full-disk");
+    if (!disk.ok()) GTEST_SKIP() << "no 8 MiB tmpfs: " << disk.status();
+    disk_ = *std::move(disk);
   }
 
-  std::string ssd_path() const { return mount_point_ + "/ssd.tier"; }
+  std::string ssd_path() const { return disk_->path() + "/ssd.tier"; }
 
   ScopedDir dir_{"strata-tier-full"};
-  std::string mount_point_;
-  bool mounted_ = false;
+  std::unique_ptr<strata::testing::ScopedTmpfs> disk_;
 };
 
 TEST_F(FullDiskTest, DemotionsFailButTheNodeKeepsServingFromDram) {

@@ -1,20 +1,17 @@
 // The SSD tier on a full disk: a 4 MiB tmpfs mounted for the test. Needs root (mount(2));
 // skipped with the reason otherwise, or where this kernel's tmpfs refuses O_DIRECT.
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
+#include "strata/testing/tmpfs.h"
 #include "strata/tiering/io/ssd_tier.h"
 #include "strata/tiering/io/uring_block_file.h"
 
@@ -26,22 +23,11 @@ constexpr uint64_t kMiB = 1024 * 1024;
 class FullDiskTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
-    const char* tmpdir = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : ".") +
-                          "/strata_full_disk_XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      GTEST_SKIP() << "mkdtemp(" << pattern << "): " << std::strerror(errno);
-    }
-    dir_ = pattern;
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=4m") != 0) {
-      const int error = errno;
-      ::rmdir(dir_.c_str());
-      dir_.clear();
-      GTEST_SKIP() << "mount -t tmpfs -o size=4m failed: " << std::strerror(error);
-    }
-    mounted_ = true;
-    path_ = dir_ + "/ssd";
+    absl::StatusOr<std::unique_ptr<strata::testing::ScopedTmpfs>> disk =
+        strata::testing::ScopedTmpfs::Mount(4 * kMiB, "strata_full_disk");
+    if (!disk.ok()) GTEST_SKIP() << "no 4 MiB tmpfs: " << disk.status();
+    disk_ = *std::move(disk);
+    path_ = disk_->path() + "/ssd";
     UringBlockFileOptions probe;
     probe.path = path_;
     probe.size_bytes = kMiB;
@@ -49,10 +35,6 @@ class FullDiskTest : public ::testing::Test {
     if (!file.ok()) GTEST_SKIP() << "no io_uring O_DIRECT file on tmpfs: " << file.status();
     file->reset();
     ASSERT_EQ(::unlink(path_.c_str()), 0);
-  }
-  void TearDown() override {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-    if (!dir_.empty()) ::rmdir(dir_.c_str());
   }
 
   SsdTierOptions Options(uint64_t capacity, bool preallocate) const {
@@ -63,9 +45,8 @@ class FullDiskTest : public ::testing::Test {
     return options;
   }
 
-  std::string dir_;
+  std::unique_ptr<strata::testing::ScopedTmpfs> disk_;
   std::string path_;
-  bool mounted_ = false;
 };
 
 TEST_F(FullDiskTest, SparseFileWritesRunOutOfSpace) {
