@@ -221,7 +221,7 @@ def check_links(links_path, rules):
             dep = re.sub(r"^strata::", "strata_", lib)
             if dep in targets:
                 dep_folder = owner(targets[dep][0], folders)
-                support = targets[dep][1] == "test" or "testing" in dep or "harness" in dep or \
+                support = targets[dep][1] == "test" or "testing" in dep or \
                     dep in ("strata_compile_options", "strata_bench_main")
                 seen[f].add(dep_folder)
                 if dep in TEST_ONLY_TARGETS and not is_test:
