@@ -45,17 +45,6 @@ std::vector<std::string> NodeLines(const std::string& text) {
   return lines;
 }
 
-// The value of `key=` on the "strata-node: ready" line.
-std::string ReadyField(const std::string& stdout_text, const std::string& key) {
-  for (const std::string& line : NodeLines(stdout_text)) {
-    if (!absl::StartsWith(line, "strata-node: ready ")) continue;
-    for (absl::string_view field : absl::StrSplit(line, ' ')) {
-      if (absl::StartsWith(field, key + "=")) return std::string(field.substr(key.size() + 1));
-    }
-  }
-  return "";
-}
-
 uint64_t DramCapacity(const NodeProcess& node) {
   v1::TiersResponse tiers;
   const absl::Status s =
@@ -93,9 +82,9 @@ TEST(NodeLifecycleTest, PrintsListenLinesAndStopsCleanlyOnSigterm) {
   EXPECT_NE(node->grpc_address(), "127.0.0.1:0");  // the bound port, not the asked one
   EXPECT_TRUE(absl::StartsWith(lines[1], "strata-node: dataplane ")) << lines[1];
   EXPECT_TRUE(absl::StrContains(lines[1], " " + node->data_plane_address())) << lines[1];
-  EXPECT_EQ(ReadyField(node->StdoutText(), "pid"), std::to_string(node->pid()));
-  EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), node->data_dir());
-  EXPECT_EQ(ReadyField(node->StdoutText(), "dram_bytes"), std::to_string(64 << 20));
+  EXPECT_EQ(node->ReadyField("pid"), std::to_string(node->pid()));
+  EXPECT_EQ(node->ReadyField("data_dir"), node->data_dir());
+  EXPECT_EQ(node->ReadyField("dram_bytes"), std::to_string(64 << 20));
   std::ifstream pid_file(node->data_dir() + "/strata-node.pid");
   pid_t pid = 0;
   pid_file >> pid;
@@ -201,7 +190,7 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
     const uint64_t ttl = PutExpiresInMs(*node);
     EXPECT_GT(ttl, 6000u);
     EXPECT_LE(ttl, 7000u);
-    EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), dir + "/from-config");
+    EXPECT_EQ(node->ReadyField("data_dir"), dir + "/from-config");
     v1::HealthResponse health;
     ASSERT_OK(
         Call(node->StoreStub()->Health(ContextWithDeadline().get(), v1::HealthRequest(), &health)));
@@ -220,14 +209,14 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
     const uint64_t ttl = PutExpiresInMs(*node);
     EXPECT_GT(ttl, 8000u);
     EXPECT_LE(ttl, 9000u);
-    EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), dir + "/from-flag");
+    EXPECT_EQ(node->ReadyField("data_dir"), dir + "/from-flag");
   }
   {
     // STRATA_DATA beats the default.
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node,
                          NodeProcess::Start({.default_data_dir = false,
                                              .env = {{"STRATA_DATA", dir + "/from-env"}}}));
-    EXPECT_EQ(ReadyField(node->StdoutText(), "data_dir"), dir + "/from-env");
+    EXPECT_EQ(node->ReadyField("data_dir"), dir + "/from-env");
     EXPECT_TRUE(std::filesystem::exists(dir + "/from-env/strata-node.pid"));
   }
 }
@@ -294,8 +283,8 @@ TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
   EXPECT_EQ((*node)->data_plane_address(), "127.0.0.1:7401");
   EXPECT_EQ((*node)->grpc_address(), "127.0.0.1:7400");
   EXPECT_EQ((*node)->http_address(), "127.0.0.1:7402");
-  EXPECT_EQ(ReadyField((*node)->StdoutText(), "data_dir"), cwd + "/var");
-  const uint64_t dram = std::stoull(ReadyField((*node)->StdoutText(), "dram_bytes"));
+  EXPECT_EQ((*node)->ReadyField("data_dir"), cwd + "/var");
+  const uint64_t dram = std::stoull((*node)->ReadyField("dram_bytes"));
   EXPECT_GE(dram, uint64_t{64} << 20);
   EXPECT_LE(dram, uint64_t{8} << 30);
   EXPECT_EQ(DramCapacity(**node), dram);
