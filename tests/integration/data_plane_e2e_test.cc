@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 #include "store/dataplane/test_blobs.h"
@@ -38,22 +37,16 @@ using store::dataplane::testing::FetchCall;
 using store::dataplane::testing::FetchOutcome;
 using store::dataplane::testing::TestClient;
 
-// "HOST:PORT" from the node's "strata-node: dataplane listening on HOST:PORT" line.
-std::string DataPlaneAddress(const std::string& stdout_text) {
-  constexpr absl::string_view kPrefix = "strata-node: dataplane listening on ";
-  for (absl::string_view line : absl::StrSplit(stdout_text, '\n')) {
-    if (absl::StartsWith(line, kPrefix)) return std::string(line.substr(kPrefix.size()));
-  }
-  return "";
-}
-
 class DataPlaneEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(
         node_,
         NodeProcess::Start({.args = {"--dataplane_listen=127.0.0.1:0", "--drain_timeout=20s"}}));
-    address_ = DataPlaneAddress(node_->StdoutText());
+    // A listening data plane ("strata-node: dataplane listening on HOST:PORT"), its port printed.
+    ASSERT_TRUE(absl::StrContains(node_->StdoutText(), "strata-node: dataplane listening on "))
+        << node_->StdoutText();
+    address_ = node_->data_plane_address();
     ASSERT_TRUE(absl::StartsWith(address_, "127.0.0.1:")) << node_->StdoutText();
     ASSERT_NE(address_, "127.0.0.1:0");
     store_ = node_->StoreStub();

@@ -28,8 +28,8 @@ namespace strata::integration {
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
 using strata::testing::ContextWithDeadline;
-using strata::testing::ExitResult;
 using strata::testing::NodeProcess;
+using strata::testing::ProgramResult;
 using strata::testing::ScopedTempDir;
 using strata::testing::TinyNamespace;
 using strata::testing::TokenRun;
@@ -142,27 +142,27 @@ TEST(NodeLifecycleTest, SigkillLeavesNoStaleLock) {
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
-  const ExitResult second = NodeProcess::RunToExit(
+  const ProgramResult second = NodeProcess::RunToExit(
       {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0", "--http_listen=127.0.0.1:0",
        "--dram_bytes=64MiB", "--data_dir=" + first->data_dir()});
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_TRUE(absl::StrContains(second.stderr_text,
-                                "strata-node: cannot start: FAILED_PRECONDITION: data dir " +
-                                    first->data_dir() + " is in use by another strata-node (pid " +
-                                    std::to_string(first->pid()) + ")"))
-      << second.stderr_text;
-  EXPECT_EQ(NodeLines(second.stdout_text).size(), 0u);  // never said it listens
-  EXPECT_OK(first->WaitHealthy(absl::Seconds(5)));      // the first is unharmed
+  EXPECT_TRUE(absl::StrContains(
+      second.err, "strata-node: cannot start: FAILED_PRECONDITION: data dir " + first->data_dir() +
+                      " is in use by another strata-node (pid " + std::to_string(first->pid()) +
+                      ")"))
+      << second.err;
+  EXPECT_EQ(NodeLines(second.out).size(), 0u);      // never said it listens
+  EXPECT_OK(first->WaitHealthy(absl::Seconds(5)));  // the first is unharmed
 }
 
 TEST(NodeLifecycleTest, TwoNodesCannotShareAPort) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
-  const ExitResult second = NodeProcess::RunToExit({"--grpc_listen=" + first->grpc_address(),
-                                                    "--dataplane_listen=127.0.0.1:0",
-                                                    "--dram_bytes=64MiB", "--data_dir=other"});
+  const ProgramResult second = NodeProcess::RunToExit({"--grpc_listen=" + first->grpc_address(),
+                                                       "--dataplane_listen=127.0.0.1:0",
+                                                       "--dram_bytes=64MiB", "--data_dir=other"});
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_TRUE(absl::StrContains(second.stderr_text, "cannot start: UNAVAILABLE: cannot listen"))
-      << second.stderr_text;
+  EXPECT_TRUE(absl::StrContains(second.err, "cannot start: UNAVAILABLE: cannot listen"))
+      << second.err;
   EXPECT_OK(first->WaitHealthy(absl::Seconds(5)));
 }
 
@@ -222,10 +222,10 @@ TEST(NodeLifecycleTest, ConfigFileOverridesDefaultsAndFlagsOverrideConfig) {
 }
 
 TEST(NodeLifecycleTest, BadFlagsAndConfigExitTwoWithOneLine) {
-  const auto expect_usage_error = [](const ExitResult& r, const std::string& message) {
-    EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
-    EXPECT_EQ(r.stderr_text, "strata-node: " + message + "\n");
-    EXPECT_TRUE(r.stdout_text.empty());
+  const auto expect_usage_error = [](const ProgramResult& r, const std::string& message) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "strata-node: " + message + "\n");
+    EXPECT_TRUE(r.out.empty());
   };
   expect_usage_error(NodeProcess::RunToExit({"--nope=1"}), "unknown flag --nope (see --help)");
   expect_usage_error(NodeProcess::RunToExit({"serve"}),
@@ -243,16 +243,16 @@ TEST(NodeLifecycleTest, BadFlagsAndConfigExitTwoWithOneLine) {
 }
 
 TEST(NodeLifecycleTest, HelpAndVersion) {
-  const ExitResult help = NodeProcess::RunToExit({"--help"});
+  const ProgramResult help = NodeProcess::RunToExit({"--help"});
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_TRUE(absl::StartsWith(help.stdout_text, "usage: strata-node"));
+  EXPECT_TRUE(absl::StartsWith(help.out, "usage: strata-node"));
   for (const char* key : {"--grpc_listen=", "--dram_bytes=", "--lease_ttl=", "--put_ttl=",
                           "--data_dir=", "--config=", "--drain_timeout="}) {
-    EXPECT_TRUE(absl::StrContains(help.stdout_text, key)) << key;
+    EXPECT_TRUE(absl::StrContains(help.out, key)) << key;
   }
-  const ExitResult version = NodeProcess::RunToExit({"--version"});
+  const ProgramResult version = NodeProcess::RunToExit({"--version"});
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_EQ(version.stdout_text, std::string("strata-node ") + STRATA_VERSION + "\n");
+  EXPECT_EQ(version.out, std::string("strata-node ") + STRATA_VERSION + "\n");
 }
 
 // Whether a TCP listener could bind 127.0.0.1:port right now.

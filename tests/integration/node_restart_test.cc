@@ -24,9 +24,9 @@
 
 namespace strata::integration {
 
-using strata::testing::ExitResult;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
+using strata::testing::ProgramResult;
 using strata::testing::ScopedTempDir;
 
 namespace {
@@ -269,11 +269,11 @@ TEST_F(NodeRestartTest, MetaOffStartsEmptyAndIsRefusedOverAnExistingStore) {
 
   std::vector<std::string> args = base;
   args.push_back("--meta=false");
-  const ExitResult refused = NodeProcess::RunToExit(args);
-  EXPECT_EQ(refused.exit_code, 1) << refused.stderr_text;
-  EXPECT_NE(refused.stderr_text.find("FAILED_PRECONDITION: meta = false but " + data + "/meta"),
+  const ProgramResult refused = NodeProcess::RunToExit(args);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("FAILED_PRECONDITION: meta = false but " + data + "/meta"),
             std::string::npos)
-      << refused.stderr_text;
+      << refused.err;
 
   // With its own empty metadata dir named but meta off: that dir holds no store; runs.
   std::filesystem::remove_all(data + "/meta");

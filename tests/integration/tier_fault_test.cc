@@ -42,9 +42,9 @@
 
 namespace strata::integration {
 
-using strata::testing::ExitResult;
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
+using strata::testing::ProgramResult;
 
 namespace {
 
@@ -390,15 +390,15 @@ TEST_F(FullDiskTest, DemotionsFailButTheNodeKeepsServingFromDram) {
 }
 
 TEST_F(FullDiskTest, PreallocatedSsdLargerThanTheDiskRefusesToStart) {
-  const ExitResult result = NodeProcess::RunToExit(
+  const ProgramResult result = NodeProcess::RunToExit(
       {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0", "--http_listen=127.0.0.1:0",
        "--dram_bytes=16MiB", "--data_dir=" + dir_.path() + "/data", "--ssd_path=" + ssd_path(),
        "--ssd_bytes=32MiB"});
-  EXPECT_EQ(result.exit_code, 1) << result.stderr_text;
-  EXPECT_NE(result.stderr_text.find("strata-node: cannot start: RESOURCE_EXHAUSTED: SSD tier: "),
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("strata-node: cannot start: RESOURCE_EXHAUSTED: SSD tier: "),
             std::string::npos)
-      << result.stderr_text;
-  EXPECT_EQ(result.stdout_text.find("ready"), std::string::npos) << result.stdout_text;
+      << result.err;
+  EXPECT_EQ(result.out.find("ready"), std::string::npos) << result.out;
 }
 
 // ---------------------------------------------------------------- (c) corrupted extent

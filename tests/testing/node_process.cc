@@ -114,10 +114,10 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   return node;
 }
 
-ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
-                                  const std::map<std::string, std::string>& env,
-                                  absl::Duration timeout) {
-  ExitResult result;
+ProgramResult NodeProcess::RunToExit(const std::vector<std::string>& args,
+                                     const std::map<std::string, std::string>& env,
+                                     absl::Duration timeout) {
+  ProgramResult result;
   ChildProcessOptions options;
   options.env = env;
   options.temp_prefix = "strata-node-test";
@@ -126,8 +126,8 @@ ExitResult NodeProcess::RunToExit(const std::vector<std::string>& args,
   if (!child.ok()) return result;
   absl::StatusOr<int> code = (*child)->WaitExit(timeout);
   result.exit_code = code.ok() ? *code : (*child)->Kill();
-  result.stdout_text = (*child)->StdoutText();
-  result.stderr_text = (*child)->StderrText();
+  result.out = (*child)->StdoutText();
+  result.err = (*child)->StderrText();
   return result;
 }
 

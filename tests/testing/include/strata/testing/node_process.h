@@ -27,7 +27,6 @@
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +42,7 @@
 #include "grpcpp/support/status.h"
 #include "strata/proto/protocol_internal.h"
 #include "strata/testing/child_process.h"
+#include "strata/testing/process.h"
 
 namespace strata::testing {
 
@@ -72,22 +72,16 @@ struct NodeProcessOptions {
   bool wait_for_health = true;
 };
 
-struct ExitResult {
-  // The exit status, or 128 + N when killed by signal N.
-  int exit_code = -1;
-  std::string stdout_text;
-  std::string stderr_text;
-};
-
 class NodeProcess {
  public:
   static absl::StatusOr<std::unique_ptr<NodeProcess>> Start(NodeProcessOptions options = {});
 
   // Runs strata-node with exactly `args` (no defaults), in a temporary directory, until it
-  // exits or `timeout` passes (then it is killed: exit_code 128 + 9).
-  static ExitResult RunToExit(const std::vector<std::string>& args,
-                              const std::map<std::string, std::string>& env = {},
-                              absl::Duration timeout = absl::Seconds(30));
+  // exits or `timeout` passes (then it is killed: exit_code 128 + 9); its stdout and stderr
+  // are `out` and `err`. exit_code -1 when it could not be started.
+  static ProgramResult RunToExit(const std::vector<std::string>& args,
+                                 const std::map<std::string, std::string>& env = {},
+                                 absl::Duration timeout = absl::Seconds(30));
 
   ~NodeProcess();
   NodeProcess(const NodeProcess&) = delete;
