@@ -198,6 +198,7 @@ absl::Status DramArena::Read(const Extent& extent, uint64_t offset,
 
 TierStats DramArena::Stats() const {
   TierStats stats = counters_.Snapshot();
+  stats.tier = report::Tier::kDram;
   stats.capacity_bytes = capacity_;
   absl::MutexLock lock(&mu_);
   stats.used_bytes = allocator_.live_bytes();

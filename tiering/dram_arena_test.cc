@@ -92,7 +92,7 @@ TEST(DramArenaTest, CreateReportsItsBacking) {
   EXPECT_NE(arena->base(), nullptr);
   EXPECT_EQ(arena->capacity(), 16 * kMiB);
   EXPECT_GE(arena->mapped_bytes(), arena->capacity());
-  EXPECT_EQ(arena->kind(), TierKind::kDram);
+  EXPECT_EQ(arena->kind(), report::Tier::kDram);
   if (HugePagePoolCounter("nr_hugepages") == 0 &&
       HugePagePoolCounter("nr_overcommit_hugepages") == 0) {
     // No 2 MiB hugetlb pages here, reserved or surplus: the fallback must have been taken.
@@ -289,6 +289,7 @@ TEST(DramArenaTest, StatsFollowAllocationsAndCounters) {
   std::unique_ptr<DramArena> arena = MustCreate(16 * kMiB);
   ASSERT_NE(arena, nullptr);
   TierStats stats = arena->Stats();
+  EXPECT_EQ(stats.tier, report::Tier::kDram);
   EXPECT_EQ(stats.capacity_bytes, 16 * kMiB);
   EXPECT_EQ(stats.used_bytes, 0u);
   EXPECT_EQ(stats.blobs, 0u);

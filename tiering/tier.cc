@@ -4,18 +4,6 @@
 
 namespace strata::tiering {
 
-std::string_view TierKindName(TierKind kind) {
-  switch (kind) {
-    case TierKind::kHbm:
-      return "hbm";
-    case TierKind::kDram:
-      return "dram";
-    case TierKind::kSsd:
-      return "ssd";
-  }
-  return "unknown";
-}
-
 void Tier::ReadBatch(std::vector<TierRead> reads, TierIoDone done) const {
   std::vector<absl::Status> statuses;
   statuses.reserve(reads.size());

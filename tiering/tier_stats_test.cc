@@ -45,11 +45,5 @@ TEST(TierCountersTest, ConcurrentRecordsAreAllCounted) {
   EXPECT_EQ(s.capacity_bytes, 0u);
 }
 
-TEST(TierKindTest, Names) {
-  EXPECT_EQ(TierKindName(TierKind::kHbm), "hbm");
-  EXPECT_EQ(TierKindName(TierKind::kDram), "dram");
-  EXPECT_EQ(TierKindName(TierKind::kSsd), "ssd");
-}
-
 }  // namespace
 }  // namespace strata::tiering

@@ -153,12 +153,12 @@ Json SegmentJson(const Segment& segment) {
   return json;
 }
 
-Json TierInfoJson(const TierInfo& tier) {
+Json TierInfoJson(const TierStats& tier) {
   Json json;
   json["tier"] = std::string(TierName(tier.tier));
   json["capacity_bytes"] = tier.capacity_bytes;
   json["used_bytes"] = tier.used_bytes;
-  json["free_bytes"] = tier.free_bytes;
+  json["free_bytes"] = tier.free_bytes();
   json["blobs"] = tier.blobs;
   json["hits"] = tier.hits;
   json["misses"] = tier.misses;
@@ -169,7 +169,7 @@ Json TierInfoJson(const TierInfo& tier) {
   return json;
 }
 
-Json IndexInfoJson(const IndexInfo& index) {
+Json IndexInfoJson(const IndexStats& index) {
   Json json;
   json["roots"] = index.roots;
   json["nodes"] = index.nodes;
@@ -181,7 +181,7 @@ Json IndexInfoJson(const IndexInfo& index) {
   return json;
 }
 
-Json EngineInfoJson(const EngineInfo& engine) {
+Json EngineInfoJson(const EngineStats& engine) {
   Json json;
   json["namespaces"] = engine.namespaces;
   json["blobs"] = engine.blobs;

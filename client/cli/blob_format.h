@@ -47,10 +47,10 @@ Json LayoutJson(const KvLayout& layout);
 Json SegmentJson(const Segment& segment);
 // Tier names as a JSON array (["dram","ssd"]), in the given order.
 Json TierNamesJson(const std::vector<Tier>& tiers);
-// One tier's statistics as a JSON object, every field of TierInfo.
-Json TierInfoJson(const TierInfo& tier);
-Json IndexInfoJson(const IndexInfo& index);
-Json EngineInfoJson(const EngineInfo& engine);
+// One tier's statistics as a JSON object, every field of TierStats.
+Json TierInfoJson(const TierStats& tier);
+Json IndexInfoJson(const IndexStats& index);
+Json EngineInfoJson(const EngineStats& engine);
 
 // RFC 3339 UTC with milliseconds ("2026-11-29T13:37:44.804Z"); "" for the epoch (unset).
 std::string Rfc3339(absl::Time time);

@@ -150,7 +150,6 @@ TEST(BlobFormatTest, StatsJson) {
   json["tier"] = TierInfoJson({.tier = Tier::kDram,
                                .capacity_bytes = 100,
                                .used_bytes = 40,
-                               .free_bytes = 60,
                                .blobs = 2,
                                .hits = 3,
                                .misses = 4,

@@ -18,34 +18,34 @@ namespace {
 
 // The curves to show: all the node sent, or the one of `tier`. FAILED_PRECONDITION while
 // the node has no curve yet; NOT_FOUND when it has none for `tier`.
-absl::StatusOr<std::vector<const TierCurveInfo*>> SelectCurves(const TiersInfo& info,
-                                                               std::optional<Tier> tier) {
+absl::StatusOr<std::vector<const TierCurve*>> SelectCurves(const NodeTiers& info,
+                                                           std::optional<Tier> tier) {
   if (info.curves.empty() || info.mrc.points.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("the node has no miss-ratio curve yet (", info.mrc.accesses,
                      " page accesses seen, ", info.mrc.sampled_accesses,
                      " sampled): it builds one from Match traffic; run some, then ask again"));
   }
-  std::vector<const TierCurveInfo*> curves;
-  for (const TierCurveInfo& curve : info.curves) {
+  std::vector<const TierCurve*> curves;
+  for (const TierCurve& curve : info.curves) {
     if (!tier.has_value() || curve.tier == *tier) curves.push_back(&curve);
   }
   if (curves.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("the node has no ", std::string(TierName(*tier)),
-                     " curve (it plans only the tiers it has: ",
-                     absl::StrJoin(info.curves, ", ",
-                                   [](std::string* out, const TierCurveInfo& c) {
-                                     absl::StrAppend(out, std::string(TierName(c.tier)));
-                                   }),
-                     ")"));
+    return absl::NotFoundError(absl::StrCat("the node has no ", std::string(TierName(*tier)),
+                                            " curve (it plans only the tiers it has: ",
+                                            absl::StrJoin(info.curves, ", ",
+                                                          [](std::string* out, const TierCurve& c) {
+                                                            absl::StrAppend(
+                                                                out, std::string(TierName(c.tier)));
+                                                          }),
+                                            ")"));
   }
   return curves;
 }
 
 // WritePng's errors, with UNAVAILABLE (a file that cannot be opened) made FAILED_PRECONDITION:
 // exit code 1 (a local file), not 3 (the node unreachable).
-absl::Status WritePlot(const std::vector<const TierCurveInfo*>& curves, const std::string& path) {
+absl::Status WritePlot(const std::vector<const TierCurve*>& curves, const std::string& path) {
   absl::Status status = plot::WritePng(CapacityChart(curves), path);
   if (status.ok()) return status;
   const absl::StatusCode code = status.code() == absl::StatusCode::kUnavailable
@@ -63,8 +63,8 @@ absl::Status RunCapacity(CommandContext& ctx, const ParsedArgs& args) {
   if (plot_path.has_value() && plot_path->empty()) return UsageError("--plot: empty file name");
 
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
-  STRATA_ASSIGN_OR_RETURN(TiersInfo info, client->Tiers(ctx.Call()));
-  STRATA_ASSIGN_OR_RETURN(std::vector<const TierCurveInfo*> curves, SelectCurves(info, tier));
+  STRATA_ASSIGN_OR_RETURN(NodeTiers info, client->Tiers(ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(std::vector<const TierCurve*> curves, SelectCurves(info, tier));
   if (plot_path.has_value()) STRATA_RETURN_IF_ERROR(WritePlot(curves, *plot_path));
 
   if (ctx.json()) {
@@ -72,13 +72,13 @@ absl::Status RunCapacity(CommandContext& ctx, const ParsedArgs& args) {
     json["mrc"] = MissRatioCurveJson(info.mrc);
     json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
     Json& curves_json = json["curves"] = Json::array();
-    for (const TierCurveInfo* curve : curves) curves_json.push_back(TierCurveJson(*curve));
+    for (const TierCurve* curve : curves) curves_json.push_back(TierCurveJson(*curve));
     json["plot"] = plot_path.has_value() ? Json(*plot_path) : Json(nullptr);
     ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
   ctx.out() << "miss-ratio curve: " << MissRatioCurveSummary(info.mrc) << "\n";
-  for (const TierCurveInfo* curve : curves) {
+  for (const TierCurve* curve : curves) {
     ctx.out() << "\n" << RenderTierCurve(*curve, info.token_bytes_per_kv_byte);
   }
   if (plot_path.has_value()) ctx.out() << "\nplot written to " << *plot_path << "\n";

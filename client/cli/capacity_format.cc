@@ -42,7 +42,7 @@ struct CurveRow {
 
 // The curve's points in ascending capacity, with the current capacity and the
 // recommendation marked (added as rows when no point has their capacity).
-std::vector<CurveRow> CurveRows(const TierCurveInfo& curve) {
+std::vector<CurveRow> CurveRows(const TierCurve& curve) {
   std::vector<CurveRow> rows;
   rows.reserve(curve.points.size() + 2);
   for (const CurvePoint& point : curve.points) rows.push_back({point});
@@ -72,7 +72,7 @@ std::string FormatRatio(double ratio) {
   return absl::StrFormat("%.1f%%", ratio * 100);
 }
 
-std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups) {
+std::string RenderLookupsTable(const std::vector<LookupCounts>& lookups) {
   Table table({{"PHASE"},
                {"LOOKUPS", Align::kRight},
                {"PAGES", Align::kRight},
@@ -81,14 +81,14 @@ std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups) {
                {"TEXT", Align::kRight},
                {"MISS", Align::kRight},
                {"HIT%", Align::kRight}});
-  LookupInfo total;
-  auto add = [&table](const std::string& name, const LookupInfo& l) {
+  LookupCounts total;
+  auto add = [&table](const std::string& name, const LookupCounts& l) {
     table.AddRow({name, FormatCount(l.lookups), FormatCount(l.queried_pages),
                   FormatCount(l.dram_hit_pages), FormatCount(l.ssd_hit_pages),
                   FormatCount(l.text_hit_pages), FormatCount(l.miss_pages),
                   FormatPercent(l.HitPages(), l.queried_pages)});
   };
-  for (const LookupInfo& l : lookups) {
+  for (const LookupCounts& l : lookups) {
     add(std::string(LookupPhaseName(l.phase)), l);
     total.lookups += l.lookups;
     total.queried_pages += l.queried_pages;
@@ -101,9 +101,9 @@ std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups) {
   return table.Render();
 }
 
-Json LookupsJson(const std::vector<LookupInfo>& lookups) {
+Json LookupsJson(const std::vector<LookupCounts>& lookups) {
   Json json = Json::array();
-  for (const LookupInfo& l : lookups) {
+  for (const LookupCounts& l : lookups) {
     Json& phase = json.emplace_back(Json::object());
     phase["phase"] = std::string(LookupPhaseName(l.phase));
     phase["lookups"] = l.lookups;
@@ -120,14 +120,14 @@ Json LookupsJson(const std::vector<LookupInfo>& lookups) {
   return json;
 }
 
-std::string MissRatioCurveSummary(const MissRatioCurveInfo& mrc) {
+std::string MissRatioCurveSummary(const MissRatioCurve& mrc) {
   return absl::StrCat(FormatCount(mrc.accesses), " page accesses, ",
                       FormatCount(mrc.sampled_accesses), " sampled (rate ",
                       absl::StrFormat("%.4g", mrc.sample_rate), "), working set ",
                       FormatBytes(mrc.working_set_bytes));
 }
 
-std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_kv_byte) {
+std::string RenderTierCurve(const TierCurve& curve, double token_bytes_per_kv_byte) {
   const std::string name(TierName(curve.tier));
   std::string out = absl::StrCat(name, ": ", FormatBytes(curve.capacity_bytes),
                                  " now, expected hit rate ", FormatRatio(curve.expected_hit_ratio));
@@ -169,7 +169,7 @@ std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_k
   return out;
 }
 
-Json MissRatioCurveJson(const MissRatioCurveInfo& mrc) {
+Json MissRatioCurveJson(const MissRatioCurve& mrc) {
   Json json;
   json["points"] = PointsJson(mrc.points);
   json["accesses"] = mrc.accesses;
@@ -179,7 +179,7 @@ Json MissRatioCurveJson(const MissRatioCurveInfo& mrc) {
   return json;
 }
 
-Json TierCurveJson(const TierCurveInfo& curve) {
+Json TierCurveJson(const TierCurve& curve) {
   Json json;
   json["tier"] = std::string(TierName(curve.tier));
   json["capacity_bytes"] = curve.capacity_bytes;
@@ -191,7 +191,7 @@ Json TierCurveJson(const TierCurveInfo& curve) {
   return json;
 }
 
-plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
+plot::LineChart CapacityChart(const std::vector<const TierCurve*>& curves) {
   plot::LineChart chart;
   chart.title = "expected hit rate by tier capacity (live miss-ratio curve)";
   chart.x_label = "tier capacity";
@@ -201,7 +201,7 @@ plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves) {
   chart.x_format = plot::FormatBytes;
   chart.x_log = true;  // a 50 MiB working set and an 8 GiB tier on one axis
   chart.y_format = plot::FormatPercent;
-  for (const TierCurveInfo* curve : curves) {
+  for (const TierCurve* curve : curves) {
     plot::Series series;
     series.name = std::string(TierName(curve->tier));
     for (const CurveRow& row : CurveRows(*curve)) {

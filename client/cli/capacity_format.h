@@ -43,29 +43,29 @@ std::string FormatRatio(double ratio);
 
 // The lookups table above, header line first, each line ending in '\n'; a "total" row
 // after the phases.
-std::string RenderLookupsTable(const std::vector<LookupInfo>& lookups);
+std::string RenderLookupsTable(const std::vector<LookupCounts>& lookups);
 
 // [{phase, lookups, queried_pages, dram_hit_pages, ssd_hit_pages, text_hit_pages,
 // miss_pages, hit_ratio}] (hit_ratio null when no page was queried).
-Json LookupsJson(const std::vector<LookupInfo>& lookups);
+Json LookupsJson(const std::vector<LookupCounts>& lookups);
 
 // "12,345 page accesses, 123 sampled (rate 0.0100), working set 80.0 MiB".
-std::string MissRatioCurveSummary(const MissRatioCurveInfo& mrc);
+std::string MissRatioCurveSummary(const MissRatioCurve& mrc);
 
 // One tier's block above (header, table, advice), each line ending in '\n'.
-std::string RenderTierCurve(const TierCurveInfo& curve, double token_bytes_per_kv_byte);
+std::string RenderTierCurve(const TierCurve& curve, double token_bytes_per_kv_byte);
 
 // {points: [{capacity_bytes, hit_ratio}], accesses, sampled_accesses, sample_rate,
 // working_set_bytes}.
-Json MissRatioCurveJson(const MissRatioCurveInfo& mrc);
+Json MissRatioCurveJson(const MissRatioCurve& mrc);
 // {tier, capacity_bytes, expected_hit_ratio, recommended: {capacity_bytes, hit_ratio} or
 // null, advice, points: [...]}.
-Json TierCurveJson(const TierCurveInfo& curve);
+Json TierCurveJson(const TierCurve& curve);
 
 // The chart of `strata capacity --plot`: one series per curve (named by its tier: hit
 // ratio against that tier's capacity), the y axis 0..100%, capacities in bytes, and a
 // dashed marker at each tier's current capacity ("dram now"). REQUIRES: every pointer
 // non-null.
-plot::LineChart CapacityChart(const std::vector<const TierCurveInfo*>& curves);
+plot::LineChart CapacityChart(const std::vector<const TierCurve*>& curves);
 
 }  // namespace strata::cli

@@ -30,7 +30,7 @@ std::vector<std::string> Cells(const std::string& line) {
   return absl::StrSplit(line, ' ', absl::SkipEmpty());
 }
 
-std::vector<LookupInfo> SampleLookups() {
+std::vector<LookupCounts> SampleLookups() {
   return {{.phase = LookupPhase::kPrefill,
            .lookups = 4,
            .queried_pages = 32,
@@ -42,7 +42,7 @@ std::vector<LookupInfo> SampleLookups() {
           {.phase = LookupPhase::kDecode, .lookups = 2, .queried_pages = 16, .dram_hit_pages = 16}};
 }
 
-TierCurveInfo DramCurve() {
+TierCurve DramCurve() {
   return {.tier = Tier::kDram,
           .capacity_bytes = 64 << 20,
           .expected_hit_ratio = 0.61,
@@ -104,7 +104,7 @@ TEST(CapacityFormatTest, CurveTableMarksCurrentAndRecommended) {
 }
 
 TEST(CapacityFormatTest, CurveRowsAddedForCapacitiesNotOnTheCurve) {
-  TierCurveInfo curve = DramCurve();
+  TierCurve curve = DramCurve();
   curve.capacity_bytes = 80 << 20;  // between two points
   curve.expected_hit_ratio = 0.7;
   curve.recommended = CurvePoint{80 << 20, 0.7};
@@ -123,10 +123,10 @@ TEST(CapacityFormatTest, CurveRowsAddedForCapacitiesNotOnTheCurve) {
 }
 
 TEST(CapacityFormatTest, TextCurveShowsTokenBytes) {
-  const TierCurveInfo curve{.tier = Tier::kText,
-                            .capacity_bytes = 1 << 20,
-                            .expected_hit_ratio = 0.5,
-                            .points = {{1 << 20, 0.5}, {2 << 20, 0.6}}};
+  const TierCurve curve{.tier = Tier::kText,
+                        .capacity_bytes = 1 << 20,
+                        .expected_hit_ratio = 0.5,
+                        .points = {{1 << 20, 0.5}, {2 << 20, 0.6}}};
   const std::vector<std::string> lines = Lines(RenderTierCurve(curve, 0.25));
   ASSERT_GE(lines.size(), 4u);
   EXPECT_THAT(lines[1], HasSubstr("TOKEN BYTES"));
@@ -139,15 +139,15 @@ TEST(CapacityFormatTest, TextCurveShowsTokenBytes) {
 }
 
 TEST(CapacityFormatTest, CurveAndMrcJson) {
-  const MissRatioCurveInfo mrc{.points = {{1024, 0.5}},
-                               .accesses = 1000,
-                               .sampled_accesses = 10,
-                               .sample_rate = 0.01,
-                               .working_set_bytes = 4096};
+  const MissRatioCurve mrc{.points = {{1024, 0.5}},
+                           .accesses = 1000,
+                           .sampled_accesses = 10,
+                           .sample_rate = 0.01,
+                           .working_set_bytes = 4096};
   Json json;
   json["mrc"] = MissRatioCurveJson(mrc);
   json["curve"] = TierCurveJson(DramCurve());
-  TierCurveInfo none = DramCurve();
+  TierCurve none = DramCurve();
   none.recommended.reset();
   json["none"] = TierCurveJson(none);
   ASSERT_OK_AND_ASSIGN(nlohmann::json v, ParseJson(DumpJson(json)));
@@ -167,11 +167,11 @@ TEST(CapacityFormatTest, CurveAndMrcJson) {
 }
 
 TEST(CapacityFormatTest, ChartHasOneSeriesAndMarkerPerTier) {
-  const TierCurveInfo dram = DramCurve();
-  const TierCurveInfo ssd{.tier = Tier::kSsd,
-                          .capacity_bytes = 1 << 30,
-                          .expected_hit_ratio = 0.8,
-                          .points = {{1 << 29, 0.7}, {1 << 30, 0.8}}};
+  const TierCurve dram = DramCurve();
+  const TierCurve ssd{.tier = Tier::kSsd,
+                      .capacity_bytes = 1 << 30,
+                      .expected_hit_ratio = 0.8,
+                      .points = {{1 << 29, 0.7}, {1 << 30, 0.8}}};
   const plot::LineChart chart = CapacityChart({&dram, &ssd});
   ASSERT_EQ(chart.series.size(), 2u);
   EXPECT_EQ(chart.series[0].name, "dram");

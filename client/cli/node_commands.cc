@@ -15,7 +15,7 @@ namespace {
 absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
   STRATA_ASSIGN_OR_RETURN(HealthInfo health, client->Health(ctx.Call()));
-  STRATA_ASSIGN_OR_RETURN(TiersInfo tiers, client->Tiers(ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(NodeTiers tiers, client->Tiers(ctx.Call()));
   const char* state = health.draining ? "DRAINING" : "SERVING";
 
   if (ctx.json()) {
@@ -27,7 +27,7 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
     json["data_plane"] = health.data_plane;
     json["uptime_ms"] = absl::ToInt64Milliseconds(health.uptime);
     Json& tiers_json = json["tiers"] = Json::array();
-    for (const TierInfo& tier : tiers.tiers) tiers_json.push_back(TierInfoJson(tier));
+    for (const TierStats& tier : tiers.tiers) tiers_json.push_back(TierInfoJson(tier));
     json["text"] = TextTierJson(tiers.text);
     json["rebuild"] = RebuildQueueJson(tiers.rebuild);
     json["engine"] = EngineInfoJson(tiers.engine);
@@ -42,12 +42,12 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
       {"data plane", health.data_plane},
       {"uptime", FormatDurationShort(health.uptime)},
   };
-  for (const TierInfo& tier : tiers.tiers) {
+  for (const TierStats& tier : tiers.tiers) {
     lines.emplace_back(
         std::string(TierName(tier.tier)),
         absl::StrCat(FormatBytes(tier.used_bytes), " used of ", FormatBytes(tier.capacity_bytes),
                      " (", FormatPercent(tier.used_bytes, tier.capacity_bytes), "), ",
-                     FormatBytes(tier.free_bytes), " free, ", FormatCount(tier.blobs), " blobs"));
+                     FormatBytes(tier.free_bytes()), " free, ", FormatCount(tier.blobs), " blobs"));
   }
   if (tiers.text.capacity_bytes > 0) {
     lines.emplace_back("text", absl::StrCat(FormatBytes(tiers.text.used_bytes), " used of ",
@@ -58,7 +58,7 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
   lines.emplace_back("rebuilds", absl::StrCat(FormatCount(tiers.rebuild.queued), " queued, ",
                                               FormatCount(tiers.rebuild.in_flight), " in flight, ",
                                               FormatCount(tiers.rebuild.completed), " completed"));
-  const EngineInfo& engine = tiers.engine;
+  const EngineStats& engine = tiers.engine;
   lines.emplace_back("blobs", absl::StrCat(FormatCount(engine.blobs), " in ",
                                            FormatCount(engine.namespaces), " namespaces"));
   lines.emplace_back("in flight",
@@ -69,12 +69,12 @@ absl::Status RunStatus(CommandContext& ctx, const ParsedArgs& args) {
 
 absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
-  STRATA_ASSIGN_OR_RETURN(TiersInfo info, client->Tiers(ctx.Call()));
+  STRATA_ASSIGN_OR_RETURN(NodeTiers info, client->Tiers(ctx.Call()));
 
   if (ctx.json()) {
     Json json;
     Json& tiers_json = json["tiers"] = Json::array();
-    for (const TierInfo& tier : info.tiers) tiers_json.push_back(TierInfoJson(tier));
+    for (const TierStats& tier : info.tiers) tiers_json.push_back(TierInfoJson(tier));
     json["text"] = TextTierJson(info.text);
     json["rebuild"] = RebuildQueueJson(info.rebuild);
     json["index"] = IndexInfoJson(info.index);
@@ -82,14 +82,14 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
     json["lookups"] = LookupsJson(info.lookups);
     json["mrc"] = MissRatioCurveJson(info.mrc);
     Json& curves = json["curves"] = Json::array();
-    for (const TierCurveInfo& curve : info.curves) curves.push_back(TierCurveJson(curve));
+    for (const TierCurve& curve : info.curves) curves.push_back(TierCurveJson(curve));
     json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
     ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
 
-  const IndexInfo& index = info.index;
-  const EngineInfo& engine = info.engine;
+  const IndexStats& index = info.index;
+  const EngineStats& engine = info.engine;
   ctx.out() << RenderTiersTable(info) << "\nlookups by phase (pages)\n"
             << RenderLookupsTable(info.lookups) << "\nmiss-ratio curve\n"
             << RenderKeyValues({{"  sampled", info.curves.empty() && info.mrc.points.empty()

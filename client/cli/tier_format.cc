@@ -10,15 +10,15 @@ namespace strata::cli {
 namespace {
 
 // The curve's expected hit ratio at the tier's capacity; "-" without a curve.
-std::string ExpectedHitRate(const TiersInfo& info, Tier tier) {
-  const TierCurveInfo* curve = info.CurveFor(tier);
+std::string ExpectedHitRate(const NodeTiers& info, Tier tier) {
+  const TierCurve* curve = info.CurveFor(tier);
   if (curve == nullptr) return "-";
   return FormatRatio(curve->expected_hit_ratio);
 }
 
 }  // namespace
 
-std::string RenderTiersTable(const TiersInfo& info) {
+std::string RenderTiersTable(const NodeTiers& info) {
   Table table({{"TIER"},
                {"CAPACITY", Align::kRight},
                {"USED", Align::kRight},
@@ -33,16 +33,16 @@ std::string RenderTiersTable(const TiersInfo& info) {
                {"PROMOTIONS", Align::kRight},
                {"DEMOTIONS", Align::kRight},
                {"EXP.HIT%", Align::kRight}});
-  for (const TierInfo& tier : info.tiers) {
+  for (const TierStats& tier : info.tiers) {
     table.AddRow({std::string(TierName(tier.tier)), FormatBytes(tier.capacity_bytes),
-                  FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes),
+                  FormatBytes(tier.used_bytes), FormatBytes(tier.free_bytes()),
                   FormatPercent(tier.used_bytes, tier.capacity_bytes), FormatCount(tier.blobs),
                   FormatCount(tier.pages), FormatCount(tier.hits), FormatCount(tier.misses),
                   FormatPercent(tier.hits, tier.hits + tier.misses), FormatCount(tier.evictions),
                   FormatCount(tier.promotions), FormatCount(tier.demotions),
                   ExpectedHitRate(info, tier.tier)});
   }
-  const TextTierInfo& text = info.text;
+  const TextTierStats& text = info.text;
   if (text.capacity_bytes > 0 || text.blobs > 0) {
     const uint64_t free =
         text.capacity_bytes > text.used_bytes ? text.capacity_bytes - text.used_bytes : 0;
@@ -55,7 +55,7 @@ std::string RenderTiersTable(const TiersInfo& info) {
   return table.Render();
 }
 
-std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierInfo& text) {
+std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierStats& text) {
   if (text.capacity_bytes == 0) return {{"  none", "(the node keeps no text)"}};
   return {
       {"  capacity", FormatBytes(text.capacity_bytes)},
@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierInf
   };
 }
 
-std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueInfo& queue) {
+std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueStats& queue) {
   return {
       {"  queued", FormatCount(queue.queued)},       {"  in flight", FormatCount(queue.in_flight)},
       {"  requested", FormatCount(queue.requested)}, {"  completed", FormatCount(queue.completed)},
@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const Rebuild
   };
 }
 
-Json TextTierJson(const TextTierInfo& text) {
+Json TextTierJson(const TextTierStats& text) {
   Json json;
   json["capacity_bytes"] = text.capacity_bytes;
   json["used_bytes"] = text.used_bytes;
@@ -88,7 +88,7 @@ Json TextTierJson(const TextTierInfo& text) {
   return json;
 }
 
-Json RebuildQueueJson(const RebuildQueueInfo& queue) {
+Json RebuildQueueJson(const RebuildQueueStats& queue) {
   Json json;
   json["queued"] = queue.queued;
   json["in_flight"] = queue.in_flight;

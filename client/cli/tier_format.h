@@ -4,7 +4,7 @@
 //
 // The tiers table (byte tiers as the node lists them, fastest first, then TEXT when the
 // node keeps text); EXP.HIT% is the hit rate the node's miss-ratio curve expects through
-// the tier at its capacity (TiersInfo::curves; "-" while the node has no curve):
+// the tier at its capacity (NodeTiers::curves; "-" while the node has no curve):
 //
 //   TIER  CAPACITY  USED     FREE     USED%  BLOBS  PAGES  HITS  MISSES  HIT%   EVICTIONS
 //         PROMOTIONS  DEMOTIONS  EXP.HIT%                       (one line; wrapped here)
@@ -30,17 +30,17 @@
 namespace strata::cli {
 
 // The table above, header line first, each line ending in '\n'.
-std::string RenderTiersTable(const TiersInfo& info);
+std::string RenderTiersTable(const NodeTiers& info);
 
 // "  capacity", "  used", "  blobs", "  drops", "  deletions", "  rebuilds" (a single
 // "  none (the node keeps no text)" line when its capacity is 0).
-std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierInfo& text);
+std::vector<std::pair<std::string, std::string>> TextTierLines(const TextTierStats& text);
 // "  queued", "  in flight", "  requested", "  completed", "  expired", "  dropped".
-std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueInfo& queue);
+std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const RebuildQueueStats& queue);
 
 // Every field as a JSON object (sizes and counts as integers).
-Json TextTierJson(const TextTierInfo& text);
-Json RebuildQueueJson(const RebuildQueueInfo& queue);
+Json TextTierJson(const TextTierStats& text);
+Json RebuildQueueJson(const RebuildQueueStats& queue);
 
 // "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to
 // text" (`asked` none: "of all that could go"); SSD: "...from ssd: 2 blobs dropped to

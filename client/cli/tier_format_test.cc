@@ -20,12 +20,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
 
-TiersInfo SampleTiers() {
-  TiersInfo info;
+NodeTiers SampleTiers() {
+  NodeTiers info;
   info.tiers = {{.tier = Tier::kDram,
                  .capacity_bytes = 64 << 20,
                  .used_bytes = 1 << 20,
-                 .free_bytes = 63 << 20,
                  .blobs = 2,
                  .hits = 5,
                  .misses = 1,
@@ -77,7 +76,7 @@ TEST(TierFormatTest, TableShowsByteTiersThenText) {
 }
 
 TEST(TierFormatTest, NoTextTierNoTextRow) {
-  TiersInfo info = SampleTiers();
+  NodeTiers info = SampleTiers();
   info.text = {};
   const std::string table = RenderTiersTable(info);
   EXPECT_THAT(table, Not(HasSubstr("\ntext ")));
@@ -86,7 +85,7 @@ TEST(TierFormatTest, NoTextTierNoTextRow) {
 }
 
 TEST(TierFormatTest, TextAndQueueLines) {
-  const TiersInfo info = SampleTiers();
+  const NodeTiers info = SampleTiers();
   const auto text = TextTierLines(info.text);
   EXPECT_THAT(text, ::testing::Contains(Pair("  blobs", "3")));
   EXPECT_THAT(text, ::testing::Contains(Pair("  drops", HasSubstr("7"))));
@@ -100,7 +99,7 @@ TEST(TierFormatTest, TextAndQueueLines) {
 }
 
 TEST(TierFormatTest, Json) {
-  const TiersInfo info = SampleTiers();
+  const NodeTiers info = SampleTiers();
   Json json;
   json["text"] = TextTierJson(info.text);
   json["rebuild"] = RebuildQueueJson(info.rebuild);

@@ -135,7 +135,7 @@ absl::StatusOr<ListResult> Client::List(const ListOptions& list, const CallOptio
   return core_->List(list, core_->Deadline(call));
 }
 
-absl::StatusOr<TiersInfo> Client::Tiers(const CallOptions& call) {
+absl::StatusOr<NodeTiers> Client::Tiers(const CallOptions& call) {
   return core_->Tiers(core_->Deadline(call));
 }
 

@@ -12,6 +12,7 @@
 #include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
+#include "strata/proto/report_convert.h"
 
 namespace strata::client_internal {
 namespace {
@@ -57,7 +58,7 @@ std::shared_ptr<const DataPlane::MemoryRegion> ClientCore::RegionFor(const void*
 absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                               LookupPhase phase, absl::Time deadline) {
   STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
-  STRATA_ASSIGN_OR_RETURN(const v1::Phase wire_phase, ToProto(phase));
+  STRATA_ASSIGN_OR_RETURN(const v1::Phase wire_phase, proto::PhaseToProto(phase));
   v1::MatchRequest request;
   proto::ToProto(ns, request.mutable_ns());
   proto::TokensToProto(tokens, request.mutable_tokens());
@@ -131,17 +132,17 @@ absl::StatusOr<ListResult> ClientCore::List(const ListOptions& list, absl::Time 
   return result;
 }
 
-absl::StatusOr<TiersInfo> ClientCore::Tiers(absl::Time deadline) {
+absl::StatusOr<NodeTiers> ClientCore::Tiers(absl::Time deadline) {
   v1::TiersRequest request;
   v1::TiersResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Tiers, request,
                                        &response, deadline, Retry::kUnavailable));
-  return TiersInfoFromProto(response);
+  return NodeTiersFromProto(response);
 }
 
 absl::StatusOr<EvictResult> ClientCore::Evict(Tier tier, uint64_t bytes, absl::Time deadline) {
   v1::EvictRequest request;
-  request.set_tier(ToProto(tier));
+  request.set_tier(proto::TierToProto(tier));
   request.set_bytes(bytes);
   v1::EvictResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Evict, request,

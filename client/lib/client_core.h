@@ -53,7 +53,7 @@ class ClientCore {
   absl::Status Pin(const BlobKey& key, bool pin, absl::Time deadline);
   absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens, absl::Time deadline);
   absl::StatusOr<ListResult> List(const ListOptions& list, absl::Time deadline);
-  absl::StatusOr<TiersInfo> Tiers(absl::Time deadline);
+  absl::StatusOr<NodeTiers> Tiers(absl::Time deadline);
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, absl::Time deadline);
   absl::Status Drain(absl::Duration timeout, absl::Time deadline);
   absl::StatusOr<HealthInfo> Health(absl::Time deadline);

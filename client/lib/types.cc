@@ -9,58 +9,6 @@
 
 namespace strata {
 
-std::string_view TierName(Tier tier) {
-  switch (tier) {
-    case Tier::kHbm:
-      return "hbm";
-    case Tier::kDram:
-      return "dram";
-    case Tier::kSsd:
-      return "ssd";
-    case Tier::kText:
-      return "text";
-  }
-  return "unknown";
-}
-
-std::string_view LookupPhaseName(LookupPhase phase) {
-  switch (phase) {
-    case LookupPhase::kUnspecified:
-      return "unspecified";
-    case LookupPhase::kPrefill:
-      return "prefill";
-    case LookupPhase::kMidfill:
-      return "midfill";
-    case LookupPhase::kDecode:
-      return "decode";
-  }
-  return "unknown";
-}
-
-const TierCurveInfo* TiersInfo::CurveFor(Tier tier) const {
-  for (const TierCurveInfo& curve : curves) {
-    if (curve.tier == tier) return &curve;
-  }
-  return nullptr;
-}
-
-uint32_t MatchResult::ReadablePages() const {
-  uint32_t pages = 0;
-  for (const Segment& segment : segments) {
-    if (segment.tier == Tier::kText || segment.seq_page_begin != pages) break;
-    pages += segment.page_count;
-  }
-  return std::min(pages, matched_pages);
-}
-
-std::vector<Segment> MatchResult::TextSegments() const {
-  std::vector<Segment> text;
-  for (const Segment& segment : segments) {
-    if (segment.tier == Tier::kText) text.push_back(segment);
-  }
-  return text;
-}
-
 std::vector<TokenId> RebuildTask::OwnTokens() const {
   if (!ns.has_value()) return {};
   const uint64_t own = uint64_t{pages} * ns->layout().page_tokens;

@@ -45,36 +45,6 @@ TEST(MemoryDescriptorTest, DeviceMemoryIsUnimplementedForNow) {
   EXPECT_NE(status.message().find("device 1"), absl::string_view::npos) << status;
 }
 
-TEST(TypesTest, TierNamesAndWireNumbers) {
-  EXPECT_EQ(TierName(Tier::kHbm), "hbm");
-  EXPECT_EQ(TierName(Tier::kDram), "dram");
-  EXPECT_EQ(TierName(Tier::kSsd), "ssd");
-  EXPECT_EQ(TierName(Tier::kText), "text");
-  EXPECT_EQ(TierName(static_cast<Tier>(9)), "unknown");
-  EXPECT_EQ(static_cast<int>(Tier::kDram), 2);  // strata.v1.Tier numbers
-}
-
-TEST(TypesTest, LookupPhaseNames) {
-  EXPECT_EQ(LookupPhaseName(LookupPhase::kUnspecified), "unspecified");
-  EXPECT_EQ(LookupPhaseName(LookupPhase::kPrefill), "prefill");
-  EXPECT_EQ(LookupPhaseName(LookupPhase::kMidfill), "midfill");
-  EXPECT_EQ(LookupPhaseName(LookupPhase::kDecode), "decode");
-  EXPECT_EQ(LookupPhaseName(static_cast<LookupPhase>(7)), "unknown");
-}
-
-TEST(TypesTest, CurveForFindsTheTiersCurve) {
-  TiersInfo info;
-  EXPECT_EQ(info.CurveFor(Tier::kDram), nullptr);
-  info.curves.push_back(TierCurveInfo{.tier = Tier::kSsd, .capacity_bytes = 7});
-  info.curves.push_back(TierCurveInfo{.tier = Tier::kDram, .capacity_bytes = 5});
-  ASSERT_NE(info.CurveFor(Tier::kDram), nullptr);
-  EXPECT_EQ(info.CurveFor(Tier::kDram)->capacity_bytes, 5u);
-  EXPECT_EQ(info.CurveFor(Tier::kSsd)->capacity_bytes, 7u);
-  EXPECT_EQ(info.CurveFor(Tier::kText), nullptr);
-  const LookupInfo lookups{.dram_hit_pages = 1, .ssd_hit_pages = 2, .text_hit_pages = 4};
-  EXPECT_EQ(lookups.HitPages(), 7u);
-}
-
 TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {
   const KvLayout layout{.num_layers = 3,
                         .num_kv_heads = 2,
@@ -89,38 +59,6 @@ TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {
   EXPECT_EQ(PagesBytes(layout, 5), 5u * 3 * 256);
   const Segment segment{BlobKey{PrefixHash{1, 2}}, 3, 4, 10, 9, Tier::kDram};
   EXPECT_EQ(ReadRange::FromSegment(segment), (ReadRange{BlobKey{PrefixHash{1, 2}}, 3, 4}));
-}
-
-TEST(MatchResultTest, ReadablePagesEndAtTheFirstTextSegment) {
-  const BlobKey a{PrefixHash{1, 1}}, b{PrefixHash{2, 2}}, c{PrefixHash{3, 3}};
-  MatchResult match;
-  EXPECT_EQ(match.ReadablePages(), 0u);
-  EXPECT_TRUE(match.TextSegments().empty());
-  match.matched_pages = 9;
-  match.segments = {{a, 0, 3, 0, 3, Tier::kDram},
-                    {b, 0, 2, 3, 4, Tier::kSsd},
-                    {c, 1, 2, 5, 3, Tier::kText, {7, 8}},
-                    {a, 0, 2, 7, 2, Tier::kDram}};
-  // DRAM and SSD pages [0, 5) are readable; the TEXT segment ends the readable prefix even
-  // though DRAM pages follow it.
-  EXPECT_EQ(match.ReadablePages(), 5u);
-  const std::vector<Segment> text = match.TextSegments();
-  ASSERT_EQ(text.size(), 1u);
-  EXPECT_EQ(text[0].blob, c);
-  EXPECT_EQ(text[0].tokens, (std::vector<TokenId>{7, 8}));
-  // No TEXT: every matched page.
-  match.segments[2].tier = Tier::kDram;
-  match.segments[2].tokens.clear();
-  EXPECT_EQ(match.ReadablePages(), 9u);
-  // TEXT first: nothing readable.
-  match.segments[0].tier = Tier::kText;
-  EXPECT_EQ(match.ReadablePages(), 0u);
-  // Never more than matched_pages, and a gap ends the readable prefix.
-  match.segments = {{a, 0, 3, 0, 3, Tier::kDram}, {b, 0, 2, 4, 2, Tier::kDram}};
-  match.matched_pages = 2;
-  EXPECT_EQ(match.ReadablePages(), 2u);
-  match.matched_pages = 6;
-  EXPECT_EQ(match.ReadablePages(), 3u);
 }
 
 TEST(RebuildTaskTest, OwnTokensAreTheLastPagesOfTheSequence) {

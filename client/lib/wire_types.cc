@@ -11,6 +11,7 @@
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
+#include "strata/proto/report_convert.h"
 
 namespace strata::client_internal {
 namespace {
@@ -19,78 +20,18 @@ radix::BlobKey KeyOf(const v1::BlobKey& key) {
   return radix::BlobKey{radix::PrefixHash{key.hi(), key.lo()}};
 }
 
-std::vector<CurvePoint> PointsOf(const google::protobuf::RepeatedPtrField<v1::CurvePoint>& points) {
-  std::vector<CurvePoint> out;
-  out.reserve(points.size());
-  for (const v1::CurvePoint& p : points)
-    out.push_back(CurvePoint{p.capacity_bytes(), p.hit_ratio()});
-  return out;
+// A converter's INVALID_ARGUMENT about a node's answer is the node's bug: INTERNAL.
+absl::Status NodeBug(const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kInvalidArgument) return status;
+  return absl::InternalError(status.message());
 }
 
 }  // namespace
 
-v1::Tier ToProto(Tier tier) { return static_cast<v1::Tier>(static_cast<int>(tier)); }
-
-absl::StatusOr<Tier> TierFromProto(int value, std::string_view field) {
-  if (value < static_cast<int>(Tier::kHbm) || value > static_cast<int>(Tier::kText)) {
-    return absl::InternalError(
-        absl::StrCat(std::string(field), ": the node sent tier ", value, ", not a known tier"));
-  }
-  return static_cast<Tier>(value);
-}
-
-absl::StatusOr<v1::Phase> ToProto(LookupPhase phase) {
-  switch (phase) {
-    case LookupPhase::kUnspecified:
-      return v1::PHASE_UNSPECIFIED;
-    case LookupPhase::kPrefill:
-      return v1::PHASE_PREFILL;
-    case LookupPhase::kMidfill:
-      return v1::PHASE_MIDFILL;
-    case LookupPhase::kDecode:
-      return v1::PHASE_DECODE;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("phase: ", static_cast<int>(phase), " is not a LookupPhase"));
-}
-
-std::optional<LookupPhase> LookupPhaseFromProto(int value) {
-  switch (value) {
-    case v1::PHASE_PREFILL:
-      return LookupPhase::kPrefill;
-    case v1::PHASE_MIDFILL:
-      return LookupPhase::kMidfill;
-    case v1::PHASE_DECODE:
-      return LookupPhase::kDecode;
-    default:
-      return std::nullopt;
-  }
-}
-
 absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& response) {
-  MatchResult result;
-  result.matched_pages = response.matched_pages();
-  result.truncated = response.truncated();
-  result.segments.reserve(response.segments_size());
-  for (int i = 0; i < response.segments_size(); ++i) {
-    const v1::Segment& s = response.segments(i);
-    auto tier = TierFromProto(s.tier(), absl::StrCat("segments[", i, "].tier"));
-    if (!tier.ok()) return tier.status();
-    Segment segment{KeyOf(s.blob()),
-                    s.blob_page_offset(),
-                    s.page_count(),
-                    s.seq_page_begin(),
-                    s.blob_pages(),
-                    *tier,
-                    {}};
-    if (!s.tokens().empty()) {
-      auto tokens = proto::TokensFromProto(s.tokens(), absl::StrCat("segments[", i, "].tokens"));
-      if (!tokens.ok()) return absl::InternalError(tokens.status().message());
-      segment.tokens.assign(tokens->span().begin(), tokens->span().end());
-    }
-    result.segments.push_back(std::move(segment));
-  }
-  return result;
+  absl::StatusOr<MatchResult> match = proto::MatchFromProto(response);
+  if (!match.ok()) return NodeBug(match.status());
+  return match;
 }
 
 absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string_view field) {
@@ -110,8 +51,8 @@ absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string
   out.bytes = info.bytes();
   out.checksum = info.checksum();
   for (int i = 0; i < info.tiers_size(); ++i) {
-    auto tier = TierFromProto(info.tiers(i), absl::StrCat(name, ".tiers[", i, "]"));
-    if (!tier.ok()) return tier.status();
+    auto tier = proto::TierFromProto(info.tiers(i), absl::StrCat(name, ".tiers[", i, "]"));
+    if (!tier.ok()) return NodeBug(tier.status());
     out.tiers.push_back(*tier);
   }
   out.pages_indexed = info.pages_indexed();
@@ -127,74 +68,10 @@ absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string
   return out;
 }
 
-absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response) {
-  TiersInfo out;
-  for (int i = 0; i < response.tiers_size(); ++i) {
-    const v1::TierStats& t = response.tiers(i);
-    auto tier = TierFromProto(t.tier(), absl::StrCat("tiers[", i, "].tier"));
-    if (!tier.ok()) return tier.status();
-    out.tiers.push_back(TierInfo{.tier = *tier,
-                                 .capacity_bytes = t.capacity_bytes(),
-                                 .used_bytes = t.used_bytes(),
-                                 .free_bytes = t.free_bytes(),
-                                 .blobs = t.blobs(),
-                                 .hits = t.hits(),
-                                 .misses = t.misses(),
-                                 .evictions = t.evictions(),
-                                 .promotions = t.promotions(),
-                                 .demotions = t.demotions(),
-                                 .pages = t.pages()});
-  }
-  const v1::TextTierStats& text = response.text();
-  out.text = TextTierInfo{.capacity_bytes = text.capacity_bytes(),
-                          .used_bytes = text.used_bytes(),
-                          .blobs = text.blobs(),
-                          .drops = text.drops(),
-                          .deletions = text.deletions(),
-                          .rebuilds = text.rebuilds(),
-                          .pages = text.pages()};
-  const v1::RebuildQueueStats& rebuild = response.rebuild();
-  out.rebuild = RebuildQueueInfo{rebuild.queued(),    rebuild.in_flight(), rebuild.requested(),
-                                 rebuild.completed(), rebuild.expired(),   rebuild.dropped()};
-  const v1::IndexStats& x = response.index();
-  out.index = IndexInfo{x.roots(),       x.nodes(),       x.leaves(),      x.pages(),
-                        x.token_bytes(), x.index_bytes(), x.pinned_nodes()};
-  const v1::EngineStats& e = response.engine();
-  out.engine = EngineInfo{e.namespaces(),    e.blobs(),   e.unlinked_blobs(), e.token_only_blobs(),
-                          e.pending_puts(),  e.leases(),  e.matches(),        e.matched_pages(),
-                          e.queried_pages(), e.draining()};
-  for (const v1::LookupStats& l : response.lookups()) {
-    const std::optional<LookupPhase> phase = LookupPhaseFromProto(l.phase());
-    if (!phase.has_value()) continue;  // a phase newer than this client: ignored
-    out.lookups.push_back(LookupInfo{.phase = *phase,
-                                     .lookups = l.lookups(),
-                                     .queried_pages = l.queried_pages(),
-                                     .dram_hit_pages = l.dram_hit_pages(),
-                                     .ssd_hit_pages = l.ssd_hit_pages(),
-                                     .text_hit_pages = l.text_hit_pages(),
-                                     .miss_pages = l.miss_pages()});
-  }
-  const v1::MissRatioCurve& mrc = response.mrc();
-  out.mrc.points = PointsOf(mrc.points());
-  out.mrc.accesses = mrc.accesses();
-  out.mrc.sampled_accesses = mrc.sampled_accesses();
-  out.mrc.sample_rate = mrc.sample_rate();
-  out.mrc.working_set_bytes = mrc.working_set_bytes();
-  for (const v1::TierCurve& c : response.curves()) {
-    if (!TierFromProto(c.tier(), "curves.tier").ok()) continue;  // newer than this client
-    TierCurveInfo curve{.tier = static_cast<Tier>(c.tier()),
-                        .capacity_bytes = c.capacity_bytes(),
-                        .expected_hit_ratio = c.expected_hit_ratio(),
-                        .points = PointsOf(c.points()),
-                        .recommended = std::nullopt,
-                        .advice = c.advice()};
-    if (c.has_recommended()) {
-      curve.recommended = CurvePoint{c.recommended().capacity_bytes(), c.recommended().hit_ratio()};
-    }
-    out.curves.push_back(std::move(curve));
-  }
-  out.token_bytes_per_kv_byte = response.token_bytes_per_kv_byte();
-  return out;
+absl::StatusOr<NodeTiers> NodeTiersFromProto(const v1::TiersResponse& response) {
+  absl::StatusOr<NodeTiers> tiers = proto::TiersFromProto(response);
+  if (!tiers.ok()) return NodeBug(tiers.status());
+  return tiers;
 }
 
 HealthInfo HealthInfoFromProto(const v1::HealthResponse& response) {

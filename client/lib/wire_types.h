@@ -3,12 +3,12 @@
 //
 // Node answers are trusted to be well formed except where a bad value could make the
 // client misbehave: a tier value outside the enum becomes INTERNAL in the answer that
-// carries it (naming the field), a blob record with an invalid namespace is INTERNAL, and
-// so are token fields that are not whole 4-byte ids (Match's TEXT segments, Stat, rebuild
-// tasks) and rebuild tasks whose shape does not add up. Statistics added after v1's first
-// release are read as the compatibility rules of types.proto say old peers read new enum
-// values: a LookupStats of a phase, or a TierCurve of a tier, the client does not know is
-// left out of TiersInfo (only those entries; the rest of the answer stands).
+// carries it (naming the field: "segments[2].tier: unknown value 9"), a blob record with an invalid
+// namespace is INTERNAL, and so are token fields that are not whole 4-byte ids (Match's TEXT
+// segments, Stat, rebuild tasks) and rebuild tasks whose shape does not add up. Statistics added
+// after v1's first release are read as the compatibility rules of types.proto say old peers read
+// new enum values: a LookupStats of a phase, or a TierCurve of a tier, the client does not know is
+// left out of NodeTiers (only those entries; the rest of the answer stands).
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -25,19 +25,14 @@
 
 namespace strata::client_internal {
 
-v1::Tier ToProto(Tier tier);
-absl::StatusOr<Tier> TierFromProto(int value, std::string_view field);
-// INVALID_ARGUMENT "phase: N is not a LookupPhase" for a value outside the enum (the
-// caller's mistake, found before anything is sent).
-absl::StatusOr<v1::Phase> ToProto(LookupPhase phase);
-// The phase of a node's answer; nullopt for PHASE_UNSPECIFIED or a value outside the enum.
-std::optional<LookupPhase> LookupPhaseFromProto(int value);
-
+// The reported values (Tier, LookupPhase, MatchResult, NodeTiers) are read with their one
+// converter, strata/proto/report_convert.h; these turn its INVALID_ARGUMENT into INTERNAL
+// (the node broke the contract), keeping the message.
 absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& response);
 // INTERNAL (the node broke the contract) for an unknown tier or a bad namespace, and for `tokens`
 // that are not whole 4-byte ids or exceed kMaxTokensPerRequest.
 absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string_view field);
-absl::StatusOr<TiersInfo> TiersInfoFromProto(const v1::TiersResponse& response);
+absl::StatusOr<NodeTiers> NodeTiersFromProto(const v1::TiersResponse& response);
 HealthInfo HealthInfoFromProto(const v1::HealthResponse& response);
 PrefetchResult PrefetchResultFromProto(const v1::PrefetchResponse& response);
 RebuildRequestResult RebuildRequestResultFromProto(const v1::RequestRebuildResponse& response);

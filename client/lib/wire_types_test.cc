@@ -86,7 +86,7 @@ TEST(WireTypesTest, TiersCarryTextTierAndRebuildQueue) {
   rebuild->set_completed(4);
   rebuild->set_expired(5);
   rebuild->set_dropped(6);
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers, TiersInfoFromProto(response));
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers, NodeTiersFromProto(response));
   ASSERT_EQ(tiers.tiers.size(), 2u);
   EXPECT_EQ(tiers.tiers[1].tier, Tier::kSsd);
   EXPECT_EQ(tiers.tiers[1].capacity_bytes, 1u << 30);
@@ -147,7 +147,7 @@ TEST(WireTypesTest, TiersCarryPagesLookupsAndCurves) {
   response.add_curves()->set_tier(static_cast<v1::Tier>(42));  // unknown: left out
   response.set_token_bytes_per_kv_byte(0.25);
 
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers, TiersInfoFromProto(response));
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers, NodeTiersFromProto(response));
   ASSERT_EQ(tiers.tiers.size(), 1u);
   EXPECT_EQ(tiers.tiers[0].pages, 11u);
   EXPECT_EQ(tiers.text.pages, 13u);
@@ -168,7 +168,7 @@ TEST(WireTypesTest, TiersCarryPagesLookupsAndCurves) {
   EXPECT_DOUBLE_EQ(tiers.mrc.sample_rate, 0.01);
   EXPECT_EQ(tiers.mrc.working_set_bytes, 8192u);
   ASSERT_EQ(tiers.curves.size(), 2u);
-  const TierCurveInfo* d = tiers.CurveFor(Tier::kDram);
+  const TierCurve* d = tiers.CurveFor(Tier::kDram);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->capacity_bytes, 4096u);
   EXPECT_DOUBLE_EQ(d->expected_hit_ratio, 0.5);
@@ -179,19 +179,6 @@ TEST(WireTypesTest, TiersCarryPagesLookupsAndCurves) {
   ASSERT_NE(tiers.CurveFor(Tier::kText), nullptr);
   EXPECT_FALSE(tiers.CurveFor(Tier::kText)->recommended.has_value());
   EXPECT_DOUBLE_EQ(tiers.token_bytes_per_kv_byte, 0.25);
-}
-
-TEST(WireTypesTest, PhasesToTheWire) {
-  EXPECT_EQ(ToProto(LookupPhase::kUnspecified).value(), v1::PHASE_UNSPECIFIED);
-  EXPECT_EQ(ToProto(LookupPhase::kPrefill).value(), v1::PHASE_PREFILL);
-  EXPECT_EQ(ToProto(LookupPhase::kMidfill).value(), v1::PHASE_MIDFILL);
-  EXPECT_EQ(ToProto(LookupPhase::kDecode).value(), v1::PHASE_DECODE);
-  const auto bad = ToProto(static_cast<LookupPhase>(4));
-  EXPECT_CODE(bad.status(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(bad.status().message(), "phase: 4 is not a LookupPhase");
-  EXPECT_EQ(LookupPhaseFromProto(v1::PHASE_DECODE), LookupPhase::kDecode);
-  EXPECT_EQ(LookupPhaseFromProto(v1::PHASE_UNSPECIFIED), std::nullopt);
-  EXPECT_EQ(LookupPhaseFromProto(4), std::nullopt);
 }
 
 // Blob of sequence page 2 (one page) continuing a parent: 6 sequence tokens, 2 checksums.

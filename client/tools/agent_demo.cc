@@ -418,9 +418,9 @@ int Main(int argc, char** argv) {
   }
   if (ok) run("repeat (all cached)", context);
 
-  absl::StatusOr<TiersInfo> tiers = (*client)->Tiers();
+  absl::StatusOr<NodeTiers> tiers = (*client)->Tiers();
   if (tiers.ok()) {
-    for (const TierInfo& t : tiers->tiers) {
+    for (const TierStats& t : tiers->tiers) {
       std::printf("\ntier %s: %s of %s used, %llu blobs, %llu hits, %llu misses, %llu evictions\n",
                   std::string(TierName(t.tier)).c_str(), Bytes(t.used_bytes).c_str(),
                   Bytes(t.capacity_bytes).c_str(), static_cast<unsigned long long>(t.blobs),

@@ -13,10 +13,10 @@ namespace strata::store::core {
 namespace {
 
 // The phase of a lookup its caller did not name, from its answer (node_engine_types.h).
-LookupPhase InferPhase(uint32_t queried_pages, const MatchReply& reply) {
+LookupPhase InferPhase(uint32_t queried_pages, const MatchResult& reply) {
   uint32_t readable = 0;
-  for (const MatchedSegment& s : reply.segments) {
-    if (s.tier == TierState::kText) break;
+  for (const Segment& s : reply.segments) {
+    if (s.tier == Tier::kText) break;
     readable += s.page_count;
   }
   if (readable == 0) return LookupPhase::kPrefill;
@@ -38,7 +38,7 @@ LookupStats::LookupStats(uint32_t mrc_sampled_keys, uint32_t curve_points)
 
 void LookupStats::Record(const radix::PrefixHash& h0, const radix::Namespace& ns,
                          absl::Span<const radix::TokenId> tokens, LookupPhase phase,
-                         const MatchReply& reply) {
+                         const MatchResult& reply) {
   const uint32_t queried = radix::WholePages(tokens.size(), ns.layout().page_tokens);
   matches_.fetch_add(1, std::memory_order_relaxed);
   matched_pages_.fetch_add(reply.matched_pages, std::memory_order_relaxed);
@@ -47,21 +47,21 @@ void LookupStats::Record(const radix::PrefixHash& h0, const radix::Namespace& ns
   Sample(h0, ns, tokens);
 }
 
-void LookupStats::Count(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply) {
+void LookupStats::Count(LookupPhase phase, uint32_t queried_pages, const MatchResult& reply) {
   if (phase == LookupPhase::kUnspecified) phase = InferPhase(queried_pages, reply);
   uint64_t dram = 0;
   uint64_t ssd = 0;
   uint64_t text = 0;
-  for (const MatchedSegment& s : reply.segments) {
+  for (const Segment& s : reply.segments) {
     switch (s.tier) {
-      case TierState::kHbm:
-      case TierState::kDram:
+      case Tier::kHbm:
+      case Tier::kDram:
         dram += s.page_count;
         break;
-      case TierState::kSsd:
+      case Tier::kSsd:
         ssd += s.page_count;
         break;
-      case TierState::kText:
+      case Tier::kText:
         text += s.page_count;
         break;
     }
@@ -98,12 +98,14 @@ void LookupStats::Sample(const radix::PrefixHash& h0, const radix::Namespace& ns
 }
 
 void LookupStats::Fill(NodeTiers* tiers) const {
-  tiers->matches = Load(matches_);
-  tiers->matched_pages = Load(matched_pages_);
-  tiers->queried_pages = Load(queried_pages_);
+  tiers->engine.matches = Load(matches_);
+  tiers->engine.matched_pages = Load(matched_pages_);
+  tiers->engine.queried_pages = Load(queried_pages_);
+  tiers->lookups.resize(kLookupPhases);
   for (int i = 0; i < kLookupPhases; ++i) {
     const AtomicLookupCounts& c = lookups_[i];
     LookupCounts& out = tiers->lookups[i];
+    out.phase = kCountedPhases[i];
     out.lookups = Load(c.lookups);
     out.queried_pages = Load(c.queried_pages);
     out.dram_hit_pages = Load(c.dram_hit_pages);
@@ -117,8 +119,10 @@ void LookupStats::Fill(NodeTiers* tiers) const {
   tiers->token_bytes_per_kv_byte = kv == 0 ? 0.0 : static_cast<double>(token) / kv;
 
   tiering::mrc::TierCapacities capacities;
-  capacities.dram_bytes = tiers->dram.capacity_bytes;
-  capacities.ssd_bytes = tiers->ssd.has_value() ? tiers->ssd->capacity_bytes : 0;
+  const report::TierStats* dram = tiers->Find(Tier::kDram);
+  const report::TierStats* ssd = tiers->Find(Tier::kSsd);
+  capacities.dram_bytes = dram != nullptr ? dram->capacity_bytes : 0;
+  capacities.ssd_bytes = ssd != nullptr ? ssd->capacity_bytes : 0;
   if (tiers->token_bytes_per_kv_byte > 0) {
     // Clamped: an extreme layout (few token bytes per KV byte) must not overflow.
     capacities.text_kv_equivalent = static_cast<uint64_t>(

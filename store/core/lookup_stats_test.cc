@@ -22,10 +22,10 @@ std::vector<radix::TokenId> PageTokens(uint32_t pages, uint32_t seed) {
 }
 
 // A reply of consecutive segments, one per (tier, pages).
-MatchReply Reply(std::vector<std::pair<TierState, uint32_t>> segments) {
-  MatchReply reply;
+MatchResult Reply(std::vector<std::pair<Tier, uint32_t>> segments) {
+  MatchResult reply;
   for (const auto& [tier, pages] : segments) {
-    MatchedSegment s;
+    Segment s;
     s.tier = tier;
     s.page_count = pages;
     s.seq_page_begin = reply.matched_pages;
@@ -48,24 +48,23 @@ class LookupStatsTest : public ::testing::Test {
 TEST_F(LookupStatsTest, InfersThePhaseFromTheReadablePages) {
   LookupStats stats(/*mrc_sampled_keys=*/0, /*curve_points=*/8);
   // No readable page (a TEXT hit is not readable): prefill.
-  stats.Record(h0_, ns_, PageTokens(4, 1), LookupPhase::kUnspecified,
-               Reply({{TierState::kText, 2}}));
+  stats.Record(h0_, ns_, PageTokens(4, 1), LookupPhase::kUnspecified, Reply({{Tier::kText, 2}}));
   // All but the last page readable: decode (a partial page does not count).
   std::vector<radix::TokenId> decode = PageTokens(5, 2);
   decode.push_back(1);
   stats.Record(h0_, ns_, decode, LookupPhase::kUnspecified,
-               Reply({{TierState::kDram, 3}, {TierState::kSsd, 1}}));
+               Reply({{Tier::kDram, 3}, {Tier::kSsd, 1}}));
   // Readable pages, then two or more missing ones: midfill.
   stats.Record(h0_, ns_, PageTokens(6, 3), LookupPhase::kUnspecified,
-               Reply({{TierState::kDram, 2}, {TierState::kText, 1}}));
+               Reply({{Tier::kDram, 2}, {Tier::kText, 1}}));
   // A named phase is taken as given.
-  stats.Record(h0_, ns_, PageTokens(2, 4), LookupPhase::kPrefill, Reply({{TierState::kDram, 2}}));
+  stats.Record(h0_, ns_, PageTokens(2, 4), LookupPhase::kPrefill, Reply({{Tier::kDram, 2}}));
 
   NodeTiers tiers;
   stats.Fill(&tiers);
-  EXPECT_EQ(tiers.matches, 4u);
-  EXPECT_EQ(tiers.queried_pages, 4u + 5 + 6 + 2);
-  EXPECT_EQ(tiers.matched_pages, 2u + 4 + 3 + 2);
+  EXPECT_EQ(tiers.engine.matches, 4u);
+  EXPECT_EQ(tiers.engine.queried_pages, 4u + 5 + 6 + 2);
+  EXPECT_EQ(tiers.engine.matched_pages, 2u + 4 + 3 + 2);
   const LookupCounts& prefill = Phase(tiers, LookupPhase::kPrefill);
   EXPECT_EQ(prefill.lookups, 2u);
   EXPECT_EQ(prefill.queried_pages, 6u);
@@ -103,18 +102,19 @@ TEST_F(LookupStatsTest, FeedsTheCurveAndPlansTheTiers) {
   }
   NodeTiers tiers;
   const uint64_t page_bytes = ns_.layout().BytesPerPage();
-  tiers.dram.capacity_bytes = 1000 * page_bytes;
+  tiers.tiers.push_back(
+      report::TierStats{.tier = Tier::kDram, .capacity_bytes = 1000 * page_bytes});
   tiers.text.capacity_bytes = 1 << 20;
   stats.Fill(&tiers);
   ASSERT_FALSE(tiers.mrc.points.empty());
   EXPECT_EQ(tiers.mrc.accesses, 240u);
   EXPECT_EQ(tiers.mrc.working_set_bytes, 80 * page_bytes);
-  EXPECT_NEAR(tiers.mrc.HitRatioAt(tiers.dram.capacity_bytes), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(tiers.mrc.HitRatioAt(tiers.Find(Tier::kDram)->capacity_bytes), 2.0 / 3, 1e-9);
   EXPECT_DOUBLE_EQ(tiers.token_bytes_per_kv_byte,
                    static_cast<double>(kPageTokens * sizeof(radix::TokenId)) / page_bytes);
   ASSERT_FALSE(tiers.curves.empty());
-  EXPECT_EQ(tiers.curves[0].tier, "dram");
-  EXPECT_EQ(tiers.curves[0].capacity_bytes, tiers.dram.capacity_bytes);
+  EXPECT_EQ(tiers.curves[0].tier, Tier::kDram);
+  EXPECT_EQ(tiers.curves[0].capacity_bytes, tiers.Find(Tier::kDram)->capacity_bytes);
 }
 
 TEST_F(LookupStatsTest, CountsFromManyThreadsAddUp) {
@@ -124,14 +124,14 @@ TEST_F(LookupStatsTest, CountsFromManyThreadsAddUp) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 500; ++i) {
         stats.Record(h0_, ns_, PageTokens(3, t * 1000 + i), LookupPhase::kDecode,
-                     Reply({{TierState::kDram, 2}}));
+                     Reply({{Tier::kDram, 2}}));
       }
     });
   }
   for (std::thread& t : threads) t.join();
   NodeTiers tiers;
   stats.Fill(&tiers);
-  EXPECT_EQ(tiers.matches, 2000u);
+  EXPECT_EQ(tiers.engine.matches, 2000u);
   EXPECT_EQ(Phase(tiers, LookupPhase::kDecode).dram_hit_pages, 4000u);
   EXPECT_EQ(Phase(tiers, LookupPhase::kDecode).miss_pages, 2000u);
   EXPECT_EQ(tiers.mrc.accesses, 6000u);

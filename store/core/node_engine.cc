@@ -313,14 +313,14 @@ BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
   info.bytes = record.bytes;
   info.blob_checksum = BlobChecksum(record.checksums);
   if (record.extent.has_value()) {
-    info.tiers.push_back(TierState::kDram);
+    info.tiers.push_back(Tier::kDram);
     info.extent = *record.extent;
   }
   if (record.ssd_extent.has_value()) {
-    info.tiers.push_back(TierState::kSsd);
+    info.tiers.push_back(Tier::kSsd);
     info.ssd_extent = *record.ssd_extent;
   }
-  if (info.tiers.empty()) info.tiers.push_back(TierState::kText);
+  if (info.tiers.empty()) info.tiers.push_back(Tier::kText);
   info.pages_in_index = record.pages_in_index;
   info.leases = record.leases;
   info.pinned = record.pinned;
@@ -344,11 +344,11 @@ void NodeEngine::DropHold(uint64_t record_id) {
 
 // ------------------------------------------------------------------------- Match
 
-absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
-                                             absl::Span<const radix::TokenId> tokens,
-                                             LookupPhase phase) const {
+absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
+                                              absl::Span<const radix::TokenId> tokens,
+                                              LookupPhase phase) const {
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
-  MatchReply reply;
+  MatchResult reply;
   {
     TimedReaderMutexLock lock(&mu_, lock_hold_);
     const NamespaceEntry* entry = registry_.Find(h0);
@@ -363,18 +363,14 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
       const BlobRecord* record = table_.FindLinked(s.blob);
       CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
                                << ", which is not linked";
-      MatchedSegment segment{s.blob,
-                             s.blob_page_offset,
-                             s.page_count,
-                             s.seq_page_begin,
-                             record->pages,
-                             TierState::kDram,
-                             {}};
+      Segment segment{
+          s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record->pages, Tier::kDram,
+          {}};
       if (!record->in_dram()) {
         if (record->on_ssd()) {
-          segment.tier = TierState::kSsd;
+          segment.tier = Tier::kSsd;
         } else {
-          segment.tier = TierState::kText;
+          segment.tier = Tier::kText;
           const size_t page_tokens = ns.layout().page_tokens;
           const auto own =
               absl::MakeConstSpan(record->tokens)
@@ -397,29 +393,33 @@ NodeTiers NodeEngine::Tiers() const {
     TimedReaderMutexLock lock(&mu_, lock_hold_);
     // Under the lock, so the tier's occupancy agrees with the counts below (extents are
     // allocated and freed only under the exclusive lock).
-    tiers.dram = arena_->Stats();
-    if (ssd_ != nullptr) tiers.ssd = ssd_->Stats();
+    report::TierStats dram = arena_->Stats();
+    std::optional<report::TierStats> ssd;
+    if (ssd_ != nullptr) ssd = ssd_->Stats();
     tiers.text = ledger_.text();
     tiers.rebuild = rebuild_.Stats();
     tiers.index = registry_.IndexStats();
-    tiers.namespaces = registry_.size();
-    tiers.blobs = table_.linked();
+    report::EngineStats& engine = tiers.engine;
+    engine.namespaces = registry_.size();
+    engine.blobs = table_.linked();
     table_.ForEach([&](const BlobRecord& r) {
       if (r.state == BlobState::kUnlinked) {
         if (r.extent.has_value()) {
-          ++tiers.unlinked_blobs;
+          ++engine.unlinked_blobs;
         } else {
-          ++tiers.token_only_blobs;
+          ++engine.token_only_blobs;
         }
       } else if (r.state == BlobState::kLinked) {
-        if (r.in_dram()) tiers.dram_pages += r.pages;
-        if (r.on_ssd()) tiers.ssd_pages += r.pages;
-        if (r.text_tracked) tiers.text_pages += r.pages;
+        if (r.in_dram()) dram.pages += r.pages;
+        if (r.on_ssd() && ssd.has_value()) ssd->pages += r.pages;
+        if (r.text_tracked) tiers.text.pages += r.pages;
       }
     });
-    tiers.pending_puts = puts_.size();
-    tiers.leases = leases_.size();
-    tiers.draining = draining_;
+    engine.pending_puts = puts_.size();
+    engine.leases = leases_.size();
+    engine.draining = draining_;
+    tiers.tiers.push_back(dram);
+    if (ssd.has_value()) tiers.tiers.push_back(*ssd);
   }
   // The curve and the per-tier plans are computed without the engine lock (the estimator
   // has its own), so a scrape never holds up puts and matches for that long.

@@ -27,34 +27,34 @@ absl::Status NotInIndex(const radix::BlobKey& key) {
 
 // ------------------------------------------------------------------------- Evict
 
-absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
+absl::StatusOr<EvictReply> NodeEngine::Evict(Tier tier, uint64_t bytes) {
   EvictReply reply;
   switch (tier) {
-    case TierState::kDram:
+    case Tier::kDram:
       mover_.MoveOutOfDram(mu_, bytes, &reply);
       if (reply.demotions_failed > 0) {
         LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
                      << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
       }
       return reply;
-    case TierState::kSsd: {
+    case Tier::kSsd: {
       if (ssd_ == nullptr) break;
       const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
       mover_.FreeSsd(mu_, bytes, &reply);
       return reply;
     }
-    case TierState::kText: {
+    case Tier::kText: {
       const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
       TimedMutexLock lock(&mu_, lock_hold_);
       mover_.EvictText(mu_, bytes, &reply);
       return reply;
     }
-    case TierState::kHbm:
+    case Tier::kHbm:
       break;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("this node has no ", std::string(TierStateName(tier)), " tier"));
+      absl::StrCat("this node has no ", std::string(TierName(tier)), " tier"));
 }
 
 // ------------------------------------------------------------------------- Delete, Pin

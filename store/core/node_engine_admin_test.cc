@@ -28,7 +28,7 @@ using testing::WholeBlob;
 class NodeEngineAdminTest : public ::testing::Test {
  protected:
   void SetUp() override { engine_ = NodeEngine::Create(SmallOptions(&clock_)).value(); }
-  uint64_t UsedBytes() const { return engine_->Tiers().dram.used_bytes; }
+  uint64_t UsedBytes() const { return engine_->Tiers().Find(Tier::kDram)->used_bytes; }
   uint32_t Matched(const radix::Namespace& ns, absl::Span<const radix::TokenId> tokens) {
     return engine_->Match(ns, tokens).value().matched_pages;
   }
@@ -54,10 +54,10 @@ TEST_F(NodeEngineAdminTest, DeleteRemovesTheBlobAndEverythingBelow) {
   EXPECT_CODE(engine_->Stat(cc.key), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kNotFound);
   const NodeTiers tiers = engine_->Tiers();
-  EXPECT_EQ(tiers.blobs, 0u);
-  EXPECT_EQ(tiers.token_only_blobs, 0u);
-  EXPECT_EQ(tiers.dram.used_bytes, 0u);
-  EXPECT_EQ(tiers.dram.evictions, 0u);  // deletes are not evictions
+  EXPECT_EQ(tiers.engine.blobs, 0u);
+  EXPECT_EQ(tiers.engine.token_only_blobs, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->used_bytes, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->evictions, 0u);  // deletes are not evictions
   EXPECT_EQ(tiers.index.pages, 0u);
 }
 
@@ -69,7 +69,7 @@ TEST_F(NodeEngineAdminTest, PinnedBlobsResistDeleteAndEviction) {
   ASSERT_OK(engine_->Pin(cb.key));  // idempotent
   EXPECT_CODE(engine_->Delete(cb.key), absl::StatusCode::kFailedPrecondition);
   EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kFailedPrecondition);  // above a pin
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 0u);
   ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(cb.key));
   EXPECT_TRUE(info.pinned);
@@ -77,7 +77,7 @@ TEST_F(NodeEngineAdminTest, PinnedBlobsResistDeleteAndEviction) {
   ASSERT_OK(engine_->Unpin(cb.key));
   ASSERT_OK(engine_->Unpin(cb.key));  // idempotent
   EXPECT_EQ(engine_->Tiers().index.pinned_nodes, 0u);
-  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 4u);
   EXPECT_EQ(evicted.blobs_unlinked, 2u);
   EXPECT_CODE(engine_->Pin(cb.key), absl::StatusCode::kNotFound);
@@ -102,7 +102,7 @@ TEST_F(NodeEngineAdminTest, StatShowsTheRecord) {
   EXPECT_EQ(info.pages, 2u);
   EXPECT_EQ(info.bytes, 512u);
   EXPECT_EQ(info.blob_checksum, BlobChecksum(b.checksums));
-  EXPECT_EQ(info.tiers, std::vector<TierState>{TierState::kDram});
+  EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kDram});
   EXPECT_GE(info.extent.length, 512u);
   EXPECT_EQ(info.pages_in_index, 2u);
   EXPECT_EQ(info.created, clock_.Now());
@@ -167,7 +167,7 @@ TEST_F(NodeEngineAdminTest, NamespacesAreIsolated) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply theirs, PutBlob(*engine_, other, std::nullopt, blob));
   EXPECT_NE(mine.key, theirs.key);
   EXPECT_EQ(theirs.indexed_pages, 2u);  // same tokens, own pages
-  ASSERT_OK_AND_ASSIGN(MatchReply m, engine_->Match(other, blob.tokens));
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine_->Match(other, blob.tokens));
   ASSERT_EQ(m.segments.size(), 1u);
   EXPECT_EQ(m.segments[0].blob, theirs.key);
   EXPECT_CODE(engine_->Match(unknown, blob.tokens), absl::StatusCode::kNotFound);
@@ -177,7 +177,7 @@ TEST_F(NodeEngineAdminTest, NamespacesAreIsolated) {
   ASSERT_OK(engine_->Delete(mine.key));
   ASSERT_OK_AND_ASSIGN(m, engine_->Match(other, blob.tokens));
   EXPECT_EQ(m.matched_pages, 2u);
-  EXPECT_EQ(engine_->Tiers().namespaces, 2u);
+  EXPECT_EQ(engine_->Tiers().engine.namespaces, 2u);
 }
 
 TEST_F(NodeEngineAdminTest, NamespacesOfDifferentPageSizesUseTheirOwnTrees) {
@@ -187,7 +187,7 @@ TEST_F(NodeEngineAdminTest, NamespacesOfDifferentPageSizesUseTheirOwnTrees) {
   const NodeTiers tiers = engine_->Tiers();
   EXPECT_EQ(tiers.index.pages, 5u);
   EXPECT_EQ(tiers.index.roots, 2u);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 5u);
   EXPECT_EQ(evicted.blobs_unlinked, 2u);
 }
@@ -204,13 +204,13 @@ TEST_F(NodeEngineAdminTest, EvictFreesTheRequestedBytesOldestFirst) {
   ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&r0, 1}));
   ASSERT_OK(engine_->Release(read.lease_id));
   const uint64_t used = UsedBytes();
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 4096));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 4096));
   EXPECT_GE(evicted.bytes_freed, 4096u);
   EXPECT_EQ(UsedBytes(), used - evicted.bytes_freed);
   EXPECT_CODE(engine_->Stat(keys[1]), absl::StatusCode::kNotFound);  // least recent
   EXPECT_OK(engine_->Stat(keys[0]));
-  EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
-  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 0));
+  EXPECT_CODE(engine_->Evict(Tier::kSsd, 1), absl::StatusCode::kInvalidArgument);
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(Tier::kDram, 0));
   EXPECT_EQ(evicted.pages_evicted, 0u);
 }
 
@@ -226,7 +226,7 @@ TEST(NodeEngineEvictionTest, PressureEvictsButNeverLeasedOrPinnedBytes) {
     blobs.push_back(MakeBlob(ns, 2, 100 + i));
     keys.push_back(PutBlob(*engine, ns, std::nullopt, blobs.back()).value().key);
   }
-  EXPECT_EQ(engine->Tiers().dram.free_bytes(), 0u);
+  EXPECT_EQ(engine->Tiers().Find(Tier::kDram)->free_bytes(), 0u);
   // Blob 0 (oldest) is leased and then deleted from under the lease; blob 1 is leased;
   // blob 2 is pinned.
   const ReadRange r0 = WholeBlob(keys[0], 2), r1 = WholeBlob(keys[1], 2);
@@ -239,7 +239,7 @@ TEST(NodeEngineEvictionTest, PressureEvictsButNeverLeasedOrPinnedBytes) {
     ASSERT_OK(PutBlob(*engine, ns, std::nullopt, MakeBlob(ns, 2, 200 + i))) << i;
   }
   NodeTiers tiers = engine->Tiers();
-  EXPECT_EQ(tiers.dram.evictions, 13u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->evictions, 13u);
   EXPECT_OK(engine->Stat(keys[1]));
   EXPECT_OK(engine->Stat(keys[2]));
   for (uint64_t i = 3; i < 16; ++i) EXPECT_CODE(engine->Stat(keys[i]), absl::StatusCode::kNotFound);
@@ -270,10 +270,11 @@ TEST(NodeEngineEvictionTest, PressureEvictsButNeverLeasedOrPinnedBytes) {
   ASSERT_OK(engine->Release(lease0.lease_id));
   ASSERT_OK(engine->Release(lease1.lease_id));
   tiers = engine->Tiers();
-  EXPECT_EQ(tiers.unlinked_blobs, 0u);
-  EXPECT_EQ(tiers.pending_puts, 0u);
-  EXPECT_EQ(tiers.dram.blobs, tiers.blobs);
-  EXPECT_EQ(tiers.dram.blobs, 3u);  // only the leased blob 1, the pinned 2 and 400 are left
+  EXPECT_EQ(tiers.engine.unlinked_blobs, 0u);
+  EXPECT_EQ(tiers.engine.pending_puts, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->blobs, tiers.engine.blobs);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->blobs,
+            3u);  // only the leased blob 1, the pinned 2 and 400 are left
 }
 
 TEST_F(NodeEngineAdminTest, DrainWaitsForPutsAndLeases) {
@@ -283,7 +284,7 @@ TEST_F(NodeEngineAdminTest, DrainWaitsForPutsAndLeases) {
   const ReadRange range = WholeBlob(ca.key, 1);
   ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&range, 1}));
   EXPECT_CODE(engine_->Drain(absl::Milliseconds(1)), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_TRUE(engine_->Tiers().draining);
+  EXPECT_TRUE(engine_->Tiers().engine.draining);
   EXPECT_CODE(BeginBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, 1, 32)),
               absl::StatusCode::kUnavailable);
   // In-flight work still completes while draining.
@@ -312,13 +313,13 @@ TEST(NodeEngineReaperTest, BackgroundThreadReclaimsExpiredLeasesAndPuts) {
   clock.Advance(absl::Minutes(2));
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   NodeTiers tiers = engine->Tiers();
-  while ((tiers.leases > 0 || tiers.pending_puts > 0) && absl::Now() < give_up) {
+  while ((tiers.engine.leases > 0 || tiers.engine.pending_puts > 0) && absl::Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(1));
     tiers = engine->Tiers();
   }
-  EXPECT_EQ(tiers.leases, 0u);
-  EXPECT_EQ(tiers.pending_puts, 0u);
-  EXPECT_EQ(tiers.dram.used_bytes, 0u);
+  EXPECT_EQ(tiers.engine.leases, 0u);
+  EXPECT_EQ(tiers.engine.pending_puts, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->used_bytes, 0u);
 }
 
 }  // namespace

@@ -35,6 +35,17 @@ class NodeEngineLookupTest : public ::testing::Test {
   const radix::Namespace ns_ = SmallNamespace();
 };
 
+TEST_F(NodeEngineLookupTest, EveryPhaseIsListedInOrderBeforeAnyLookup) {
+  const NodeTiers tiers = engine_->Tiers();
+  ASSERT_EQ(tiers.lookups.size(), 3u);
+  EXPECT_EQ(tiers.lookups[0].phase, LookupPhase::kPrefill);
+  EXPECT_EQ(tiers.lookups[1].phase, LookupPhase::kMidfill);
+  EXPECT_EQ(tiers.lookups[2].phase, LookupPhase::kDecode);
+  EXPECT_EQ(tiers.lookups[0].lookups, 0u);
+  ASSERT_EQ(tiers.tiers.size(), 1u);  // DRAM only: this node has no SSD
+  EXPECT_EQ(tiers.tiers[0].tier, Tier::kDram);
+}
+
 TEST_F(NodeEngineLookupTest, PhasesAreInferredFromTheAnswer) {
   const BlobContent a = MakeBlob(ns_, 4, 1);
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
@@ -70,9 +81,9 @@ TEST_F(NodeEngineLookupTest, PhasesAreInferredFromTheAnswer) {
   EXPECT_EQ(mid.queried_pages, 7u);
   EXPECT_EQ(mid.dram_hit_pages, 4u);
   EXPECT_EQ(mid.miss_pages, 3u);
-  EXPECT_EQ(tiers.dram_pages, 4u);
-  EXPECT_EQ(tiers.ssd_pages, 0u);
-  EXPECT_EQ(tiers.text_pages, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->pages, 4u);
+  EXPECT_EQ(tiers.Find(Tier::kSsd), nullptr);  // no SSD tier, so no SSD pages
+  EXPECT_EQ(tiers.text.pages, 0u);
 }
 
 TEST_F(NodeEngineLookupTest, TheCallersPhaseWinsAndTextHitsCount) {
@@ -81,10 +92,10 @@ TEST_F(NodeEngineLookupTest, TheCallersPhaseWinsAndTextHitsCount) {
   const BlobContent b = MakeBlob(ns_, 2, 2);
   ASSERT_OK(PutBlob(*engine_, ns_, BlobParent{ca.key, 2}, b).status());
   // Drop every byte: both blobs become TEXT (b is a leaf, then a).
-  ASSERT_OK(engine_->Evict(TierState::kDram, uint64_t{1} << 30).status());
+  ASSERT_OK(engine_->Evict(Tier::kDram, uint64_t{1} << 30).status());
   std::vector<radix::TokenId> all = a.tokens;
   all.insert(all.end(), b.tokens.begin(), b.tokens.end());
-  ASSERT_OK_AND_ASSIGN(MatchReply m, engine_->Match(ns_, all, LookupPhase::kDecode));
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine_->Match(ns_, all, LookupPhase::kDecode));
   EXPECT_EQ(m.matched_pages, 4u);
   const NodeTiers tiers = engine_->Tiers();
   const LookupCounts& dec = Counts(tiers, LookupPhase::kDecode);
@@ -92,8 +103,8 @@ TEST_F(NodeEngineLookupTest, TheCallersPhaseWinsAndTextHitsCount) {
   EXPECT_EQ(dec.text_hit_pages, 4u);
   EXPECT_EQ(dec.miss_pages, 0u);
   EXPECT_EQ(Counts(tiers, LookupPhase::kPrefill).lookups, 0u);
-  EXPECT_EQ(tiers.text_pages, 4u);
-  EXPECT_EQ(tiers.dram_pages, 0u);
+  EXPECT_EQ(tiers.text.pages, 4u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->pages, 0u);
 }
 
 TEST_F(NodeEngineLookupTest, MatchFeedsTheMissRatioCurve) {
@@ -112,7 +123,7 @@ TEST_F(NodeEngineLookupTest, MatchFeedsTheMissRatioCurve) {
   // re-references hit.
   const uint64_t working_set = 4 * ns_.layout().BytesPerPage();
   int below = 0;
-  for (const tiering::mrc::CurvePoint& p : tiers.mrc.points) {
+  for (const report::CurvePoint& p : tiers.mrc.points) {
     if (p.capacity_bytes < working_set) {
       ++below;
       EXPECT_LT(p.hit_ratio, 36.0 / 40);
@@ -123,8 +134,8 @@ TEST_F(NodeEngineLookupTest, MatchFeedsTheMissRatioCurve) {
   EXPECT_GE(below, 16);
   EXPECT_GT(tiers.token_bytes_per_kv_byte, 0);
   ASSERT_FALSE(tiers.curves.empty());
-  EXPECT_EQ(tiers.curves[0].tier, "dram");
-  EXPECT_EQ(tiers.curves[0].capacity_bytes, tiers.dram.capacity_bytes);
+  EXPECT_EQ(tiers.curves[0].tier, Tier::kDram);
+  EXPECT_EQ(tiers.curves[0].capacity_bytes, tiers.Find(Tier::kDram)->capacity_bytes);
   EXPECT_NEAR(tiers.curves[0].expected_hit_ratio, 36.0 / 40, 1e-9);
 }
 

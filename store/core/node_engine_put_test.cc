@@ -26,7 +26,7 @@ using testing::WholeBlob;
 class NodeEnginePutTest : public ::testing::Test {
  protected:
   void SetUp() override { engine_ = NodeEngine::Create(SmallOptions(&clock_)).value(); }
-  uint64_t UsedBytes() const { return engine_->Tiers().dram.used_bytes; }
+  uint64_t UsedBytes() const { return engine_->Tiers().Find(Tier::kDram)->used_bytes; }
   std::vector<radix::TokenId> Concat(absl::Span<const radix::TokenId> a,
                                      absl::Span<const radix::TokenId> b) {
     std::vector<radix::TokenId> out(a.begin(), a.end());
@@ -81,10 +81,10 @@ TEST_F(NodeEnginePutTest, PutCommitThenMatchFindsTheBlob) {
   EXPECT_EQ(commit.key, expected);
   EXPECT_EQ(commit.indexed_pages, 3u);
 
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 3u);
   ASSERT_EQ(match.segments.size(), 1u);
-  EXPECT_EQ(match.segments[0], (MatchedSegment{expected, 0, 3, 0, 3, TierState::kDram}));
+  EXPECT_EQ(match.segments[0], (Segment{expected, 0, 3, 0, 3, Tier::kDram}));
   // The committed put is gone as a put.
   EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->AbortPut(begin.put_id), absl::StatusCode::kNotFound);
@@ -144,7 +144,7 @@ TEST_F(NodeEnginePutTest, PendingBlobIsInvisible) {
   const BlobContent blob = MakeBlob(ns_, 2, 4);
   ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));
   ASSERT_OK(SendBlob(*engine_, begin.put_id, blob));
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 0u);
   const ReadRange range = WholeBlob(begin.key, 2);
   EXPECT_CODE(engine_->Read(ns_, {&range, 1}), absl::StatusCode::kNotFound);
@@ -153,7 +153,7 @@ TEST_F(NodeEnginePutTest, PendingBlobIsInvisible) {
   EXPECT_CODE(engine_->Pin(begin.key), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(ListReply list, engine_->List({}));
   EXPECT_TRUE(list.blobs.empty());
-  EXPECT_EQ(engine_->Tiers().pending_puts, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 1u);
   ASSERT_OK(engine_->CommitPut(begin.put_id));
   ASSERT_OK_AND_ASSIGN(match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 2u);
@@ -165,7 +165,7 @@ TEST_F(NodeEnginePutTest, AbortFreesTheExtent) {
   EXPECT_GT(UsedBytes(), 0u);
   ASSERT_OK(engine_->AbortPut(begin.put_id));
   EXPECT_EQ(UsedBytes(), 0u);
-  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
   EXPECT_CODE(engine_->AbortPut(begin.put_id), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->PutTarget(begin.put_id), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->PutReceived(begin.put_id, 0, 1), absl::StatusCode::kNotFound);
@@ -201,7 +201,7 @@ TEST_F(NodeEnginePutTest, DuplicateKeyTransfersNothing) {
   EXPECT_EQ(again.put_id, 0u);
   EXPECT_EQ(again.key, radix::BlobKey{radix::PrefixHashAt(h0_, blob.tokens, 4)});
   EXPECT_EQ(UsedBytes(), used);
-  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
 }
 
 TEST_F(NodeEnginePutTest, SecondBeginPutOfAPendingKeySeesExists) {
@@ -240,7 +240,7 @@ TEST_F(NodeEnginePutTest, ChecksumMismatchIsDataLossAndAbortsThePut) {
       << commit.status();
   EXPECT_CODE(engine_->CommitPut(begin.put_id), absl::StatusCode::kNotFound);
   EXPECT_EQ(UsedBytes(), 0u);
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob.tokens));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 0u);
 }
 
@@ -283,11 +283,11 @@ TEST_F(NodeEnginePutTest, AbandonedPutExpiresAndIsReaped) {
   EXPECT_CODE(engine_->PutReceived(a.put_id, 0, 1), absl::StatusCode::kNotFound);
   ReapReply reaped = engine_->ReapExpired();
   EXPECT_EQ(reaped.puts_expired, 0u);  // a was aborted by the call that found it expired
-  EXPECT_EQ(engine_->Tiers().pending_puts, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 1u);
   clock_.Advance(absl::Seconds(31));
   reaped = engine_->ReapExpired();
   EXPECT_EQ(reaped.puts_expired, 1u);
-  EXPECT_EQ(engine_->Tiers().pending_puts, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
   EXPECT_EQ(UsedBytes(), 0u);
   EXPECT_CODE(engine_->CommitPut(b.put_id), absl::StatusCode::kNotFound);
 }
@@ -301,8 +301,8 @@ TEST_F(NodeEnginePutTest, RedundantBlobIsDroppedAtCommit) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply commit, PutBlob(*engine_, ns_, std::nullopt, head));
   EXPECT_EQ(commit.indexed_pages, 0u);
   EXPECT_CODE(engine_->Stat(commit.key), absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine_->Tiers().blobs, 1u);
-  EXPECT_EQ(engine_->Tiers().dram.blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->blobs, 1u);
 }
 
 TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
@@ -319,25 +319,25 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
   EXPECT_EQ(cb.indexed_pages, 2u);
 
   const std::vector<radix::TokenId> seq_b = Concat(a_head, b.tokens);
-  ASSERT_OK_AND_ASSIGN(MatchReply mb, engine_->Match(ns_, seq_b));
+  ASSERT_OK_AND_ASSIGN(MatchResult mb, engine_->Match(ns_, seq_b));
   EXPECT_EQ(mb.matched_pages, 4u);
   ASSERT_EQ(mb.segments.size(), 2u);
-  EXPECT_EQ(mb.segments[0], (MatchedSegment{ca.key, 0, 2, 0, 4, TierState::kDram}));
-  EXPECT_EQ(mb.segments[1], (MatchedSegment{cb.key, 0, 2, 2, 2, TierState::kDram}));
-  ASSERT_OK_AND_ASSIGN(MatchReply ma, engine_->Match(ns_, a.tokens));
+  EXPECT_EQ(mb.segments[0], (Segment{ca.key, 0, 2, 0, 4, Tier::kDram}));
+  EXPECT_EQ(mb.segments[1], (Segment{cb.key, 0, 2, 2, 2, Tier::kDram}));
+  ASSERT_OK_AND_ASSIGN(MatchResult ma, engine_->Match(ns_, a.tokens));
   EXPECT_EQ(ma.matched_pages, 4u);
   ASSERT_EQ(ma.segments.size(), 1u);  // a's split halves merge back into one segment
-  EXPECT_EQ(ma.segments[0], (MatchedSegment{ca.key, 0, 4, 0, 4, TierState::kDram}));
+  EXPECT_EQ(ma.segments[0], (Segment{ca.key, 0, 4, 0, 4, Tier::kDram}));
 
   // c continues b at its end: its key chains over a's head, b and c.
   const BlobContent c = MakeBlob(ns_, 1, 22);
   ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{cb.key, 4}, c));
   const std::vector<radix::TokenId> seq_c = Concat(seq_b, c.tokens);
   EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, seq_c, 4)});
-  ASSERT_OK_AND_ASSIGN(MatchReply mc, engine_->Match(ns_, seq_c));
+  ASSERT_OK_AND_ASSIGN(MatchResult mc, engine_->Match(ns_, seq_c));
   EXPECT_EQ(mc.matched_pages, 5u);
   ASSERT_EQ(mc.segments.size(), 3u);
-  EXPECT_EQ(mc.segments[2], (MatchedSegment{cc.key, 0, 1, 4, 1, TierState::kDram}));
+  EXPECT_EQ(mc.segments[2], (Segment{cc.key, 0, 1, 4, 1, Tier::kDram}));
 
   // Parent pages must end inside or at the end of the parent: (a_p, b_p].
   EXPECT_CODE(BeginBlob(*engine_, ns_, BlobParent{cb.key, 2}, c),
@@ -361,7 +361,7 @@ TEST_F(NodeEnginePutTest, EvictionNeverDropsAContinuedParentOrAPinnedPath) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, BlobParent{ca.key, 3}, b));
   ASSERT_OK(engine_->Pin(cb.key));
   // b is pinned, z holds b's pinned path, and a is continued by b: nothing can go.
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_dropped, 0u);
   EXPECT_EQ(evicted.pages_evicted, 0u);
   for (const auto& key : {cz.key, ca.key, cb.key}) EXPECT_OK(engine_->Stat(key));
@@ -372,15 +372,15 @@ TEST_F(NodeEnginePutTest, EvictionNeverDropsAContinuedParentOrAPinnedPath) {
   seq.insert(seq.end(), b.tokens.begin(), b.tokens.end());
   seq.insert(seq.end(), c.tokens.begin(), c.tokens.end());
   EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, seq, 4)});
-  ASSERT_OK_AND_ASSIGN(MatchReply m, engine_->Match(ns_, seq));
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine_->Match(ns_, seq));
   EXPECT_EQ(m.matched_pages, 6u);
   // Unpinned, everything can go, leaves first.
   ASSERT_OK(engine_->Unpin(cb.key));
-  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_GE(evicted.blobs_dropped, 1u);  // z's removal takes the pages below it too
-  EXPECT_EQ(engine_->Tiers().blobs, 0u);
-  EXPECT_EQ(engine_->Tiers().token_only_blobs, 0u);
-  EXPECT_EQ(engine_->Tiers().dram.used_bytes, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.token_only_blobs, 0u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->used_bytes, 0u);
 }
 
 TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {
@@ -388,14 +388,14 @@ TEST_F(NodeEnginePutTest, PendingPutPinsItsPrefix) {
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
   const BlobContent b = MakeBlob(ns_, 1, 41);
   ASSERT_OK_AND_ASSIGN(BeginPutReply bb, BeginBlob(*engine_, ns_, BlobParent{ca.key, 2}, b));
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.pages_evicted, 0u);
   EXPECT_CODE(engine_->Delete(ca.key), absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(SendBlob(*engine_, bb.put_id, b));
   ASSERT_OK_AND_ASSIGN(CommitPutReply cb, engine_->CommitPut(bb.put_id));
   EXPECT_EQ(cb.indexed_pages, 1u);
   ASSERT_OK(engine_->Delete(ca.key));  // the pin went with the put
-  EXPECT_EQ(engine_->Tiers().blobs, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 0u);
 }
 
 TEST_F(NodeEnginePutTest, DrainingRefusesPuts) {

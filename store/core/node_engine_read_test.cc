@@ -28,7 +28,7 @@ class NodeEngineReadTest : public ::testing::Test {
     blob_ = MakeBlob(ns_, 3, 100);
     key_ = PutBlob(*engine_, ns_, std::nullopt, blob_).value().key;
   }
-  uint64_t UsedBytes() const { return engine_->Tiers().dram.used_bytes; }
+  uint64_t UsedBytes() const { return engine_->Tiers().Find(Tier::kDram)->used_bytes; }
   absl::StatusOr<ReadReply> ReadWhole(absl::Duration ttl = absl::ZeroDuration()) {
     const ReadRange range = WholeBlob(key_, 3);
     return engine_->Read(ns_, {&range, 1}, ttl);
@@ -76,7 +76,7 @@ TEST_F(NodeEngineReadTest, ReadReturnsLayerRangesAndChecksumsThatMatchTheBytes) 
   // The arena offset is where the bytes are for a same-host client.
   EXPECT_EQ(0, std::memcmp(engine_->dram().base() + r0.arena_offset, blob_.bytes.data(),
                            blob_.bytes.size()));
-  EXPECT_EQ(engine_->Tiers().dram.hits, 2u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->hits, 2u);
   ASSERT_OK(engine_->Release(read.lease_id));
 }
 
@@ -90,8 +90,8 @@ TEST_F(NodeEngineReadTest, ReadValidatesRanges) {
   EXPECT_CODE(read({key_, 0, 1, 0, 3}), absl::StatusCode::kOutOfRange);
   EXPECT_CODE(read({radix::BlobKey{radix::PrefixHash{1, 1}}, 0, 1, 0, 1}),
               absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine_->Tiers().leases, 0u);  // no lease granted on error
-  EXPECT_EQ(engine_->Tiers().dram.misses, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);  // no lease granted on error
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->misses, 1u);
 }
 
 TEST_F(NodeEngineReadTest, NamespacesAreIsolatedAndLayoutsChecked) {
@@ -123,13 +123,13 @@ TEST_F(NodeEngineReadTest, ReadSourceChecksTheLease) {
 
 TEST_F(NodeEngineReadTest, ReleaseEndsTheLease) {
   ASSERT_OK_AND_ASSIGN(ReadReply read, ReadWhole());
-  EXPECT_EQ(engine_->Tiers().leases, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 1u);
   ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(key_));
   EXPECT_EQ(info.leases, 1u);
   ASSERT_OK(engine_->Release(read.lease_id));
   EXPECT_CODE(engine_->Release(read.lease_id), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->ReadSource(read.lease_id, key_, 0, 1), absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine_->Tiers().leases, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);
   ASSERT_OK_AND_ASSIGN(info, engine_->Stat(key_));
   EXPECT_EQ(info.leases, 0u);
   EXPECT_EQ(info.hits, 1u);
@@ -148,7 +148,7 @@ TEST_F(NodeEngineReadTest, LeasesExpireAndRenew) {
   clock_.Advance(absl::Seconds(1));
   EXPECT_CODE(engine_->ReadSource(read.lease_id, key_, 0, 1), absl::StatusCode::kNotFound);
   EXPECT_CODE(engine_->RenewLease(read.lease_id, absl::Seconds(10)), absl::StatusCode::kNotFound);
-  EXPECT_EQ(engine_->Tiers().leases, 0u);  // reclaimed by the call that found it expired
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);  // reclaimed by the call that found it expired
 }
 
 TEST_F(NodeEngineReadTest, TtlIsClampedAndDefaulted) {
@@ -163,27 +163,27 @@ TEST_F(NodeEngineReadTest, ExpiredLeaseOfADeletedBlobIsReclaimedByTheReaper) {
   ASSERT_OK_AND_ASSIGN(ReadReply read, ReadWhole());
   ASSERT_OK(engine_->Delete(key_));
   EXPECT_GT(UsedBytes(), 0u);
-  EXPECT_EQ(engine_->Tiers().unlinked_blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.unlinked_blobs, 1u);
   clock_.Advance(absl::Seconds(29));
   EXPECT_EQ(engine_->ReapExpired().leases_expired, 0u);
   clock_.Advance(absl::Seconds(1));
   EXPECT_EQ(engine_->ReapExpired().leases_expired, 1u);
   EXPECT_EQ(UsedBytes(), 0u);
-  EXPECT_EQ(engine_->Tiers().unlinked_blobs, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.unlinked_blobs, 0u);
   EXPECT_CODE(engine_->Release(read.lease_id), absl::StatusCode::kNotFound);
 }
 
 TEST_F(NodeEngineReadTest, BlobEvictedBetweenMatchAndReadIsAMiss) {
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, blob_.tokens));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, blob_.tokens));
   ASSERT_EQ(match.matched_pages, 3u);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1));
   EXPECT_EQ(evicted.blobs_unlinked, 1u);
   EXPECT_EQ(UsedBytes(), 0u);
   const ReadRange range{match.segments[0].blob, 0, 3, 0, 2};
   EXPECT_CODE(engine_->Read(ns_, {&range, 1}), absl::StatusCode::kNotFound);
   const NodeTiers tiers = engine_->Tiers();
-  EXPECT_EQ(tiers.dram.misses, 1u);
-  EXPECT_EQ(tiers.dram.evictions, 1u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->misses, 1u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->evictions, 1u);
 }
 
 TEST_F(NodeEngineReadTest, DeleteWhileLeasedKeepsBytesReadableUntilRelease) {
@@ -202,9 +202,9 @@ TEST_F(NodeEngineReadTest, DeleteWhileLeasedKeepsBytesReadableUntilRelease) {
   ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, blob_));
   ASSERT_OK_AND_ASSIGN(ReadReply fresh, ReadWhole());
   EXPECT_NE(fresh.ranges[0].arena_offset, read.ranges[0].arena_offset);
-  EXPECT_EQ(engine_->Tiers().dram.blobs, 2u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->blobs, 2u);
   ASSERT_OK(engine_->Release(read.lease_id));
-  EXPECT_EQ(engine_->Tiers().dram.blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->blobs, 1u);
   ASSERT_OK_AND_ASSIGN(got, ReadBytes(*engine_, fresh.lease_id, key_, 0, blob_.bytes.size()));
   EXPECT_EQ(got, blob_.bytes);
 }

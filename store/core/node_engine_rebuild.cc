@@ -79,14 +79,14 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
 
 absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
                                                    absl::Span<const radix::TokenId> tokens) {
-  STRATA_ASSIGN_OR_RETURN(const MatchReply match, Match(ns, tokens));
+  STRATA_ASSIGN_OR_RETURN(const MatchResult match, Match(ns, tokens));
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
   std::vector<BlobRecord*> promote;
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   RebuildRequestReply queued;
-  for (const MatchedSegment& segment : match.segments) {
+  for (const Segment& segment : match.segments) {
     BlobRecord* record = table_.FindLinked(segment.blob);
     if (record == nullptr) continue;  // removed since the match
     if (record->has_bytes()) reply.resident_pages += segment.page_count;

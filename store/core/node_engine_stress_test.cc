@@ -109,9 +109,9 @@ class Worker {
       } else if (r < 93) {
         PinUnpin();
       } else if (r < 97) {
-        ASSERT_OK(engine_.Evict(TierState::kDram, 1 + rng_() % 32768));
+        ASSERT_OK(engine_.Evict(Tier::kDram, 1 + rng_() % 32768));
       } else if (tiers_ && r < 98) {
-        const TierState tier = rng_() % 2 == 0 ? TierState::kSsd : TierState::kText;
+        const Tier tier = rng_() % 2 == 0 ? Tier::kSsd : Tier::kText;
         ASSERT_OK(engine_.Evict(tier, 1 + rng_() % 16384));
       } else if (tiers_) {
         Rebuild();
@@ -272,11 +272,11 @@ class Worker {
 
   void Match() {
     const std::vector<radix::TokenId> tokens = MakeTokens(1 + rng_() % 8, rng_() % 6, kPageTokens);
-    absl::StatusOr<MatchReply> match = engine_.Match(ns_, tokens);
+    absl::StatusOr<MatchResult> match = engine_.Match(ns_, tokens);
     if (absl::IsNotFound(match.status())) return;  // no put named the namespace yet
     ASSERT_OK(match);
     uint32_t next = 0;
-    for (const MatchedSegment& s : match->segments) {
+    for (const Segment& s : match->segments) {
       ASSERT_EQ(s.seq_page_begin, next);
       ASSERT_GT(s.page_count, 0u);
       ASSERT_LE(s.blob_page_offset + s.page_count, s.blob_pages);
@@ -331,26 +331,26 @@ TEST(NodeEngineStressTest, ConcurrentPutReadDeleteEvict) {
             << ", aborted " << counts.aborted << ", exists " << counts.exists << ", refused "
             << counts.refused << ", reads verified " << counts.reads_verified << " ("
             << counts.bytes_verified << " bytes), read misses " << counts.read_misses
-            << ", evictions " << engine->Tiers().dram.evictions << "\n";
+            << ", evictions " << engine->Tiers().Find(Tier::kDram)->evictions << "\n";
   EXPECT_GT(counts.committed, 0u);
   EXPECT_GT(counts.corrupted, 0u);
   EXPECT_GT(counts.reads_verified, 0u);
 
   NodeTiers tiers = engine->Tiers();
-  EXPECT_GT(tiers.dram.evictions, 0u);
-  EXPECT_GT(tiers.dram.hits, 0u);
-  EXPECT_EQ(tiers.leases, 0u);
-  EXPECT_EQ(tiers.pending_puts, 0u);
+  EXPECT_GT(tiers.Find(Tier::kDram)->evictions, 0u);
+  EXPECT_GT(tiers.Find(Tier::kDram)->hits, 0u);
+  EXPECT_EQ(tiers.engine.leases, 0u);
+  EXPECT_EQ(tiers.engine.pending_puts, 0u);
   // Unpin everything still known, evict all: nothing may remain.
   ASSERT_NO_FATAL_FAILURE(UnpinAll(*engine));
-  ASSERT_OK(engine->Evict(TierState::kDram, UINT64_MAX));
+  ASSERT_OK(engine->Evict(Tier::kDram, UINT64_MAX));
   tiers = engine->Tiers();
-  EXPECT_EQ(tiers.blobs, 0u);
-  EXPECT_EQ(tiers.unlinked_blobs, 0u);
-  EXPECT_EQ(tiers.token_only_blobs, 0u);
+  EXPECT_EQ(tiers.engine.blobs, 0u);
+  EXPECT_EQ(tiers.engine.unlinked_blobs, 0u);
+  EXPECT_EQ(tiers.engine.token_only_blobs, 0u);
   EXPECT_EQ(tiers.index.pages, 0u);
-  EXPECT_EQ(tiers.dram.used_bytes, 0u);
-  EXPECT_EQ(tiers.dram.blobs, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->used_bytes, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->blobs, 0u);
 }
 
 TEST(NodeEngineStressTest, ConcurrentWorkAcrossDramSsdAndText) {
@@ -389,34 +389,35 @@ TEST(NodeEngineStressTest, ConcurrentWorkAcrossDramSsdAndText) {
   NodeTiers tiers = engine->Tiers();
   std::cout << "committed " << counts.committed << ", reads verified " << counts.reads_verified
             << ", read misses " << counts.read_misses << ", rebuilt " << counts.rebuilt
-            << ", prefetches " << counts.prefetches << ", demotions " << tiers.dram.demotions
-            << ", promotions " << tiers.dram.promotions << ", TEXT drops " << tiers.text.drops
+            << ", prefetches " << counts.prefetches << ", demotions "
+            << tiers.Find(Tier::kDram)->demotions << ", promotions "
+            << tiers.Find(Tier::kDram)->promotions << ", TEXT drops " << tiers.text.drops
             << ", TEXT deletions " << tiers.text.deletions << "\n";
   EXPECT_GT(counts.reads_verified, 0u);
-  EXPECT_GT(tiers.dram.demotions, 0u);
-  EXPECT_GT(tiers.dram.promotions, 0u);
+  EXPECT_GT(tiers.Find(Tier::kDram)->demotions, 0u);
+  EXPECT_GT(tiers.Find(Tier::kDram)->promotions, 0u);
   EXPECT_GT(tiers.text.drops, 0u);
-  EXPECT_EQ(tiers.leases, 0u);
-  EXPECT_EQ(tiers.pending_puts, 0u);
+  EXPECT_EQ(tiers.engine.leases, 0u);
+  EXPECT_EQ(tiers.engine.pending_puts, 0u);
   // Unpin everything, drop every tier: nothing may remain. The background mover may be
   // in the middle of a demotion round (its blobs are `moving`, which eviction skips), so
   // evict again until the engine is empty, for at most 5 s.
   ASSERT_NO_FATAL_FAILURE(UnpinAll(*engine));
   for (int round = 0; round < 500; ++round) {
-    ASSERT_OK(engine->Evict(TierState::kDram, UINT64_MAX));
-    ASSERT_OK(engine->Evict(TierState::kSsd, UINT64_MAX));
-    ASSERT_OK(engine->Evict(TierState::kText, UINT64_MAX));
-    if (engine->Tiers().blobs == 0) break;
+    ASSERT_OK(engine->Evict(Tier::kDram, UINT64_MAX));
+    ASSERT_OK(engine->Evict(Tier::kSsd, UINT64_MAX));
+    ASSERT_OK(engine->Evict(Tier::kText, UINT64_MAX));
+    if (engine->Tiers().engine.blobs == 0) break;
     absl::SleepFor(absl::Milliseconds(10));
   }
   tiers = engine->Tiers();
-  EXPECT_EQ(tiers.blobs, 0u);
-  EXPECT_EQ(tiers.unlinked_blobs, 0u);
-  EXPECT_EQ(tiers.token_only_blobs, 0u);
+  EXPECT_EQ(tiers.engine.blobs, 0u);
+  EXPECT_EQ(tiers.engine.unlinked_blobs, 0u);
+  EXPECT_EQ(tiers.engine.token_only_blobs, 0u);
   EXPECT_EQ(tiers.index.pages, 0u);
-  EXPECT_EQ(tiers.dram.used_bytes, 0u);
-  ASSERT_TRUE(tiers.ssd.has_value());
-  EXPECT_EQ(tiers.ssd->used_bytes, 0u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->used_bytes, 0u);
+  ASSERT_TRUE((tiers.Find(Tier::kSsd) != nullptr));
+  EXPECT_EQ(tiers.Find(Tier::kSsd)->used_bytes, 0u);
   EXPECT_EQ(tiers.text.blobs, 0u);
   EXPECT_EQ(tiers.text.used_bytes, 0u);
 }

@@ -107,10 +107,10 @@ class TiersTest : public ::testing::Test {
     return tokens;
   }
 
-  std::vector<TierState> TiersOf(const radix::BlobKey& key) {
+  std::vector<Tier> TiersOf(const radix::BlobKey& key) {
     auto info = engine_->Stat(key);
     EXPECT_OK(info);
-    return info.ok() ? info->tiers : std::vector<TierState>{};
+    return info.ok() ? info->tiers : std::vector<Tier>{};
   }
 
   // Reads the whole blob and returns its bytes.
@@ -138,15 +138,15 @@ TEST_F(TiersTest, DramPressureDropsLeavesToTextAndMatchCarriesTheirTokens) {
   // A fourth blob of another sequence needs room: only the chain's leaf may go.
   const BlobContent other = MakeBlob(ns_, kPages, 900);
   ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, other));
-  EXPECT_THAT(TiersOf(keys[2]), ElementsAre(TierState::kText));
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kDram));
+  EXPECT_THAT(TiersOf(keys[2]), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kDram));
 
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, Sequence(3)));
   EXPECT_EQ(match.matched_pages, 3 * kPages);  // TEXT pages are still in the index
   ASSERT_EQ(match.segments.size(), 3u);
-  EXPECT_EQ(match.segments[1].tier, TierState::kDram);
+  EXPECT_EQ(match.segments[1].tier, Tier::kDram);
   EXPECT_TRUE(match.segments[1].tokens.empty());
-  EXPECT_EQ(match.segments[2].tier, TierState::kText);
+  EXPECT_EQ(match.segments[2].tier, Tier::kText);
   EXPECT_EQ(match.segments[2].tokens, blobs_[2].tokens);
 
   // A TEXT blob is a miss, never garbage.
@@ -169,20 +169,20 @@ TEST_F(TiersTest, LeasedAndPinnedBlobsKeepTheirBytes) {
   // Nothing may go: the third put finds the tier full.
   EXPECT_CODE(PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 3)),
               absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram));
-  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kDram));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kDram));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(Tier::kDram));
   ASSERT_OK(engine_->Release(lease.lease_id));
   ASSERT_OK(PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 3)));
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kText));
-  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kDram));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(Tier::kDram));
 }
 
 TEST_F(TiersTest, RebuildTaskRefillsTheTextBlobByteIdentically) {
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/0);
   const std::vector<radix::BlobKey> keys = PutChain(3, 200);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_dropped, 3u);
-  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(TierState::kText));
+  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kText));
 
   ASSERT_OK_AND_ASSIGN(RebuildRequestReply requested, engine_->RequestRebuild(keys[2], true));
   EXPECT_EQ(requested.queued, 3u);
@@ -207,14 +207,14 @@ TEST_F(TiersTest, RebuildTaskRefillsTheTextBlobByteIdentically) {
   BlobContent wrong = MakeBlob(ns_, kPages, 999);
   wrong.tokens = blobs_[0].tokens;
   EXPECT_CODE(PutBlob(*engine_, ns_, std::nullopt, wrong), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(Tier::kText));
 
   // The original bytes refill it: byte-identical, same checksum.
   for (size_t i = 0; i < 3; ++i) {
     std::optional<BlobParent> parent = tasks[i].parent;
     ASSERT_OK_AND_ASSIGN(CommitPutReply commit, PutBlob(*engine_, ns_, parent, blobs_[i]));
     EXPECT_EQ(commit.key, keys[i]);
-    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(TierState::kDram));
+    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(Tier::kDram));
     ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
     EXPECT_EQ(bytes, blobs_[i].bytes);
   }
@@ -228,7 +228,7 @@ TEST_F(TiersTest, RebuildTaskRefillsTheTextBlobByteIdentically) {
 TEST_F(TiersTest, UnfilledRebuildTasksReturnToTheQueueAndAreGivenUp) {
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/0);
   const std::vector<radix::BlobKey> keys = PutChain(1, 300);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   ASSERT_OK(engine_->RequestRebuild(keys[0], false));
   EXPECT_CODE(engine_->PullRebuildTasks(0, absl::ZeroDuration()),
               absl::StatusCode::kInvalidArgument);
@@ -253,63 +253,63 @@ TEST_F(TiersTest, TextBudgetDeletesTextLeavesFirst) {
   // Room for the text of about two blobs of 48 tokens and 24 checksums.
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/0, /*text_bytes=*/1000);
   const std::vector<radix::BlobKey> keys = PutChain(3, 400);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_dropped, 3u);
   // The leaf's text went first; the prefix is kept.
   EXPECT_CODE(engine_->Stat(keys[2]), absl::StatusCode::kNotFound);
-  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(Tier::kText));
   const NodeTiers tiers = engine_->Tiers();
   EXPECT_LE(tiers.text.used_bytes, 1000u);
   EXPECT_GE(tiers.text.deletions, 1u);
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, Sequence(3)));
   EXPECT_EQ(match.matched_pages, (3 - tiers.text.deletions) * kPages);
 }
 
 TEST_F(TiersTest, WithoutTextTierDroppedBlobsLeaveTheIndex) {
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/0, /*text_bytes=*/0);
   const std::vector<radix::BlobKey> keys = PutChain(2, 500);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_CODE(engine_->Stat(keys[0]), absl::StatusCode::kNotFound);
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(2)));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, Sequence(2)));
   EXPECT_EQ(match.matched_pages, 0u);
 }
 
 TEST_F(TiersTest, DemotedBlobsArePromotedOnReadWithTheirBytesIntact) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(3, 600);
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_demoted, 3u);
   EXPECT_EQ(evicted.blobs_dropped, 0u);
-  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(TierState::kSsd));
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  for (const auto& key : keys) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kSsd));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, Sequence(3)));
   ASSERT_EQ(match.segments.size(), 3u);
-  EXPECT_EQ(match.segments[0].tier, TierState::kSsd);
+  EXPECT_EQ(match.segments[0].tier, Tier::kSsd);
   EXPECT_TRUE(match.segments[0].tokens.empty());
 
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[1]));
   EXPECT_EQ(bytes, blobs_[1].bytes);
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kDram, TierState::kSsd));
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kDram, Tier::kSsd));
   const NodeTiers tiers = engine_->Tiers();
-  ASSERT_TRUE(tiers.ssd.has_value());
-  EXPECT_EQ(tiers.dram.demotions, 3u);
-  EXPECT_EQ(tiers.dram.promotions, 1u);
-  EXPECT_EQ(tiers.ssd->blobs, 3u);
+  ASSERT_TRUE((tiers.Find(Tier::kSsd) != nullptr));
+  EXPECT_EQ(tiers.Find(Tier::kDram)->demotions, 3u);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->promotions, 1u);
+  EXPECT_EQ(tiers.Find(Tier::kSsd)->blobs, 3u);
 
   // Dropping the DRAM copy again costs no I/O: the SSD copy is kept.
   const uint64_t writes = file_->Stats().writes;
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(file_->Stats().writes, writes);
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kSsd));
 }
 
 TEST_F(TiersTest, CorruptSsdCopyIsDataLossAndTheBlobBecomesText) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(2, 700);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(keys[1]));
   file_->FlipBits(info.ssd_extent.offset + 100);
   EXPECT_CODE(ReadAll(keys[1]), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kText));
   // The node keeps serving: the parent is intact.
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
   EXPECT_EQ(bytes, blobs_[0].bytes);
@@ -318,19 +318,20 @@ TEST_F(TiersTest, CorruptSsdCopyIsDataLossAndTheBlobBecomesText) {
 TEST_F(TiersTest, ReadErrorsOfTheSsdCopy) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(2, 750);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   // A transient error (EBUSY: UNAVAILABLE) fails the read but keeps the SSD copy.
   file_->InjectFault({.kind = tiering::io::BlockIoKind::kRead, .error_number = EBUSY});
   EXPECT_CODE(ReadAll(keys[0]), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(Tier::kSsd));
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
   EXPECT_EQ(bytes, blobs_[0].bytes);
   // EIO loses the bytes: DATA_LOSS, and the leaf becomes TEXT.
   file_->InjectFault({.kind = tiering::io::BlockIoKind::kRead, .error_number = EIO});
   EXPECT_CODE(ReadAll(keys[1]), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
-  EXPECT_EQ(engine_->Tiers().leases, 0u);
-  EXPECT_EQ(engine_->Tiers().dram.used_bytes, 4096u);  // keys[0]'s copy; failed targets freed
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kText));
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);
+  EXPECT_EQ(engine_->Tiers().Find(Tier::kDram)->used_bytes,
+            4096u);  // keys[0]'s copy; failed targets freed
 }
 
 TEST_F(TiersTest, FullSsdDropsOlderSsdBlobsToText) {
@@ -340,50 +341,50 @@ TEST_F(TiersTest, FullSsdDropsOlderSsdBlobsToText) {
   const BlobContent c = MakeBlob(ns_, kPages, 3);
   ASSERT_OK_AND_ASSIGN(CommitPutReply ca, PutBlob(*engine_, ns_, std::nullopt, a));
   ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, std::nullopt, b));
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, std::nullopt, c));
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_demoted, 1u);
-  EXPECT_THAT(TiersOf(cc.key), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(cc.key), ElementsAre(Tier::kSsd));
   // One of the older SSD blobs (LRU: a) made room.
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kText));
-  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(Tier::kSsd));
 }
 
 TEST_F(TiersTest, FailedDemotionWritesKeepTheBlobInDram) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(1, 800);
   file_->SetWriteBudget(0);  // ENOSPC from now on
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_demoted, 0u);
-  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kDram));
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(Tier::kDram));
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
   EXPECT_EQ(bytes, blobs_[0].bytes);
   const NodeTiers tiers = engine_->Tiers();
-  ASSERT_TRUE(tiers.ssd.has_value());
-  EXPECT_EQ(tiers.ssd->used_bytes, 0u);  // the failed extent was given back
+  ASSERT_TRUE((tiers.Find(Tier::kSsd) != nullptr));
+  EXPECT_EQ(tiers.Find(Tier::kSsd)->used_bytes, 0u);  // the failed extent was given back
 }
 
 TEST_F(TiersTest, PrefetchPromotesSsdBlobsAndQueuesTextRebuilds) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(2, 900);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));  // both on SSD
-  ASSERT_OK(engine_->Evict(TierState::kSsd, 4096));      // the leaf to TEXT
-  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(TierState::kText));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));  // both on SSD
+  ASSERT_OK(engine_->Evict(Tier::kSsd, 4096));      // the leaf to TEXT
+  EXPECT_THAT(TiersOf(keys[1]), ElementsAre(Tier::kText));
   ASSERT_OK_AND_ASSIGN(PrefetchReply prefetch, engine_->Prefetch(ns_, Sequence(2)));
   EXPECT_EQ(prefetch.matched_pages, 2 * kPages);
   EXPECT_EQ(prefetch.resident_pages, kPages);
   EXPECT_EQ(prefetch.promotions, 1u);
   EXPECT_EQ(prefetch.rebuilds_queued, 1u);
-  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(TierState::kDram, TierState::kSsd));
+  EXPECT_THAT(TiersOf(keys[0]), ElementsAre(Tier::kDram, Tier::kSsd));
   EXPECT_EQ(engine_->Tiers().rebuild.queued, 1u);
 }
 
 TEST_F(TiersTest, EvictNamesOnlyTiersTheNodeHas) {
   Start(/*dram_blobs=*/4, /*ssd_blobs=*/0);
-  EXPECT_CODE(engine_->Evict(TierState::kSsd, 1), absl::StatusCode::kInvalidArgument);
-  EXPECT_CODE(engine_->Evict(TierState::kHbm, 1), absl::StatusCode::kInvalidArgument);
-  EXPECT_OK(engine_->Evict(TierState::kText, 1));
+  EXPECT_CODE(engine_->Evict(Tier::kSsd, 1), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(engine_->Evict(Tier::kHbm, 1), absl::StatusCode::kInvalidArgument);
+  EXPECT_OK(engine_->Evict(Tier::kText, 1));
 }
 
 TEST_F(TiersTest, ReuseAdmissionSkipsSsdWritesOfUnreadBlobsAndKeepsOneOffReadsOutOfDram) {
@@ -395,11 +396,11 @@ TEST_F(TiersTest, ReuseAdmissionSkipsSsdWritesOfUnreadBlobsAndKeepsOneOffReadsOu
   ASSERT_OK_AND_ASSIGN(CommitPutReply cb, PutBlob(*engine_, ns_, std::nullopt, b));
   blobs_ = {a, b};
   ASSERT_OK(ReadAll(ca.key));  // read once: worth an SSD write; b never read: not
-  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
   EXPECT_EQ(evicted.blobs_demoted, 1u);
   EXPECT_EQ(evicted.blobs_dropped, 1u);
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kSsd));
-  EXPECT_THAT(TiersOf(cb.key), ElementsAre(TierState::kText));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kSsd));
+  EXPECT_THAT(TiersOf(cb.key), ElementsAre(Tier::kText));
   // An SSD hit long (in reads) after the previous read of the blob: served through a
   // DRAM copy that is dropped once the read's lease ends.
   const BlobContent c = MakeBlob(ns_, kPages, 3);
@@ -411,23 +412,23 @@ TEST_F(TiersTest, ReuseAdmissionSkipsSsdWritesOfUnreadBlobsAndKeepsOneOffReadsOu
   }
   const ReadRange ra = WholeBlob(ca.key, kPages);
   ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&ra, 1}));
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram, TierState::kSsd));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kDram, Tier::kSsd));
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes,
                        ReadBytes(*engine_, read.lease_id, ca.key, 0, a.bytes.size()));
   EXPECT_EQ(bytes, a.bytes);
   ASSERT_OK(engine_->Release(read.lease_id));
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kSsd));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kSsd));
   // A second read soon after: this copy stays.
   ASSERT_OK_AND_ASSIGN(read, engine_->Read(ns_, {&ra, 1}));
   ASSERT_OK(engine_->Release(read.lease_id));
-  EXPECT_THAT(TiersOf(ca.key), ElementsAre(TierState::kDram, TierState::kSsd));
+  EXPECT_THAT(TiersOf(ca.key), ElementsAre(Tier::kDram, Tier::kSsd));
 }
 
 TEST_F(TiersTest, RestartServesSsdBlobsAndTurnsDramOnlyBlobsIntoText) {
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(3, 1000);
   // The chain goes to SSD; a fourth blob stays in DRAM only; the root is pinned.
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   const BlobContent extra = MakeBlob(ns_, kPages, 1099);
   ASSERT_OK_AND_ASSIGN(CommitPutReply cx, PutBlob(*engine_, ns_, std::nullopt, extra));
   ASSERT_OK(engine_->Pin(keys[0]));
@@ -438,18 +439,18 @@ TEST_F(TiersTest, RestartServesSsdBlobsAndTurnsDramOnlyBlobsIntoText) {
   EXPECT_EQ(report.on_ssd, 3u);
   EXPECT_EQ(report.text, 1u);
   EXPECT_EQ(report.dropped, 0u);
-  EXPECT_THAT(TiersOf(cx.key), ElementsAre(TierState::kText));
-  ASSERT_OK_AND_ASSIGN(MatchReply match, engine_->Match(ns_, Sequence(3)));
+  EXPECT_THAT(TiersOf(cx.key), ElementsAre(Tier::kText));
+  ASSERT_OK_AND_ASSIGN(MatchResult match, engine_->Match(ns_, Sequence(3)));
   EXPECT_EQ(match.matched_pages, 3 * kPages);
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(TierState::kSsd));
+    EXPECT_THAT(TiersOf(keys[i]), ElementsAre(Tier::kSsd));
     ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
     EXPECT_EQ(bytes, blobs_[i].bytes) << i;
   }
   ASSERT_OK_AND_ASSIGN(BlobInfo pinned, engine_->Stat(keys[0]));
   EXPECT_TRUE(pinned.pinned);
   // New blobs do not land on the restored extents.
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   for (size_t i = 1; i < 3; ++i) {
     ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[i]));
     EXPECT_EQ(bytes, blobs_[i].bytes) << i;
@@ -459,7 +460,7 @@ TEST_F(TiersTest, RestartServesSsdBlobsAndTurnsDramOnlyBlobsIntoText) {
 TEST_F(TiersTest, RestartDropsRecordsThatFailTheirChecks) {
   Start(/*dram_blobs=*/8, /*ssd_blobs=*/8);
   const std::vector<radix::BlobKey> keys = PutChain(3, 1100);
-  ASSERT_OK(engine_->Evict(TierState::kDram, 1 << 30));
+  ASSERT_OK(engine_->Evict(Tier::kDram, 1 << 30));
   // The middle record's tokens are damaged (its key no longer matches them): it and the
   // blob continuing it are dropped; the first comes back.
   ASSERT_OK_AND_ASSIGN(meta::BlobMeta middle, meta_->GetBlob(keys[1]));

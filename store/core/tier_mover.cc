@@ -54,7 +54,7 @@ void TierMover::Stop() {
 
 bool TierMover::AbovePressure(const absl::Mutex& mu) const {
   CheckLock(mu);
-  const tiering::TierStats stats = deps_.dram->Stats();
+  const report::TierStats stats = deps_.dram->Stats();
   return static_cast<double>(stats.used_bytes) >
          options_.dram_high_watermark * static_cast<double>(stats.capacity_bytes);
 }
@@ -81,7 +81,7 @@ void TierMover::Loop() {
         pressure_.WaitWithTimeout(&mu, std::max(kMoverPoll, backoff));
       }
       if (stop_.HasBeenNotified()) return;
-      const tiering::TierStats stats = deps_.dram->Stats();
+      const report::TierStats stats = deps_.dram->Stats();
       const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
                                              static_cast<double>(stats.capacity_bytes));
       if (AbovePressure(mu) && stats.used_bytes > low) excess = stats.used_bytes - low;

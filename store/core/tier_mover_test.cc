@@ -30,7 +30,7 @@ class WatchedTier : public tiering::Tier {
  public:
   WatchedTier(tiering::DramArena* arena, absl::Mutex* mu) : arena_(arena), mu_(mu) {}
 
-  tiering::TierKind kind() const override { return tiering::TierKind::kSsd; }
+  report::Tier kind() const override { return report::Tier::kSsd; }
   uint64_t capacity() const override { return arena_->capacity(); }
   absl::StatusOr<tiering::Extent> Allocate(uint64_t bytes) override {
     return arena_->Allocate(bytes);
@@ -60,7 +60,7 @@ class WatchedTier : public tiering::Tier {
     CheckLockFree();
     return absl::OkStatus();
   }
-  tiering::TierStats Stats() const override { return arena_->Stats(); }
+  report::TierStats Stats() const override { return arena_->Stats(); }
   tiering::TierCounters& counters() override { return counters_; }
 
   absl::Status write_error;

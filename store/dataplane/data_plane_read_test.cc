@@ -94,7 +94,7 @@ TEST_F(DataPlaneReadTest, AServedReadReleasesItsLeaseWhenItsTransfersEnd) {
   ASSERT_EQ(items_.size(), 6u);
   // Item 0 = layer 1 pages 1..2 of a 4-page layer-major blob.
   EXPECT_EQ(0, std::memcmp(items_[0].data(), blob_.bytes.data() + (1 * 4 + 1) * chunk, 2 * chunk));
-  EXPECT_EQ(engine_->Tiers().leases, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);
   const DataPlaneStats stats = server_->stats();
   EXPECT_EQ(stats.read_requests, 3u);
   EXPECT_EQ(stats.read_failures, 0u);
@@ -157,11 +157,11 @@ TEST_F(DataPlaneReadTest, RefusalsArePreciseAndLeaveNoLease) {
                                long_payload, wire::MessageType::kFetchDone, 90),
               absl::StatusCode::kInvalidArgument);
 
-  EXPECT_EQ(engine_->Tiers().leases, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);
   EXPECT_EQ(server_->stats().read_failures, 12u);
   // Still serving.
   EXPECT_OK(Read(ns, {Range(0, 4, 0, 4)}, /*merge=*/true));
-  EXPECT_EQ(engine_->Tiers().leases, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.leases, 0u);
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST_P(DataPlaneServerTest, PutOverTheDataPlaneThenCommitMakesTheBlobVisible) {
   ASSERT_OK_AND_ASSIGN(const radix::BlobKey key,
                        PutOverDataPlane(*engine_, *client_, ns_, blob, /*pieces=*/5));
   // CommitPut verified every chunk checksum against the bytes that landed in the arena.
-  ASSERT_OK_AND_ASSIGN(const core::MatchReply match, engine_->Match(ns_, blob.tokens));
+  ASSERT_OK_AND_ASSIGN(const report::MatchResult match, engine_->Match(ns_, blob.tokens));
   EXPECT_EQ(match.matched_pages, 8u);
   ASSERT_OK_AND_ASSIGN(const core::BlobInfo info, engine_->Stat(key));
   EXPECT_EQ(info.blob_checksum, core::BlobChecksum(blob.checksums));

@@ -30,8 +30,9 @@ class HttpServerTest : public ::testing::Test {
             [this] {
               snapshots_.fetch_add(1);
               NodeSnapshot s;
-              s.tiers.dram.capacity_bytes = 4096;
-              s.tiers.leases = 3;
+              s.tiers.tiers.push_back(
+                  report::TierStats{.tier = report::Tier::kDram, .capacity_bytes = 4096});
+              s.tiers.engine.leases = 3;
               return s;
             },
         .readiness = [this]() -> absl::Status {

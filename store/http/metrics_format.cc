@@ -12,8 +12,7 @@
 namespace strata::store::http {
 namespace {
 
-// Phase names in NodeTiers::lookups order (core::LookupPhaseIndex).
-constexpr std::array<std::string_view, 3> kPhases = {"prefill", "midfill", "decode"};
+// Phase names in NodeTiers::lookups order (report::LookupPhaseIndex).
 
 using Label = std::pair<std::string_view, std::string_view>;
 
@@ -82,53 +81,66 @@ class Writer {
   bool header_written_ = false;
 };
 
-void WriteTiers(const core::NodeTiers& t, Writer& w) {
-  const tiering::TierStats ssd = t.ssd.value_or(tiering::TierStats{});
+// The stats of `tier`; zeros when the node has no such tier (the samples are written anyway).
+report::TierStats StatsOf(const report::NodeTiers& t, report::Tier tier) {
+  const report::TierStats* stats = t.Find(tier);
+  return stats != nullptr ? *stats : report::TierStats{.tier = tier};
+}
+
+// The counts of the p-th counted phase; zeros when the node reported none.
+report::LookupCounts CountsOf(const report::NodeTiers& t, size_t p) {
+  const report::LookupCounts* counts = t.LookupsFor(report::kCountedPhases[p]);
+  return counts != nullptr ? *counts : report::LookupCounts{.phase = report::kCountedPhases[p]};
+}
+
+void WriteTiers(const report::NodeTiers& t, Writer& w) {
+  const report::TierStats dram = StatsOf(t, report::Tier::kDram);
+  const report::TierStats ssd = StatsOf(t, report::Tier::kSsd);
   const uint64_t text_free =
       t.text.capacity_bytes > t.text.used_bytes ? t.text.capacity_bytes - t.text.used_bytes : 0;
   w.Family("strata_tier_capacity_bytes", "gauge",
            "Bytes the tier can hold (text: the token budget; ssd: 0 when the node has no SSD "
            "tier).");
-  w.Sample({{"tier", "dram"}}, t.dram.capacity_bytes);
+  w.Sample({{"tier", "dram"}}, dram.capacity_bytes);
   w.Sample({{"tier", "ssd"}}, ssd.capacity_bytes);
   w.Sample({{"tier", "text"}}, t.text.capacity_bytes);
   w.Family("strata_tier_used_bytes", "gauge",
            "Bytes in use in the tier (granted extent sizes; text: token bytes plus overhead).");
-  w.Sample({{"tier", "dram"}}, t.dram.used_bytes);
+  w.Sample({{"tier", "dram"}}, dram.used_bytes);
   w.Sample({{"tier", "ssd"}}, ssd.used_bytes);
   w.Sample({{"tier", "text"}}, t.text.used_bytes);
   w.Family("strata_tier_free_bytes", "gauge", "Bytes of the tier not in use.");
-  w.Sample({{"tier", "dram"}}, t.dram.free_bytes());
+  w.Sample({{"tier", "dram"}}, dram.free_bytes());
   w.Sample({{"tier", "ssd"}}, ssd.free_bytes());
   w.Sample({{"tier", "text"}}, text_free);
   w.Family("strata_tier_blobs", "gauge",
            "Blobs whose bytes the tier holds (text: blobs kept as tokens only).");
-  w.Sample({{"tier", "dram"}}, t.dram.blobs);
+  w.Sample({{"tier", "dram"}}, dram.blobs);
   w.Sample({{"tier", "ssd"}}, ssd.blobs);
   w.Sample({{"tier", "text"}}, t.text.blobs);
   w.Family("strata_tier_pages", "gauge",
            "Pages of indexed blobs in the tier (a blob in DRAM and on SSD counts in both).");
-  w.Sample({{"tier", "dram"}}, t.dram_pages);
-  w.Sample({{"tier", "ssd"}}, t.ssd_pages);
-  w.Sample({{"tier", "text"}}, t.text_pages);
+  w.Sample({{"tier", "dram"}}, dram.pages);
+  w.Sample({{"tier", "ssd"}}, ssd.pages);
+  w.Sample({{"tier", "text"}}, t.text.pages);
 
   w.Family("strata_tier_read_hits_total", "counter", "Blob reads served from the tier.");
-  w.Sample({{"tier", "dram"}}, t.dram.hits);
+  w.Sample({{"tier", "dram"}}, dram.hits);
   w.Sample({{"tier", "ssd"}}, ssd.hits);
   w.Family("strata_tier_read_misses_total", "counter",
            "Blob reads the tier could not serve from its own bytes.");
-  w.Sample({{"tier", "dram"}}, t.dram.misses);
+  w.Sample({{"tier", "dram"}}, dram.misses);
   w.Sample({{"tier", "ssd"}}, ssd.misses);
   w.Family("strata_tier_evictions_total", "counter",
            "Blobs whose bytes were dropped from the tier.");
-  w.Sample({{"tier", "dram"}}, t.dram.evictions);
+  w.Sample({{"tier", "dram"}}, dram.evictions);
   w.Sample({{"tier", "ssd"}}, ssd.evictions);
   w.Family("strata_tier_demotions_total", "counter", "Blobs moved from the tier to a slower one.");
-  w.Sample({{"tier", "dram"}}, t.dram.demotions);
+  w.Sample({{"tier", "dram"}}, dram.demotions);
   w.Sample({{"tier", "ssd"}}, ssd.demotions);
   w.Family("strata_tier_promotions_total", "counter",
            "Blobs copied into the tier from a slower one.");
-  w.Sample({{"tier", "dram"}}, t.dram.promotions);
+  w.Sample({{"tier", "dram"}}, dram.promotions);
   w.Sample({{"tier", "ssd"}}, ssd.promotions);
 
   w.Family("strata_text_drops_total", "counter",
@@ -142,30 +154,37 @@ void WriteTiers(const core::NodeTiers& t, Writer& w) {
   w.Sample({}, t.text.rebuilds);
 }
 
-void WriteLookups(const core::NodeTiers& t, Writer& w) {
+void WriteLookups(const report::NodeTiers& t, Writer& w) {
   w.Family("strata_lookups_total", "counter",
            "Match calls by phase (prefill, midfill, decode: as the caller said, else "
            "inferred from the answer).");
-  for (size_t p = 0; p < kPhases.size(); ++p)
-    w.Sample({{"phase", kPhases[p]}}, t.lookups[p].lookups);
+  for (size_t p = 0; p < report::kLookupPhases; ++p) {
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}},
+             CountsOf(t, p).lookups);
+  }
   w.Family("strata_lookup_queried_pages_total", "counter",
            "Whole pages asked for by Match calls, by phase.");
-  for (size_t p = 0; p < kPhases.size(); ++p) {
-    w.Sample({{"phase", kPhases[p]}}, t.lookups[p].queried_pages);
+  for (size_t p = 0; p < report::kLookupPhases; ++p) {
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}},
+             CountsOf(t, p).queried_pages);
   }
   w.Family("strata_lookup_pages_total", "counter",
            "Pages asked for by Match calls, by phase and result: a hit in the fastest tier "
            "holding the page (dram, ssd, text: tokens known, bytes not) or a miss.");
-  for (size_t p = 0; p < kPhases.size(); ++p) {
-    const core::LookupCounts& c = t.lookups[p];
-    w.Sample({{"phase", kPhases[p]}, {"result", "dram"}}, c.dram_hit_pages);
-    w.Sample({{"phase", kPhases[p]}, {"result", "ssd"}}, c.ssd_hit_pages);
-    w.Sample({{"phase", kPhases[p]}, {"result", "text"}}, c.text_hit_pages);
-    w.Sample({{"phase", kPhases[p]}, {"result", "miss"}}, c.miss_pages);
+  for (size_t p = 0; p < report::kLookupPhases; ++p) {
+    const report::LookupCounts c = CountsOf(t, p);
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}, {"result", "dram"}},
+             c.dram_hit_pages);
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}, {"result", "ssd"}},
+             c.ssd_hit_pages);
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}, {"result", "text"}},
+             c.text_hit_pages);
+    w.Sample({{"phase", report::LookupPhaseName(report::kCountedPhases[p])}, {"result", "miss"}},
+             c.miss_pages);
   }
 }
 
-void WriteNode(const core::NodeTiers& t, Writer& w) {
+void WriteNode(const report::NodeTiers& t, Writer& w) {
   w.Family("strata_rebuild_tasks_queued", "gauge", "Rebuild tasks waiting for a worker.");
   w.Sample({}, t.rebuild.queued);
   w.Family("strata_rebuild_tasks_in_flight", "gauge",
@@ -183,35 +202,40 @@ void WriteNode(const core::NodeTiers& t, Writer& w) {
   w.Sample({}, t.rebuild.dropped);
 
   w.Family("strata_leases_active", "gauge", "Read leases held now.");
-  w.Sample({}, t.leases);
+  w.Sample({}, t.engine.leases);
   w.Family("strata_puts_pending", "gauge", "Puts begun and not yet committed or aborted.");
-  w.Sample({}, t.pending_puts);
+  w.Sample({}, t.engine.pending_puts);
   w.Family("strata_index_blobs", "gauge", "Committed blobs in the index.");
-  w.Sample({}, t.blobs);
+  w.Sample({}, t.engine.blobs);
   w.Family("strata_unlinked_blobs", "gauge",
            "Blobs out of the index whose bytes leases or transfers still hold.");
-  w.Sample({}, t.unlinked_blobs);
+  w.Sample({}, t.engine.unlinked_blobs);
   w.Family("strata_namespaces", "gauge", "Namespaces (tenant, model, layout) known.");
-  w.Sample({}, t.namespaces);
+  w.Sample({}, t.engine.namespaces);
   w.Family("strata_node_draining", "gauge", "1 while the node drains (puts refused), else 0.");
-  w.Sample({}, uint64_t{t.draining ? 1u : 0u});
+  w.Sample({}, uint64_t{t.engine.draining ? 1u : 0u});
 }
 
-void WriteMrc(const core::NodeTiers& t, Writer& w) {
+void WriteMrc(const report::NodeTiers& t, Writer& w) {
   w.Family("strata_mrc_expected_hit_ratio", "gauge",
            "Live miss-ratio curve: expected cumulative page hit ratio through the tier at its "
            "current capacity.");
-  for (const auto& c : t.curves) w.Sample({{"tier", c.tier}}, c.expected_hit_ratio);
+  for (const auto& c : t.curves)
+    w.Sample({{"tier", report::TierName(c.tier)}}, c.expected_hit_ratio);
   w.Family("strata_mrc_capacity_bytes", "gauge",
            "The tier's capacity as the miss-ratio curve counts it (text: KV-byte "
            "equivalent of the token budget).");
-  for (const auto& c : t.curves) w.Sample({{"tier", c.tier}}, c.capacity_bytes);
+  for (const auto& c : t.curves) w.Sample({{"tier", report::TierName(c.tier)}}, c.capacity_bytes);
   w.Family("strata_mrc_recommended_capacity_bytes", "gauge",
            "Smallest capacity of the tier within 1 percentage point of its best hit ratio.");
-  for (const auto& c : t.curves) w.Sample({{"tier", c.tier}}, c.recommended.capacity_bytes);
+  for (const auto& c : t.curves)
+    w.Sample({{"tier", report::TierName(c.tier)}},
+             c.recommended.value_or(report::CurvePoint{}).capacity_bytes);
   w.Family("strata_mrc_recommended_hit_ratio", "gauge",
            "Expected cumulative hit ratio at the recommended capacity.");
-  for (const auto& c : t.curves) w.Sample({{"tier", c.tier}}, c.recommended.hit_ratio);
+  for (const auto& c : t.curves)
+    w.Sample({{"tier", report::TierName(c.tier)}},
+             c.recommended.value_or(report::CurvePoint{}).hit_ratio);
   w.Family("strata_mrc_accesses_total", "counter",
            "Page accesses fed to the miss-ratio-curve estimator.");
   w.Sample({}, t.mrc.accesses);

@@ -13,69 +13,78 @@ namespace strata::store::http::testing {
 
 inline NodeSnapshot KnownSnapshot() {
   NodeSnapshot s;
-  core::NodeTiers& t = s.tiers;
-  t.dram = tiering::TierStats{.capacity_bytes = 1000,
-                              .used_bytes = 400,
-                              .blobs = 3,
-                              .hits = 7,
-                              .misses = 2,
-                              .evictions = 1,
-                              .promotions = 4,
-                              .demotions = 5};
-  t.ssd = tiering::TierStats{.capacity_bytes = 5000, .used_bytes = 6000, .blobs = 9, .hits = 11};
+  report::NodeTiers& t = s.tiers;
+  t.tiers.push_back(report::TierStats{.tier = report::Tier::kDram,
+                                      .capacity_bytes = 1000,
+                                      .used_bytes = 400,
+                                      .blobs = 3,
+                                      .hits = 7,
+                                      .misses = 2,
+                                      .evictions = 1,
+                                      .promotions = 4,
+                                      .demotions = 5,
+                                      .pages = 12});
+  t.tiers.push_back(report::TierStats{.tier = report::Tier::kSsd,
+                                      .capacity_bytes = 5000,
+                                      .used_bytes = 6000,
+                                      .blobs = 9,
+                                      .hits = 11,
+                                      .pages = 36});
   t.text.capacity_bytes = 100;
   t.text.used_bytes = 10;
   t.text.blobs = 1;
   t.text.drops = 2;
   t.text.deletions = 1;
   t.text.rebuilds = 1;
-  t.dram_pages = 12;
-  t.ssd_pages = 36;
-  t.text_pages = 4;
-  t.rebuild = core::RebuildQueueStats{
+  t.text.pages = 4;
+  t.rebuild = report::RebuildQueueStats{
       .queued = 1, .in_flight = 2, .requested = 3, .completed = 4, .expired = 5, .dropped = 6};
-  t.leases = 2;
-  t.pending_puts = 1;
-  t.blobs = 13;
-  t.namespaces = 1;
-  t.lookups[0] = core::LookupCounts{.lookups = 2,
-                                    .queried_pages = 8,
-                                    .dram_hit_pages = 0,
-                                    .ssd_hit_pages = 0,
-                                    .text_hit_pages = 0,
-                                    .miss_pages = 8};
-  t.lookups[1] = core::LookupCounts{.lookups = 1,
-                                    .queried_pages = 6,
-                                    .dram_hit_pages = 3,
-                                    .ssd_hit_pages = 1,
-                                    .text_hit_pages = 0,
-                                    .miss_pages = 2};
-  t.lookups[2] = core::LookupCounts{.lookups = 3,
-                                    .queried_pages = 9,
-                                    .dram_hit_pages = 7,
-                                    .ssd_hit_pages = 0,
-                                    .text_hit_pages = 2,
-                                    .miss_pages = 0};
+  t.engine.leases = 2;
+  t.engine.pending_puts = 1;
+  t.engine.blobs = 13;
+  t.engine.namespaces = 1;
+  t.lookups.resize(report::kLookupPhases);
+  t.lookups[0] = report::LookupCounts{.phase = report::LookupPhase::kPrefill,
+                                      .lookups = 2,
+                                      .queried_pages = 8,
+                                      .dram_hit_pages = 0,
+                                      .ssd_hit_pages = 0,
+                                      .text_hit_pages = 0,
+                                      .miss_pages = 8};
+  t.lookups[1] = report::LookupCounts{.phase = report::LookupPhase::kMidfill,
+                                      .lookups = 1,
+                                      .queried_pages = 6,
+                                      .dram_hit_pages = 3,
+                                      .ssd_hit_pages = 1,
+                                      .text_hit_pages = 0,
+                                      .miss_pages = 2};
+  t.lookups[2] = report::LookupCounts{.phase = report::LookupPhase::kDecode,
+                                      .lookups = 3,
+                                      .queried_pages = 9,
+                                      .dram_hit_pages = 7,
+                                      .ssd_hit_pages = 0,
+                                      .text_hit_pages = 2,
+                                      .miss_pages = 0};
   t.mrc.points = {{500, 0.25}, {1000, 0.5}, {2000, 0.75}};
   t.mrc.accesses = 100;
   t.mrc.sampled_accesses = 10;
   t.mrc.sample_rate = 0.1;
   t.mrc.working_set_bytes = 2000;
   t.token_bytes_per_kv_byte = 0.001;
-  tiering::mrc::TierCurve dram;
-  dram.tier = "dram";
+  report::TierCurve dram;
+  dram.tier = report::Tier::kDram;
   dram.capacity_bytes = 1000;
   dram.expected_hit_ratio = 0.5;
   dram.points = {{500, 0.25}, {1000, 0.5}, {2000, 0.75}};
-  dram.recommended = {2000, 0.75};
+  dram.recommended = report::CurvePoint{2000, 0.75};
   dram.advice = "DRAM 1000 B -> 2000 B raises the \"expected\" hit rate\nfrom 50.0% to 75.0%";
   t.curves.push_back(dram);
-  tiering::mrc::TierCurve ssd;
-  ssd.tier = "ssd";
+  report::TierCurve ssd;
+  ssd.tier = report::Tier::kSsd;
   ssd.capacity_bytes = 5000;
   ssd.expected_hit_ratio = 0.75;
   ssd.points = {{2500, 0.75}, {5000, 0.75}};
-  ssd.recommended = {2500, 0.75};
+  ssd.recommended = report::CurvePoint{2500, 0.75};
   ssd.advice = "SSD is larger than it needs to be";
   t.curves.push_back(ssd);
 

@@ -13,62 +13,58 @@ namespace {
 // Insertion-ordered, so the document reads in the order written here (docs/api.md).
 using Json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 3> kPhases = {"prefill", "midfill", "decode"};
-
 // A ratio: its shortest round-trip form, or null when it is not finite.
 Json Ratio(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-Json PointsJson(const std::vector<tiering::mrc::CurvePoint>& points) {
+Json PointsJson(const std::vector<report::CurvePoint>& points) {
   Json out = Json::array();
-  for (const tiering::mrc::CurvePoint& p : points) {
+  for (const report::CurvePoint& p : points) {
     out.push_back({{"capacity_bytes", p.capacity_bytes}, {"hit_ratio", Ratio(p.hit_ratio)}});
   }
   return out;
 }
 
-const tiering::mrc::TierCurve* CurveOf(const core::NodeTiers& t, std::string_view tier) {
-  for (const tiering::mrc::TierCurve& c : t.curves) {
-    if (c.tier == tier) return &c;
-  }
-  return nullptr;
-}
-
 // The capacity-planning part of a tier: its curve view, or null when it has none.
-Json PlanJson(const core::NodeTiers& t, std::string_view tier) {
-  const tiering::mrc::TierCurve* c = CurveOf(t, tier);
+Json PlanJson(const report::NodeTiers& t, report::Tier tier) {
+  const report::TierCurve* c = t.CurveFor(tier);
   if (c == nullptr) return nullptr;
   Json plan;
   plan["capacity_bytes"] = c->capacity_bytes;
   plan["expected_hit_ratio"] = Ratio(c->expected_hit_ratio);
   plan["points"] = PointsJson(c->points);
-  plan["recommended"] = {{"capacity_bytes", c->recommended.capacity_bytes},
-                         {"hit_ratio", Ratio(c->recommended.hit_ratio)}};
+  if (c->recommended.has_value()) {
+    plan["recommended"] = {{"capacity_bytes", c->recommended->capacity_bytes},
+                           {"hit_ratio", Ratio(c->recommended->hit_ratio)}};
+  } else {
+    plan["recommended"] = nullptr;
+  }
   plan["advice"] = c->advice;
   return plan;
 }
 
-Json ByteTierJson(const core::NodeTiers& t, std::string_view name,
-                  const std::optional<tiering::TierStats>& stats, uint64_t pages) {
-  const tiering::TierStats s = stats.value_or(tiering::TierStats{});
+// A byte tier; zeros and "present": false when the node has no such tier.
+Json ByteTierJson(const report::NodeTiers& t, report::Tier tier) {
+  const report::TierStats* stats = t.Find(tier);
+  const report::TierStats s = stats != nullptr ? *stats : report::TierStats{.tier = tier};
   Json j;
-  j["tier"] = name;
-  j["present"] = stats.has_value();
+  j["tier"] = report::TierName(tier);
+  j["present"] = stats != nullptr;
   j["capacity_bytes"] = s.capacity_bytes;
   j["used_bytes"] = s.used_bytes;
   j["free_bytes"] = s.free_bytes();
   j["blobs"] = s.blobs;
-  j["pages"] = pages;
+  j["pages"] = s.pages;
   j["read_hits"] = s.hits;
   j["read_misses"] = s.misses;
   j["evictions"] = s.evictions;
   j["promotions"] = s.promotions;
   j["demotions"] = s.demotions;
-  j["plan"] = PlanJson(t, name);
+  j["plan"] = PlanJson(t, tier);
   return j;
 }
 
-Json TextTierJson(const core::NodeTiers& t) {
-  const core::TextTierStats& s = t.text;
+Json TextTierJson(const report::NodeTiers& t) {
+  const report::TextTierStats& s = t.text;
   Json j;
   j["tier"] = "text";
   j["present"] = s.capacity_bytes > 0;
@@ -76,26 +72,27 @@ Json TextTierJson(const core::NodeTiers& t) {
   j["used_bytes"] = s.used_bytes;
   j["free_bytes"] = s.capacity_bytes > s.used_bytes ? s.capacity_bytes - s.used_bytes : 0;
   j["blobs"] = s.blobs;
-  j["pages"] = t.text_pages;
+  j["pages"] = s.pages;
   j["drops"] = s.drops;
   j["deletions"] = s.deletions;
   j["rebuilds"] = s.rebuilds;
-  j["plan"] = PlanJson(t, "text");
+  j["plan"] = PlanJson(t, report::Tier::kText);
   return j;
 }
 
 }  // namespace
 
 std::string FormatTiersJson(const NodeSnapshot& snapshot) {
-  const core::NodeTiers& t = snapshot.tiers;
+  const report::NodeTiers& t = snapshot.tiers;
   Json doc;
-  doc["tiers"] = Json::array({ByteTierJson(t, "dram", t.dram, t.dram_pages),
-                              ByteTierJson(t, "ssd", t.ssd, t.ssd_pages), TextTierJson(t)});
+  doc["tiers"] = Json::array(
+      {ByteTierJson(t, report::Tier::kDram), ByteTierJson(t, report::Tier::kSsd), TextTierJson(t)});
 
   Json& lookups = doc["lookups"] = Json::object();
-  for (size_t p = 0; p < kPhases.size(); ++p) {
-    const core::LookupCounts& c = t.lookups[p];
-    Json& phase = lookups[std::string(kPhases[p])];
+  for (const report::LookupPhase p : report::kCountedPhases) {
+    const report::LookupCounts* counts = t.LookupsFor(p);
+    const report::LookupCounts c = counts != nullptr ? *counts : report::LookupCounts{.phase = p};
+    Json& phase = lookups[std::string(report::LookupPhaseName(p))];
     phase["lookups"] = c.lookups;
     phase["queried_pages"] = c.queried_pages;
     phase["dram_hit_pages"] = c.dram_hit_pages;
@@ -121,12 +118,12 @@ std::string FormatTiersJson(const NodeSnapshot& snapshot) {
   rebuild["dropped"] = t.rebuild.dropped;
 
   Json& node = doc["node"];
-  node["blobs"] = t.blobs;
-  node["unlinked_blobs"] = t.unlinked_blobs;
-  node["namespaces"] = t.namespaces;
-  node["leases"] = t.leases;
-  node["pending_puts"] = t.pending_puts;
-  node["draining"] = t.draining;
+  node["blobs"] = t.engine.blobs;
+  node["unlinked_blobs"] = t.engine.unlinked_blobs;
+  node["namespaces"] = t.engine.namespaces;
+  node["leases"] = t.engine.leases;
+  node["pending_puts"] = t.engine.pending_puts;
+  node["draining"] = t.engine.draining;
 
   // Bytes that are not UTF-8 (a namespace name from a client, say) become U+FFFD.
   std::string out = doc.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);

@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "glog/logging.h"
 
+#include "strata/proto/report_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/store/rpc/reply_convert.h"
 
@@ -34,14 +35,14 @@ AdminService::AdminService(core::NodeEngine* engine) : engine_(engine) {
 grpc::Status AdminService::Tiers(grpc::ServerContext*, const v1::TiersRequest*,
                                  v1::TiersResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  TiersToProto(engine_->Tiers(), response);
+  proto::ToProto(engine_->Tiers(), response);
   return grpc::Status::OK;
 }
 
 grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
                                  v1::EvictResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  absl::StatusOr<core::TierState> tier = TierStateFromProto(request->tier(), "tier");
+  absl::StatusOr<report::Tier> tier = proto::TierFromProto(request->tier(), "tier");
   if (!tier.ok()) return Answer("Evict", tier.status());
   absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
   if (!reply.ok()) return Answer("Evict", reply.status());

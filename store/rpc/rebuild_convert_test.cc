@@ -55,74 +55,6 @@ void ExpectInvalid(const absl::Status& status, std::string_view message) {
   EXPECT_EQ(std::string(status.message()), std::string(message));
 }
 
-// Pages [0, 2) in DRAM, [2, 4) TEXT (tokens 10..13), [4, 5) TEXT (tokens 20, 21).
-core::MatchReply DramThenText() {
-  core::MatchReply reply;
-  reply.matched_pages = 5;
-  reply.segments = {
-      {.blob = Key(1, 1),
-       .blob_page_offset = 0,
-       .page_count = 2,
-       .seq_page_begin = 0,
-       .blob_pages = 2,
-       .tier = core::TierState::kDram},
-      {.blob = Key(2, 2),
-       .blob_page_offset = 0,
-       .page_count = 2,
-       .seq_page_begin = 2,
-       .blob_pages = 3,
-       .tier = core::TierState::kText,
-       .tokens = {10, 11, 12, 13}},
-      {.blob = Key(3, 3),
-       .blob_page_offset = 1,
-       .page_count = 1,
-       .seq_page_begin = 4,
-       .blob_pages = 2,
-       .tier = core::TierState::kText,
-       .tokens = {20, 21}},
-  };
-  return reply;
-}
-
-TEST(TextMatchToProtoTest, TextSegmentsCarryTheirTokensOthersNone) {
-  v1::MatchResponse out;
-  MatchToProto(DramThenText(), &out);
-  EXPECT_FALSE(out.truncated());
-  EXPECT_EQ(out.matched_pages(), 5u);
-  ASSERT_EQ(out.segments_size(), 3);
-  EXPECT_EQ(out.segments(0).tier(), v1::TIER_DRAM);
-  EXPECT_TRUE(out.segments(0).tokens().empty());
-  EXPECT_EQ(out.segments(1).tier(), v1::TIER_TEXT);
-  EXPECT_EQ(TokensOf(out.segments(1).tokens()), (std::vector<radix::TokenId>{10, 11, 12, 13}));
-  EXPECT_EQ(TokensOf(out.segments(2).tokens()), (std::vector<radix::TokenId>{20, 21}));
-  // A byte tier's tokens, should a reply carry any, are not sent.
-  core::MatchReply odd = DramThenText();
-  odd.segments[0].tokens = {1, 2, 3, 4};
-  MatchToProto(odd, &out);
-  EXPECT_TRUE(out.segments(0).tokens().empty());
-}
-
-TEST(TextMatchToProtoTest, TruncatesBeforeTheSegmentPassingTheTextTokenLimit) {
-  v1::MatchResponse out;
-  // 4 + 2 tokens fit in 6; in 5 the last segment goes.
-  MatchToProto(DramThenText(), &out, proto::kMaxMatchSegments, /*max_text_tokens=*/6);
-  EXPECT_FALSE(out.truncated());
-  EXPECT_EQ(out.segments_size(), 3);
-  MatchToProto(DramThenText(), &out, proto::kMaxMatchSegments, /*max_text_tokens=*/5);
-  EXPECT_TRUE(out.truncated());
-  ASSERT_EQ(out.segments_size(), 2);
-  EXPECT_EQ(out.matched_pages(), 4u);
-  // Below the first TEXT segment's 4: only the DRAM segment stays.
-  MatchToProto(DramThenText(), &out, proto::kMaxMatchSegments, /*max_text_tokens=*/3);
-  EXPECT_TRUE(out.truncated());
-  ASSERT_EQ(out.segments_size(), 1);
-  EXPECT_EQ(out.matched_pages(), 2u);
-  // The segment limit still applies with the token limit.
-  MatchToProto(DramThenText(), &out, /*max_segments=*/1, /*max_text_tokens=*/100);
-  EXPECT_TRUE(out.truncated());
-  EXPECT_EQ(out.segments_size(), 1);
-}
-
 TEST(PrefetchRequestFromProtoTest, NamespaceAndTokens) {
   v1::PrefetchRequest request;
   proto::ToProto(SmallNamespace(), request.mutable_ns());
@@ -226,61 +158,6 @@ TEST(RebuildTaskToProtoTest, EveryField) {
   EXPECT_EQ(out.expires_in_ms(), 0u);
 }
 
-TEST(TiersToProtoTest, SsdTextAndRebuildQueue) {
-  core::NodeTiers tiers;
-  tiers.dram = tiering::TierStats{.capacity_bytes = 1000, .used_bytes = 100, .blobs = 1};
-  tiers.ssd = tiering::TierStats{.capacity_bytes = 5000,
-                                 .used_bytes = 2000,
-                                 .blobs = 4,
-                                 .hits = 5,
-                                 .misses = 6,
-                                 .evictions = 7,
-                                 .promotions = 8,
-                                 .demotions = 9};
-  tiers.text = core::TextTierStats{.capacity_bytes = 64,
-                                   .used_bytes = 32,
-                                   .blobs = 3,
-                                   .drops = 4,
-                                   .deletions = 5,
-                                   .rebuilds = 6};
-  tiers.rebuild = core::RebuildQueueStats{
-      .queued = 1, .in_flight = 2, .requested = 3, .completed = 4, .expired = 5, .dropped = 6};
-  v1::TiersResponse out;
-  TiersToProto(tiers, &out);
-  ASSERT_EQ(out.tiers_size(), 2);
-  EXPECT_EQ(out.tiers(0).tier(), v1::TIER_DRAM);
-  EXPECT_EQ(out.tiers(0).free_bytes(), 900u);
-  const v1::TierStats& ssd = out.tiers(1);
-  EXPECT_EQ(ssd.tier(), v1::TIER_SSD);
-  EXPECT_EQ(ssd.capacity_bytes(), 5000u);
-  EXPECT_EQ(ssd.used_bytes(), 2000u);
-  EXPECT_EQ(ssd.free_bytes(), 3000u);
-  EXPECT_EQ(ssd.blobs(), 4u);
-  EXPECT_EQ(ssd.hits(), 5u);
-  EXPECT_EQ(ssd.misses(), 6u);
-  EXPECT_EQ(ssd.evictions(), 7u);
-  EXPECT_EQ(ssd.promotions(), 8u);
-  EXPECT_EQ(ssd.demotions(), 9u);
-  EXPECT_EQ(out.text().capacity_bytes(), 64u);
-  EXPECT_EQ(out.text().used_bytes(), 32u);
-  EXPECT_EQ(out.text().blobs(), 3u);
-  EXPECT_EQ(out.text().drops(), 4u);
-  EXPECT_EQ(out.text().deletions(), 5u);
-  EXPECT_EQ(out.text().rebuilds(), 6u);
-  EXPECT_EQ(out.rebuild().queued(), 1u);
-  EXPECT_EQ(out.rebuild().in_flight(), 2u);
-  EXPECT_EQ(out.rebuild().requested(), 3u);
-  EXPECT_EQ(out.rebuild().completed(), 4u);
-  EXPECT_EQ(out.rebuild().expired(), 5u);
-  EXPECT_EQ(out.rebuild().dropped(), 6u);
-
-  // Without an SSD tier: DRAM only.
-  tiers.ssd.reset();
-  TiersToProto(tiers, &out);
-  ASSERT_EQ(out.tiers_size(), 1);
-  EXPECT_EQ(out.tiers(0).tier(), v1::TIER_DRAM);
-}
-
 TEST(EvictToProtoTest, DemotedAndDropped) {
   v1::EvictResponse out;
   EvictToProto(core::EvictReply{.bytes_freed = 4096,
@@ -292,15 +169,6 @@ TEST(EvictToProtoTest, DemotedAndDropped) {
   EXPECT_EQ(out.bytes_freed(), 4096u);
   EXPECT_EQ(out.blobs_demoted(), 3u);
   EXPECT_EQ(out.blobs_dropped(), 2u);
-}
-
-TEST(TierStateFromProtoTest, EvictAcceptsText) {
-  ASSERT_OK_AND_ASSIGN(core::TierState text, TierStateFromProto(v1::TIER_TEXT, "tier"));
-  EXPECT_EQ(text, core::TierState::kText);
-  ASSERT_OK_AND_ASSIGN(core::TierState ssd, TierStateFromProto(v1::TIER_SSD, "tier"));
-  EXPECT_EQ(ssd, core::TierState::kSsd);
-  ExpectInvalid(TierStateFromProto(v1::TIER_UNSPECIFIED, "tier").status(), "tier: missing");
-  ExpectInvalid(TierStateFromProto(17, "tier").status(), "tier: unknown value 17");
 }
 
 }  // namespace

@@ -30,21 +30,6 @@ absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field) {
   return id;
 }
 
-absl::StatusOr<core::LookupPhase> PhaseFromProto(int value, std::string_view field) {
-  switch (value) {
-    case v1::PHASE_UNSPECIFIED:
-      return core::LookupPhase::kUnspecified;
-    case v1::PHASE_PREFILL:
-      return core::LookupPhase::kPrefill;
-    case v1::PHASE_MIDFILL:
-      return core::LookupPhase::kMidfill;
-    case v1::PHASE_DECODE:
-      return core::LookupPhase::kDecode;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": unknown value ", value));
-  }
-}
-
 absl::Duration TtlFromProto(uint32_t ms) { return absl::Milliseconds(ms); }
 
 absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& request) {

@@ -54,24 +54,6 @@ v1::BeginPutRequest ValidPut() {
   return request;
 }
 
-TEST(PhaseFromProtoTest, EveryPhaseAndUnknownValues) {
-  ASSERT_OK_AND_ASSIGN(core::LookupPhase unspecified,
-                       PhaseFromProto(v1::PHASE_UNSPECIFIED, "phase"));
-  EXPECT_EQ(unspecified, core::LookupPhase::kUnspecified);
-  ASSERT_OK_AND_ASSIGN(core::LookupPhase prefill, PhaseFromProto(v1::PHASE_PREFILL, "phase"));
-  EXPECT_EQ(prefill, core::LookupPhase::kPrefill);
-  ASSERT_OK_AND_ASSIGN(core::LookupPhase midfill, PhaseFromProto(v1::PHASE_MIDFILL, "phase"));
-  EXPECT_EQ(midfill, core::LookupPhase::kMidfill);
-  ASSERT_OK_AND_ASSIGN(core::LookupPhase decode, PhaseFromProto(v1::PHASE_DECODE, "phase"));
-  EXPECT_EQ(decode, core::LookupPhase::kDecode);
-  // A MatchRequest carrying a number the wire does not define (proto3 keeps it).
-  v1::MatchRequest request;
-  request.set_phase(static_cast<v1::Phase>(4));
-  const absl::Status unknown = PhaseFromProto(request.phase(), "phase").status();
-  ExpectInvalid(unknown, "phase: unknown value 4");
-  ExpectInvalid(PhaseFromProto(-1, "phase").status(), "phase: unknown value -1");
-}
-
 TEST(PutRequestFromProtoTest, ViewsTokensAndChecksums) {
   v1::BeginPutRequest request = ValidPut();
   request.mutable_parent()->mutable_key()->set_hi(5);

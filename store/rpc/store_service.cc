@@ -15,6 +15,7 @@
 #include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
+#include "strata/proto/report_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/store/rpc/reply_convert.h"
 #include "strata/store/rpc/request_convert.h"
@@ -50,9 +51,10 @@ absl::Status DoMatch(core::NodeEngine& engine, const v1::MatchRequest& request,
   STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
   STRATA_ASSIGN_OR_RETURN(const proto::TokenView tokens,
                           proto::TokensFromProto(request.tokens(), "tokens"));
-  STRATA_ASSIGN_OR_RETURN(const core::LookupPhase phase, PhaseFromProto(request.phase(), "phase"));
-  STRATA_ASSIGN_OR_RETURN(const core::MatchReply reply, engine.Match(ns, tokens.span(), phase));
-  MatchToProto(reply, response);
+  STRATA_ASSIGN_OR_RETURN(const report::LookupPhase phase,
+                          proto::PhaseFromProto(request.phase(), "phase"));
+  STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply, engine.Match(ns, tokens.span(), phase));
+  proto::MatchToProto(reply, response);
   return absl::OkStatus();
 }
 

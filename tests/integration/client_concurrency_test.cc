@@ -129,7 +129,7 @@ TEST_P(ClientConcurrencyTest, RandomPutsReadsAndDeletesNeverReturnGarbage) {
   // Nothing leaked: every lease was released (in the background) and no put is pending.
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> admin,
                        Client::Connect(ClientOptionsFor(node->grpc_address(), GetParam())));
-  absl::StatusOr<TiersInfo> tiers;
+  absl::StatusOr<NodeTiers> tiers;
   for (int i = 0; i < 100; ++i) {
     tiers = admin->Tiers();
     ASSERT_OK(tiers);

@@ -83,8 +83,8 @@ std::string SelfExecutable() {
   return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
 }
 
-const TierInfo* DramTier(const TiersInfo& tiers) {
-  for (const TierInfo& tier : tiers.tiers) {
+const TierStats* DramTier(const NodeTiers& tiers) {
+  for (const TierStats& tier : tiers.tiers) {
     if (tier.tier == Tier::kDram) return &tier;
   }
   return nullptr;
@@ -92,11 +92,11 @@ const TierInfo* DramTier(const TiersInfo& tiers) {
 
 // Polls the node's Tiers through `client` until `done` holds or `timeout` passes; returns
 // the last answer (or the last error).
-absl::StatusOr<TiersInfo> WaitForTiers(Client& client,
-                                       const std::function<bool(const TiersInfo&)>& done,
+absl::StatusOr<NodeTiers> WaitForTiers(Client& client,
+                                       const std::function<bool(const NodeTiers&)>& done,
                                        absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
-  absl::StatusOr<TiersInfo> tiers;
+  absl::StatusOr<NodeTiers> tiers;
   while (true) {
     tiers = client.Tiers(CallOptions::WithTimeout(absl::Seconds(5)));
     if ((tiers.ok() && done(*tiers)) || absl::Now() >= deadline) return tiers;
@@ -215,7 +215,7 @@ class ClientKilledMidReadTest : public ::testing::TestWithParam<std::string> {
                     absl::StrCat("--reap_interval=", absl::FormatDuration(kReapInterval))}));
     ASSERT_OK_AND_ASSIGN(observer_,
                          Client::Connect(ClientOptionsFor(node_->grpc_address(), GetParam())));
-    ASSERT_OK_AND_ASSIGN(TiersInfo empty, observer_->Tiers());
+    ASSERT_OK_AND_ASSIGN(NodeTiers empty, observer_->Tiers());
     ASSERT_NE(DramTier(empty), nullptr);
     empty_dram_used_ = DramTier(empty)->used_bytes;
 
@@ -244,7 +244,7 @@ class ClientKilledMidReadTest : public ::testing::TestWithParam<std::string> {
       int held = 0;
       for (int look = 0; look < 2; ++look) {
         if (look > 0) absl::SleepFor(absl::Milliseconds(50));
-        absl::StatusOr<TiersInfo> tiers = observer_->Tiers();
+        absl::StatusOr<NodeTiers> tiers = observer_->Tiers();
         ASSERT_OK(tiers.status());
         ASSERT_LE(tiers->engine.leases, 1u);
         held += static_cast<int>(tiers->engine.leases);
@@ -275,11 +275,11 @@ class ClientKilledMidReadTest : public ::testing::TestWithParam<std::string> {
   void ExpectEverythingReclaimedWithin(absl::Time since, absl::Duration bound,
                                        uint64_t blob_bytes) {
     const uint64_t used = empty_dram_used_ + blob_bytes;
-    const auto reclaimed = [used](const TiersInfo& t) {
+    const auto reclaimed = [used](const NodeTiers& t) {
       return t.engine.leases == 0 && t.engine.unlinked_blobs == 0 &&
              DramTier(t)->used_bytes == used;
     };
-    absl::StatusOr<TiersInfo> tiers =
+    absl::StatusOr<NodeTiers> tiers =
         WaitForTiers(*observer_, reclaimed, since + bound - absl::Now());
     ASSERT_OK(tiers.status());
     EXPECT_EQ(tiers->engine.leases, 0u);
@@ -349,7 +349,7 @@ TEST_P(ClientKilledMidReadTest, BytesDeletedUnderItsLeaseAreFreedOnceItIsKilled)
   EXPECT_EQ(deleted.blobs_unlinked, 1u);
   ASSERT_OK_AND_ASSIGN(MatchResult miss, observer_->Match(ns(), tokens_));
   EXPECT_EQ(miss.matched_pages, 0u);
-  ASSERT_OK_AND_ASSIGN(TiersInfo held, observer_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers held, observer_->Tiers());
   EXPECT_EQ(held.engine.leases, 1u);
   EXPECT_EQ(held.engine.unlinked_blobs, 1u);
   EXPECT_EQ(DramTier(held)->used_bytes, empty_dram_used_ + kv_.size());

@@ -192,7 +192,7 @@ TEST_P(ClientRoundTripTest, DuplicateWriteTransfersNothing) {
   const std::vector<TokenId> tokens = RandomTokens(5, 8 * kPageTokens);
   const WriteResult first = WriteFromRoot(ns, tokens, 8);
   const ClientStats before = client_->stats();
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers_before, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers_before, client_->Tiers());
 
   const std::vector<std::byte> kv = ModelBytes(tokens, 0, 8);
   ASSERT_OK_AND_ASSIGN(WriteResult again, client_->Write(ns, std::nullopt, tokens, Source(kv)));
@@ -201,7 +201,7 @@ TEST_P(ClientRoundTripTest, DuplicateWriteTransfersNothing) {
   const ClientStats after = client_->stats();
   EXPECT_EQ(after.bytes_written, before.bytes_written);  // no PUT_DATA left this client
   EXPECT_EQ(after.writes_existing, before.writes_existing + 1);
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers_after, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers_after, client_->Tiers());
   EXPECT_EQ(tiers_after.engine.blobs, tiers_before.engine.blobs);
   ASSERT_FALSE(tiers_after.tiers.empty());
   EXPECT_EQ(tiers_after.tiers[0].used_bytes, tiers_before.tiers[0].used_bytes);

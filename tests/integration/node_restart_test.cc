@@ -143,7 +143,7 @@ TEST_F(NodeRestartTest, SsdBlobsComeBackAndDramOnlyBlobsBecomeText) {
             std::string::npos)
       << node_->StderrText();
 
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers, client_->Tiers());
   EXPECT_EQ(tiers.text.blobs, static_cast<uint64_t>(kSequences + 1));
   EXPECT_EQ(tiers.engine.blobs, static_cast<uint64_t>(2 * kSequences + 1));
   ASSERT_EQ(tiers.tiers.size(), 2u);

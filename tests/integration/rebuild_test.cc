@@ -138,7 +138,7 @@ TEST_F(RebuildTest, TextIsMatchedWithItsTokensAndRebuiltByteIdentical) {
   const std::vector<MemoryDescriptor> dest = {Host(one)};
   EXPECT_CODE(client_->Read(ns_, range, dest), absl::StatusCode::kNotFound);
 
-  ASSERT_OK_AND_ASSIGN(TiersInfo before, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers before, client_->Tiers());
   EXPECT_GE(before.text.blobs, kBlobs);
   EXPECT_GE(before.text.drops, kBlobs);
 
@@ -169,7 +169,7 @@ TEST_F(RebuildTest, TextIsMatchedWithItsTokensAndRebuiltByteIdentical) {
   EXPECT_EQ(order, keys_);  // parents first
 
   ASSERT_NO_FATAL_FAILURE(ExpectRebuiltByteIdentical());
-  ASSERT_OK_AND_ASSIGN(TiersInfo after, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers after, client_->Tiers());
   EXPECT_EQ(after.text.rebuilds, before.text.rebuilds + kBlobs);
   EXPECT_EQ(after.rebuild.completed, before.rebuild.completed + kBlobs);
   EXPECT_EQ(after.rebuild.queued, 0u);
@@ -212,7 +212,7 @@ TEST_F(RebuildTest, TheStrataWorkerProgramRebuildsWhatPrefetchQueued) {
 TEST_F(RebuildTest, TheWrongSeedIsRefusedAndTheBlobStaysText) {
   ASSERT_NO_FATAL_FAILURE(WriteChain());
   ASSERT_NO_FATAL_FAILURE(EvictAllToText());
-  ASSERT_OK_AND_ASSIGN(TiersInfo before, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers before, client_->Tiers());
 
   // A put of the last blob's key with other bytes (a model of another seed): refused.
   const auto wrong_model = worker::ReferenceModel::Create(ClientTestLayout(), 43).value();
@@ -240,7 +240,7 @@ TEST_F(RebuildTest, TheWrongSeedIsRefusedAndTheBlobStaysText) {
   const std::vector<ReadRange> range = {{keys_.back(), 0, kBlobPages}};
   const std::vector<MemoryDescriptor> dest = {Host(one)};
   EXPECT_CODE(client_->Read(ns_, range, dest), absl::StatusCode::kNotFound);
-  ASSERT_OK_AND_ASSIGN(TiersInfo after, client_->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers after, client_->Tiers());
   EXPECT_EQ(after.text.rebuilds, before.text.rebuilds);
 
   // The worker with the wrong seed pulls the task, sees the mismatch and writes nothing.

@@ -364,7 +364,7 @@ TEST_F(FullDiskTest, DemotionsFailButTheNodeKeepsServingFromDram) {
   for (const Written& w : blobs) read_back(w);
   for (uint64_t i = 80; i < 120; ++i) put(i);
   for (size_t i = 80; i < blobs.size(); ++i) read_back(blobs[i]);
-  ASSERT_OK_AND_ASSIGN(TiersInfo tiers, client->Tiers());
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers, client->Tiers());
   std::printf("after: DRAM %llu blobs, SSD %llu blobs (%llu demotions), TEXT %llu blobs\n",
               static_cast<unsigned long long>(tiers.tiers[0].blobs),
               static_cast<unsigned long long>(tiers.tiers[1].blobs),

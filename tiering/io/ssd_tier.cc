@@ -326,6 +326,7 @@ absl::Status SsdTier::RegisterBuffers(absl::Span<const absl::Span<std::byte>> re
 
 TierStats SsdTier::Stats() const {
   TierStats stats = counters_.Snapshot();
+  stats.tier = report::Tier::kSsd;
   stats.capacity_bytes = capacity_;
   absl::MutexLock lock(&mu_);
   stats.used_bytes = allocator_.live_bytes();

@@ -119,7 +119,7 @@ TEST(SsdTierCreateTest, RejectsBadOptions) {
   EXPECT_CODE(SsdTier::Open(open), absl::StatusCode::kInvalidArgument);
   absl::StatusOr<std::unique_ptr<SsdTier>> tier = SsdTier::Create(make_file(), Options(8 * kMiB));
   ASSERT_OK(tier);
-  EXPECT_EQ((*tier)->kind(), TierKind::kSsd);
+  EXPECT_EQ((*tier)->kind(), report::Tier::kSsd);
   EXPECT_EQ((*tier)->capacity(), 8 * kMiB);
 }
 

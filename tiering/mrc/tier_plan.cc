@@ -16,7 +16,7 @@ constexpr double kWithinBest = 0.01;  // one percentage point
 std::string Percent(double ratio) { return absl::StrFormat("%.1f%%", 100.0 * ratio); }
 
 // One tier's view: the cumulative hit ratio H(faster + x) for x on this tier's grid.
-TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::string& name,
+TierCurve View(const MissRatioCurve& curve, report::Tier tier, const std::string& name,
                uint64_t faster_bytes, uint64_t current, uint32_t points) {
   TierCurve view;
   view.tier = tier;
@@ -54,8 +54,8 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
     }
   }
 
-  const std::string through = tier == "dram" ? "" : " through " + name;
-  const uint64_t to = view.recommended.capacity_bytes;
+  const std::string through = tier == report::Tier::kDram ? "" : " through " + name;
+  const uint64_t to = view.recommended->capacity_bytes;
   if (curve.accesses == 0) {
     // Nothing measured: no reason to move.
     view.recommended = {.capacity_bytes = current, .hit_ratio = view.expected_hit_ratio};
@@ -70,10 +70,10 @@ TierCurve View(const MissRatioCurve& curve, const std::string& tier, const std::
     view.advice =
         absl::StrFormat("%s %s -> %s raises the expected hit rate%s from %s to %s", name,
                         FormatBytes(current), FormatBytes(to), through,
-                        Percent(view.expected_hit_ratio), Percent(view.recommended.hit_ratio));
+                        Percent(view.expected_hit_ratio), Percent(view.recommended->hit_ratio));
   } else if (to < current) {
     const std::string now = Percent(view.expected_hit_ratio);
-    const std::string then = Percent(view.recommended.hit_ratio);
+    const std::string then = Percent(view.recommended->hit_ratio);
     view.advice = absl::StrFormat(
         "%s %s -> %s frees %s and keeps the expected hit rate%s within 1 point of its best "
         "(%s)",
@@ -93,14 +93,15 @@ std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapaciti
                                  uint32_t points) {
   points = std::max<uint32_t>(points, 1);
   std::vector<TierCurve> plan;
-  plan.push_back(View(curve, "dram", "DRAM", 0, capacities.dram_bytes, points));
+  plan.push_back(View(curve, report::Tier::kDram, "DRAM", 0, capacities.dram_bytes, points));
   uint64_t faster = capacities.dram_bytes;
   if (capacities.ssd_bytes > 0) {
-    plan.push_back(View(curve, "ssd", "SSD", faster, capacities.ssd_bytes, points));
+    plan.push_back(View(curve, report::Tier::kSsd, "SSD", faster, capacities.ssd_bytes, points));
     faster += capacities.ssd_bytes;
   }
   if (capacities.text_kv_equivalent > 0) {
-    plan.push_back(View(curve, "text", "TEXT", faster, capacities.text_kv_equivalent, points));
+    plan.push_back(
+        View(curve, report::Tier::kText, "TEXT", faster, capacities.text_kv_equivalent, points));
   }
   return plan;
 }

@@ -38,7 +38,7 @@ TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
   ASSERT_EQ(plan.size(), 3u);
 
   const TierCurve& dram = plan[0];
-  EXPECT_EQ(dram.tier, "dram");
+  EXPECT_EQ(dram.tier, report::Tier::kDram);
   EXPECT_EQ(dram.capacity_bytes, 4 * kGiB);
   EXPECT_DOUBLE_EQ(dram.expected_hit_ratio, 0.7);
   ExpectMonotone(dram);
@@ -50,18 +50,18 @@ TEST(TierPlanTest, ViewsOfOneCurveThroughEachTier) {
   EXPECT_EQ(dram.advice, "DRAM 4 GiB -> 8 GiB raises the expected hit rate from 70.0% to 75.0%");
 
   const TierCurve& ssd = plan[1];
-  EXPECT_EQ(ssd.tier, "ssd");
+  EXPECT_EQ(ssd.tier, report::Tier::kSsd);
   ExpectMonotone(ssd);
   EXPECT_DOUBLE_EQ(ssd.expected_hit_ratio, 0.75);  // H(4 + 4 GiB)
   EXPECT_DOUBLE_EQ(ssd.points[0].hit_ratio, 0.7);  // no SSD: H(4 GiB)
   EXPECT_DOUBLE_EQ(ssd.points[1].hit_ratio, HandMadeCurve().HitRatioAt(5 * kGiB));
-  EXPECT_EQ(ssd.recommended.capacity_bytes, 4 * kGiB);
+  EXPECT_EQ(ssd.recommended->capacity_bytes, 4 * kGiB);
   EXPECT_EQ(ssd.advice,
             "SSD 4 GiB is within 1 point of the best this curve reaches: expected hit rate "
             "through SSD 75.0%");
 
   const TierCurve& text = plan[2];
-  EXPECT_EQ(text.tier, "text");
+  EXPECT_EQ(text.tier, report::Tier::kText);
   ExpectMonotone(text);
   EXPECT_DOUBLE_EQ(text.expected_hit_ratio, 0.755);  // H(16 GiB)
   // H(8 GiB + 0) = 0.75 is already within a point of 0.755: no TEXT tier would do.
@@ -77,7 +77,7 @@ TEST(TierPlanTest, MissingTiersGetNoViewAndAnEmptyCurveSaysSo) {
   // 8 grid points + the current capacity + 0.
   EXPECT_EQ(only_dram[0].points.size(), 10u);
   EXPECT_EQ(only_dram[0].points.front(), (CurvePoint{0, 0.0}));
-  EXPECT_EQ(only_dram[0].recommended.capacity_bytes, 8 * kGiB);
+  EXPECT_EQ(only_dram[0].recommended->capacity_bytes, 8 * kGiB);
   EXPECT_THAT(only_dram[0].advice, HasSubstr("DRAM 1 GiB -> 8 GiB raises"));
   EXPECT_THAT(only_dram[0].advice, HasSubstr("from 20.0% to 75.0%"));
 

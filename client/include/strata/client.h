@@ -268,8 +268,8 @@ class Client {
 
   // Every tier's capacity, occupancy and counts, Match's page hits and misses by phase, the
   // node's live miss-ratio curve and, per tier, the hit ratio expected at its capacity and
-  // the capacity it recommends (types.h, TiersInfo). Fails only as every call does.
-  absl::StatusOr<TiersInfo> Tiers(const CallOptions& call = {});
+  // the capacity it recommends (types.h, NodeTiers). Fails only as every call does.
+  absl::StatusOr<NodeTiers> Tiers(const CallOptions& call = {});
   // Evicts at least `bytes` from `tier` (less when nothing more can go): kDram moves blobs
   // to SSD or drops their bytes (they become kText); kSsd drops SSD copies; kText deletes
   // TEXT records from the index. INVALID_ARGUMENT a tier the node does not have (kHbm;

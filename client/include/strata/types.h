@@ -6,7 +6,7 @@
 // token sequence, under the key h_b. Sequence pages count from the start of the token
 // sequence, blob pages from a blob's first page. The radix types (radix/include/) are pure
 // C++ and Abseil and are used here as they are: KvLayout, Namespace, BlobKey, PrefixHash,
-// TokenId.
+// TokenId; so are the reported values of report/include/ (Tier, Segment, NodeTiers, ...).
 //
 // Byte layout of what Read delivers (radix::BlobLayout, drawn in radix/kv_layout.h): the
 // bytes of n pages are layer-major, each layer's n pages contiguous. With
@@ -36,6 +36,11 @@
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/token_span.h"
+#include "strata/report/curve.h"
+#include "strata/report/lookup.h"
+#include "strata/report/match.h"
+#include "strata/report/node_tiers.h"
+#include "strata/report/tier.h"
 
 namespace strata {
 
@@ -47,70 +52,40 @@ using radix::Namespace;
 using radix::PrefixHash;
 using radix::TokenId;
 
-// Where a blob's bytes (or only its tokens) live. Same numbers as strata.v1.Tier.
-enum class Tier : int {
-  kHbm = 1,   // GPU memory of the node (no node has one yet)
-  kDram = 2,  // the node's DRAM arena: reads are served from it
-  kSsd = 3,   // the node's SSD tier: a read promotes the blob into DRAM first
-  kText = 4,  // KV bytes gone, tokens kept: not readable, rebuildable (RequestRebuild)
-};
-
-// "hbm", "dram", "ssd", "text"; "unknown" for a value outside the enum.
-std::string_view TierName(Tier tier);
-
-// Where a Match stands in a request's life, as the caller knows it. Only the node's
-// statistics depend on it (hits and misses by phase, Client::Tiers): every phase gets the
-// same answer. Same numbers as strata.v1.Phase.
-enum class LookupPhase : int {
-  kUnspecified = 0,  // not said: the node infers it
-  kPrefill = 1,      // the first lookup of a request: its prompt
-  kMidfill = 2,      // a later chunk of a long prefill (chunked prefill)
-  kDecode = 3,       // a lookup while the request decodes (e.g. a new turn's prefix)
-};
-
-// "unspecified", "prefill", "midfill", "decode"; "unknown" for a value outside the enum.
-std::string_view LookupPhaseName(LookupPhase phase);
-
-// Matched pages [seq_page_begin, seq_page_begin + page_count) of a query are pages
-// [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages` pages.
-struct Segment {
-  BlobKey blob;
-  uint32_t blob_page_offset = 0;
-  uint32_t page_count = 0;
-  uint32_t seq_page_begin = 0;
-  uint32_t blob_pages = 0;
-  // The fastest tier holding the bytes. kText: the node dropped them and kept the tokens;
-  // the pages are known but cannot be read (a Read naming them is NOT_FOUND).
-  Tier tier = Tier::kDram;
-  // kText segments only: the tokens of the matched pages (page_count * page_tokens ids),
-  // for recomputing their KV; empty for every other tier.
-  std::vector<TokenId> tokens;
-
-  friend bool operator==(const Segment&, const Segment&) = default;
-};
-
-// The longest cached prefix of a query: `segments` cover sequence pages [0, matched_pages)
-// in order, without gaps. `truncated`: the node cut the answer short (kMaxMatchSegments, or
-// kMaxMatchTextTokens of TEXT tokens); more pages may be cached.
+// What the node reports and the client shows is strata/report/'s, one set of types for the
+// node, the wire converter and the client:
+//   Tier           where a blob's bytes (or only its tokens) live: kHbm, kDram, kSsd, kText
+//                  (report/tier.h; TierName); same numbers as strata.v1.Tier
+//   LookupPhase    what a Match is for (prefill, midfill, decode; kUnspecified: the node
+//                  infers it); only statistics depend on it (report/lookup.h)
+//   Segment, MatchResult  the longest cached prefix of a query (report/match.h): pass
+//                  ReadablePages() to Client::Read, never matched_pages, when a match may
+//                  hold TEXT segments:
 //
-// matched_pages counts TEXT pages too (their tokens are cached, their KV bytes are not).
-// What can be read is the prefix before the first TEXT segment: pass ReadablePages() to
-// Client::Read, never matched_pages, when a match may hold TEXT segments:
+//     auto m = client->Match(ns, tokens);
+//     client->Read(ns, m->segments, m->ReadablePages(), dest);   // pages [0, ReadablePages())
+//     for (const Segment& s : m->TextSegments()) ...             // recompute, or RequestRebuild
 //
-//   auto m = client->Match(ns, tokens);
-//   client->Read(ns, m->segments, m->ReadablePages(), dest);   // pages [0, ReadablePages())
-//   for (const Segment& s : m->TextSegments()) ...             // recompute, or RequestRebuild
-struct MatchResult {
-  uint32_t matched_pages = 0;
-  std::vector<Segment> segments;
-  bool truncated = false;
-
-  // Pages [0, n) whose bytes a byte tier holds: matched_pages up to the first kText
-  // segment (all of them when there is none).
-  uint32_t ReadablePages() const;
-  // The kText segments, in order (with their tokens).
-  std::vector<Segment> TextSegments() const;
-};
+//   NodeTiers      Admin.Tiers (Client::Tiers): TierStats per byte tier, TextTierStats,
+//                  RebuildQueueStats, IndexStats, EngineStats, LookupCounts by phase, the
+//                  live MissRatioCurve and a TierCurve per tier (report/node_tiers.h,
+//                  report/curve.h)
+using report::CurvePoint;
+using report::EngineStats;
+using report::IndexStats;
+using report::LookupCounts;
+using report::LookupPhase;
+using report::LookupPhaseName;
+using report::MatchResult;
+using report::MissRatioCurve;
+using report::NodeTiers;
+using report::RebuildQueueStats;
+using report::Segment;
+using report::TextTierStats;
+using report::Tier;
+using report::TierCurve;
+using report::TierName;
+using report::TierStats;
 
 // Pages [first_page, first_page + num_pages) of every layer of `blob` (blob pages).
 struct ReadRange {
@@ -226,128 +201,6 @@ struct ListOptions {
 struct ListResult {
   std::vector<BlobInfo> blobs;  // ascending key order, without tokens
   std::string next_page_token;  // empty on the last page
-};
-
-// One byte tier (HBM, DRAM, SSD): capacity, occupancy and event counts.
-struct TierInfo {
-  Tier tier = Tier::kDram;
-  uint64_t capacity_bytes = 0;
-  uint64_t used_bytes = 0;
-  uint64_t free_bytes = 0;
-  uint64_t blobs = 0;  // live extents
-  uint64_t hits = 0;
-  uint64_t misses = 0;
-  uint64_t evictions = 0;
-  uint64_t promotions = 0;
-  uint64_t demotions = 0;
-  uint64_t pages = 0;  // index pages whose bytes this tier holds
-};
-
-struct IndexInfo {
-  uint64_t roots = 0;
-  uint64_t nodes = 0;
-  uint64_t leaves = 0;
-  uint64_t pages = 0;
-  uint64_t token_bytes = 0;
-  uint64_t index_bytes = 0;
-  uint64_t pinned_nodes = 0;
-};
-
-struct EngineInfo {
-  uint64_t namespaces = 0;
-  uint64_t blobs = 0;
-  uint64_t unlinked_blobs = 0;
-  uint64_t token_only_blobs = 0;
-  uint64_t pending_puts = 0;
-  uint64_t leases = 0;
-  uint64_t matches = 0;
-  uint64_t matched_pages = 0;
-  uint64_t queried_pages = 0;
-  bool draining = false;
-};
-
-// The TEXT tier: blobs whose KV bytes are gone but whose tokens are kept.
-struct TextTierInfo {
-  uint64_t capacity_bytes = 0;  // the node's TEXT budget; 0: it keeps no text
-  uint64_t used_bytes = 0;      // token bytes of TEXT records plus a per-record overhead
-  uint64_t blobs = 0;           // blobs in the TEXT state
-  uint64_t drops = 0;           // blobs whose bytes were dropped to TEXT
-  uint64_t deletions = 0;       // TEXT records deleted (TEXT pressure or Evict(kText))
-  uint64_t rebuilds = 0;        // TEXT blobs filled again by a put
-  uint64_t pages = 0;           // index pages in the TEXT state
-};
-
-// The node's rebuild queue.
-struct RebuildQueueInfo {
-  uint64_t queued = 0;     // waiting for a worker
-  uint64_t in_flight = 0;  // handed to a worker, not yet filled or expired
-  uint64_t requested = 0;  // tasks ever queued
-  uint64_t completed = 0;  // filled by a put
-  uint64_t expired = 0;    // handed out and not filled in time (queued again)
-  uint64_t dropped = 0;    // given up, or their blob went away
-};
-
-// Match's page hits and misses in one lookup phase. Each queried page counts once: in the
-// fastest tier that held it, or as a miss (queried_pages = hit pages + miss_pages).
-struct LookupInfo {
-  LookupPhase phase = LookupPhase::kPrefill;  // never kUnspecified (the node infers those)
-  uint64_t lookups = 0;                       // Match calls
-  uint64_t queried_pages = 0;                 // whole pages they asked for
-  uint64_t dram_hit_pages = 0;                // found with their bytes in DRAM
-  uint64_t ssd_hit_pages = 0;                 // found with their bytes only on SSD
-  uint64_t text_hit_pages = 0;                // found as TEXT (tokens only)
-  uint64_t miss_pages = 0;                    // not found
-
-  // dram + ssd + text hit pages.
-  uint64_t HitPages() const { return dram_hit_pages + ssd_hit_pages + text_hit_pages; }
-};
-
-// One point of a miss-ratio curve: the hit ratio (0..1) a cache of `capacity_bytes` would
-// have had on the node's sampled access stream.
-struct CurvePoint {
-  uint64_t capacity_bytes = 0;
-  double hit_ratio = 0;
-  friend bool operator==(const CurvePoint&, const CurvePoint&) = default;
-};
-
-// The node's live miss-ratio curve (SHARDS sampling of reuse distances): hit ratio against
-// capacity for its whole access stream. `points` is empty until enough was sampled.
-struct MissRatioCurveInfo {
-  std::vector<CurvePoint> points;  // ascending capacity
-  uint64_t accesses = 0;           // page accesses seen
-  uint64_t sampled_accesses = 0;   // of which sampled
-  double sample_rate = 0;          // sampling rate in use, (0, 1]
-  uint64_t working_set_bytes = 0;  // estimated distinct bytes accessed
-};
-
-// One tier's view of the curve: the hit ratio expected at its capacity now, the curve's
-// points, the capacity the node recommends (absent when it made none) and why, in words.
-struct TierCurveInfo {
-  Tier tier = Tier::kDram;
-  uint64_t capacity_bytes = 0;
-  double expected_hit_ratio = 0;
-  std::vector<CurvePoint> points;  // ascending capacity (TEXT: token bytes)
-  std::optional<CurvePoint> recommended;
-  std::string advice;  // one sentence for people
-};
-
-// Admin.Tiers: per byte tier (fastest first: DRAM, then SSD when the node has one), the
-// TEXT tier, the rebuild queue, the index and the engine; Match's hits and misses by
-// phase; the live miss-ratio curve and each tier's view of it.
-struct TiersInfo {
-  std::vector<TierInfo> tiers;
-  TextTierInfo text;
-  RebuildQueueInfo rebuild;
-  IndexInfo index;
-  EngineInfo engine;
-  std::vector<LookupInfo> lookups;  // prefill, midfill, decode (as the node sends them)
-  MissRatioCurveInfo mrc;
-  std::vector<TierCurveInfo> curves;  // empty while the node has no curve yet
-  // Bytes of token ids per byte of KV on the node (TEXT curves count token bytes); 0: unknown.
-  double token_bytes_per_kv_byte = 0;
-
-  // The curve of `tier`; nullptr when the node sent none for it.
-  const TierCurveInfo* CurveFor(Tier tier) const;
 };
 
 struct EvictResult {

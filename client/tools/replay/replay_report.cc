@@ -40,7 +40,7 @@ struct LatencyRow {
 }  // namespace
 
 absl::StatusOr<LiveCurve> FetchLiveCurve(Client& client, absl::Duration timeout) {
-  absl::StatusOr<TiersInfo> tiers = client.Tiers(CallOptions::WithTimeout(timeout));
+  absl::StatusOr<NodeTiers> tiers = client.Tiers(CallOptions::WithTimeout(timeout));
   if (!tiers.ok()) return tiers.status();
   LiveCurve live;
   for (const CurvePoint& p : tiers->mrc.points) {
@@ -50,10 +50,10 @@ absl::StatusOr<LiveCurve> FetchLiveCurve(Client& client, absl::Duration timeout)
   live.curve.sampled_accesses = tiers->mrc.sampled_accesses;
   live.curve.sample_rate = tiers->mrc.sample_rate;
   live.curve.working_set_bytes = tiers->mrc.working_set_bytes;
-  for (const TierInfo& t : tiers->tiers) {
+  for (const TierStats& t : tiers->tiers) {
     if (t.tier == Tier::kDram) live.dram_capacity_bytes = t.capacity_bytes;
   }
-  for (const LookupInfo& l : tiers->lookups) {
+  for (const LookupCounts& l : tiers->lookups) {
     const int i = static_cast<int>(l.phase) - 1;
     if (i >= 0 && i < 3) live.node_lookups[i] = l;
   }
@@ -175,7 +175,7 @@ std::string FormatTable(const ReplayConfig& config, const ReplayResult& result,
     if (p < kPhases && t.lookups == 0) continue;
     std::string node = "-";
     if (live != nullptr && p < kPhases && live->node_lookups[p].queried_pages > 0) {
-      const LookupInfo& l = live->node_lookups[p];
+      const LookupCounts& l = live->node_lookups[p];
       node = absl::StrFormat("%.2f%%", 100 * Ratio(l.HitPages(), l.queried_pages));
     }
     absl::StrAppendFormat(

@@ -24,15 +24,15 @@
 namespace strata::replay {
 
 struct LiveCurve {
-  tiering::mrc::MissRatioCurve curve;  // empty points: the node has none yet
+  report::MissRatioCurve curve;  // empty points: the node has none yet
   uint64_t dram_capacity_bytes = 0;
-  std::array<LookupInfo, 3> node_lookups{};  // the node's own counts: prefill, midfill, decode
+  std::array<LookupCounts, 3> node_lookups{};  // the node's own counts: prefill, midfill, decode
 };
 
 absl::StatusOr<LiveCurve> FetchLiveCurve(Client& client, absl::Duration timeout);
 
 struct CurveComparison {
-  tiering::mrc::MissRatioCurve exact;  // on `grid`
+  report::MissRatioCurve exact;  // on `grid`
   std::vector<uint64_t> grid;
   bool have_live = false;
   double mae = 0, max_error = 0;

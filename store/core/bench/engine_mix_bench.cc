@@ -111,8 +111,8 @@ bool ReadSequence(NodeEngine& engine, const radix::Namespace& ns,
   auto match = engine.Match(ns, query);
   BENCH_CHECK_OK(match.status());
   std::vector<ReadRange> ranges;
-  for (const MatchedSegment& s : match->segments) {
-    if (s.tier == TierState::kText) break;
+  for (const Segment& s : match->segments) {
+    if (s.tier == Tier::kText) break;
     ranges.push_back(
         ReadRange{s.blob, s.blob_page_offset, s.page_count, 0, ns.layout().num_layers});
   }

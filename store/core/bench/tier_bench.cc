@@ -150,7 +150,7 @@ int Main(int argc, char** argv) {
 
   // Demotion through the engine.
   absl::Time t0 = absl::Now();
-  auto evicted = engine.Evict(TierState::kDram, total);
+  auto evicted = engine.Evict(Tier::kDram, total);
   const absl::Duration demote = absl::Now() - t0;
   BENCH_CHECK_OK(evicted.status());
   CHECK_EQ(evicted->blobs_demoted, flags.blobs);
@@ -176,7 +176,7 @@ int Main(int argc, char** argv) {
     return absl::Now() - start;
   };
   const absl::Duration promote_each = read_all(false);
-  BENCH_CHECK_OK(engine.Evict(TierState::kDram, total).status());  // SSD copies kept
+  BENCH_CHECK_OK(engine.Evict(Tier::kDram, total).status());  // SSD copies kept
   const absl::Duration promote_batched = read_all(true);
 
   // The tier's own batch I/O on the same file, from / into an arena like the engine's.

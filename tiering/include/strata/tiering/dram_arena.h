@@ -111,7 +111,7 @@ class DramArena final : public Tier {
   // the caller.
   absl::Span<std::byte> Data(const Extent& extent) const;
 
-  TierKind kind() const override { return TierKind::kDram; }
+  report::Tier kind() const override { return report::Tier::kDram; }
   uint64_t capacity() const override { return capacity_; }
   absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
   void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);

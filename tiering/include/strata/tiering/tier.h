@@ -53,14 +53,10 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
+#include "strata/report/tier.h"
 #include "strata/tiering/tier_stats.h"
 
 namespace strata::tiering {
-
-enum class TierKind { kHbm, kDram, kSsd };
-
-// "hbm", "dram" or "ssd".
-std::string_view TierKindName(TierKind kind);
 
 // A contiguous byte range [offset, offset + length) of one tier, as handed out by
 // Tier::Allocate. `length` is the granted size: the request rounded up to the tier's
@@ -93,7 +89,9 @@ class Tier {
  public:
   virtual ~Tier() = default;
 
-  virtual TierKind kind() const = 0;
+  // Which tier this is: a byte tier of the one tier enum (report::Tier::kHbm, kDram or
+  // kSsd; report::TierName names it).
+  virtual report::Tier kind() const = 0;
   // Total bytes the tier can hold.
   virtual uint64_t capacity() const = 0;
 

@@ -1,7 +1,8 @@
 // TierStats and TierCounters: per-tier statistics.
 //
-// TierStats is a plain value: a snapshot of one tier's capacity, occupancy and event
-// counts. Only the HTTP adapter (store/http) turns it into Prometheus text or JSON.
+// TierStats is report::TierStats (strata/report/node_tiers.h), the plain value the node
+// reports: a snapshot of one tier's capacity, occupancy and event counts; a tier fills all
+// of it but `pages` (the engine's).
 //
 // TierCounters holds the event counts. A tier owns one and exposes it through
 // Tier::counters(); the node engine bumps it when it hits, misses, evicts, promotes or
@@ -13,24 +14,12 @@
 #include <atomic>
 #include <cstdint>
 
+#include "strata/report/node_tiers.h"
+
 namespace strata::tiering {
 
-struct TierStats {
-  uint64_t capacity_bytes = 0;  // bytes the tier can hold
-  uint64_t used_bytes = 0;      // bytes in live extents (granted, i.e. rounded-up, sizes)
-  uint64_t blobs = 0;           // live extents
-  uint64_t hits = 0;            // reads served from this tier
-  uint64_t misses = 0;          // reads this tier could not serve
-  uint64_t evictions = 0;       // blobs whose bytes were dropped from this tier
-  uint64_t promotions = 0;      // blobs copied into this tier from a slower one
-  uint64_t demotions = 0;       // blobs moved from this tier to a slower one
-
-  // Bytes not in live extents. (Not all of them may be usable by one large request:
-  // see ExtentAllocator's fragmentation measures.)
-  uint64_t free_bytes() const {
-    return capacity_bytes > used_bytes ? capacity_bytes - used_bytes : 0;
-  }
-};
+// The stats of one tier are the reported type itself (strata/report/node_tiers.h).
+using report::TierStats;
 
 class TierCounters {
  public:

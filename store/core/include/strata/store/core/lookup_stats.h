@@ -25,6 +25,7 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/tiering/mrc/shards_mrc.h"
+#include "strata/tiering/mrc/tier_plan.h"
 
 namespace strata::store::core {
 
@@ -41,9 +42,9 @@ class LookupStats {
   // page hit is prefill, all but at most the last is decode, else midfill) and samples
   // its pages into the curve.
   void Record(const radix::PrefixHash& h0, const radix::Namespace& ns,
-              absl::Span<const radix::TokenId> tokens, LookupPhase phase, const MatchReply& reply);
+              absl::Span<const radix::TokenId> tokens, LookupPhase phase, const MatchResult& reply);
 
-  // Fills tiers->matches, matched_pages, queried_pages, lookups and, once a page was
+  // Fills tiers->engine.matches, matched_pages, queried_pages, lookups and, once a page was
   // sampled, mrc, curves and token_bytes_per_kv_byte. The tier capacities the plans use
   // are read from tiers->dram, ssd and text, which the caller fills first.
   void Fill(NodeTiers* tiers) const;
@@ -58,7 +59,7 @@ class LookupStats {
     std::atomic<uint64_t> miss_pages{0};
   };
 
-  void Count(LookupPhase phase, uint32_t queried_pages, const MatchReply& reply);
+  void Count(LookupPhase phase, uint32_t queried_pages, const MatchResult& reply);
   // Feeds the query's pages to mrc_ (page prefix keys, KV bytes per page).
   void Sample(const radix::PrefixHash& h0, const radix::Namespace& ns,
               absl::Span<const radix::TokenId> tokens);

@@ -247,9 +247,9 @@ class NodeEngine : private TierMover::Records {
   // Longest cached prefix of the whole pages of `tokens` in `ns`. Counts the query's page
   // hits and misses under `phase` (inferred from the answer when kUnspecified) and feeds
   // its pages to the miss-ratio-curve estimator (after the lock is dropped).
-  absl::StatusOr<MatchReply> Match(const radix::Namespace& ns,
-                                   absl::Span<const radix::TokenId> tokens,
-                                   LookupPhase phase = LookupPhase::kUnspecified) const
+  absl::StatusOr<MatchResult> Match(const radix::Namespace& ns,
+                                    absl::Span<const radix::TokenId> tokens,
+                                    LookupPhase phase = LookupPhase::kUnspecified) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- two-phase put
@@ -299,7 +299,7 @@ class NodeEngine : private TierMover::Records {
   // kDram demotes blobs to SSD (when the node has one and admission agrees) or drops their
   // bytes to TEXT; kSsd drops SSD copies (blobs without a DRAM copy become TEXT); kText
   // deletes TEXT records (leaf-first) from the index.
-  absl::StatusOr<EvictReply> Evict(TierState tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<EvictReply> Evict(Tier tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- rebuild from text
   // Queues a rebuild of blob `key` if it is TEXT; with_prefix: also of every TEXT blob on

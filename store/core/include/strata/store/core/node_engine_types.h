@@ -26,63 +26,31 @@
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/radix_tree.h"
 #include "strata/radix/token_span.h"
-#include "strata/tiering/mrc/miss_ratio_curve.h"
-#include "strata/tiering/mrc/tier_plan.h"
+#include "strata/report/lookup.h"
+#include "strata/report/match.h"
+#include "strata/report/node_tiers.h"
+#include "strata/report/tier.h"
 #include "strata/tiering/tier.h"
-#include "strata/tiering/tier_stats.h"
 
 namespace strata::store::core {
 
-// Where a blob's KV bytes are: in a byte tier (a blob may be in DRAM and on SSD at once),
-// or nowhere but its tokens are kept (kText: rebuildable by recomputation). Listed fastest
-// first; the numbering is the wire's (strata.v1.Tier) minus one.
-enum class TierState { kHbm, kDram, kSsd, kText };
-
-// "hbm", "dram", "ssd" or "text".
-std::string_view TierStateName(TierState state);
-// The byte tier of a state. REQUIRES: state != kText.
-tiering::TierKind TierKindOf(TierState state);
-TierState TierStateOf(tiering::TierKind kind);
-
-// ---------------------------------------------------------------------------- Match
-
-// What a lookup is for, as its caller says (the wire's strata.v1.Phase). kUnspecified: the
-// engine infers it from the answer: nothing readable matched -> prefill; every whole page
-// of the query matched and readable but at most the last -> decode (a decode step re-reads
-// the whole context and appends a few tokens); otherwise -> midfill (new input onto a
-// cached prefix). Only statistics depend on it.
-enum class LookupPhase { kUnspecified, kPrefill, kMidfill, kDecode };
-inline constexpr int kLookupPhases = 3;  // prefill, midfill, decode
-// "unspecified", "prefill", "midfill" or "decode".
-std::string_view LookupPhaseName(LookupPhase phase);
-// The index of a phase in NodeTiers::lookups. REQUIRES: phase != kUnspecified.
-inline int LookupPhaseIndex(LookupPhase phase) { return static_cast<int>(phase) - 1; }
-
-// Matched pages [seq_page_begin, seq_page_begin + page_count) of the query are pages
-// [blob_page_offset, blob_page_offset + page_count) of `blob`, a blob of `blob_pages`
-// pages whose bytes are in `tier` (the fastest tier holding them; a Read is served from
-// it, promoting SSD bytes into DRAM first). A kText segment has no bytes: `tokens` then
-// holds the blob's tokens of the matched pages (page_count * page_tokens of them), so a
-// worker can recompute the KV (or ask the node for a rebuild) instead of re-sending the
-// conversation. Empty for every other tier.
-struct MatchedSegment {
-  radix::BlobKey blob;
-  uint32_t blob_page_offset = 0;
-  uint32_t page_count = 0;
-  uint32_t seq_page_begin = 0;
-  uint32_t blob_pages = 0;
-  TierState tier = TierState::kDram;
-  std::vector<radix::TokenId> tokens;
-
-  friend bool operator==(const MatchedSegment&, const MatchedSegment&) = default;
-};
-
-struct MatchReply {
-  // Whole pages of the query in the index, from page 0; the segments cover them in
-  // order. Pages of kText segments are matched (their tokens are known) but have no bytes.
-  uint32_t matched_pages = 0;
-  std::vector<MatchedSegment> segments;
-};
+// The reported values are report's (strata/report/): the one tier enum (where a blob's
+// bytes are: kDram, kSsd — a blob may be in both — or kText, nowhere but its tokens kept),
+// lookup phases and their counts, match segments and results, and everything Tiers()
+// reports (NodeTiers).
+using report::kCountedPhases;
+using report::kLookupPhases;
+using report::LookupCounts;
+using report::LookupPhase;
+using report::LookupPhaseIndex;
+using report::LookupPhaseName;
+using report::MatchResult;
+using report::NodeTiers;
+using report::RebuildQueueStats;
+using report::Segment;
+using report::TextTierStats;
+using report::Tier;
+using report::TierName;
 
 // ---------------------------------------------------------------------------- Put
 
@@ -183,7 +151,7 @@ struct BlobInfo {
   uint64_t blob_checksum = 0;  // BlobChecksum(chunk checksums)
   // Where the bytes are, fastest first: some of kDram, kSsd; exactly {kText} when the
   // bytes were dropped and only the tokens are kept.
-  std::vector<TierState> tiers;
+  std::vector<Tier> tiers;
   tiering::Extent extent;      // the DRAM extent; empty when not in DRAM
   tiering::Extent ssd_extent;  // the SSD extent; empty when not on SSD
   uint32_t pages_in_index = 0;
@@ -207,72 +175,6 @@ struct ListRequest {
 struct ListReply {
   std::vector<BlobInfo> blobs;  // in key order (BlobKey's operator<), without tokens
   std::string next_page_token;  // empty when this was the last page
-};
-
-// The TEXT tier: records whose KV bytes are gone but whose tokens are kept.
-struct TextTierStats {
-  uint64_t capacity_bytes = 0;  // options.text_bytes
-  uint64_t used_bytes = 0;      // their tokens' bytes plus a per-record overhead
-  uint64_t blobs = 0;           // linked blobs in the TEXT state
-  uint64_t drops = 0;           // blobs whose bytes were dropped to TEXT
-  uint64_t deletions = 0;       // TEXT records deleted under text pressure or on request
-  uint64_t rebuilds = 0;        // TEXT blobs refilled by a put (rebuilt)
-};
-
-// The rebuild queue (RequestRebuild, Prefetch, PullRebuildTasks).
-struct RebuildQueueStats {
-  uint64_t queued = 0;     // waiting for a worker
-  uint64_t in_flight = 0;  // handed to a worker, not yet filled or expired
-  uint64_t requested = 0;  // tasks ever queued
-  uint64_t completed = 0;  // tasks filled by a put
-  uint64_t expired = 0;    // handed out and not filled within rebuild_task_ttl (requeued)
-  uint64_t dropped = 0;    // given up after max_rebuild_attempts, or their blob went away
-};
-
-// Page lookups (Match) of one phase: each whole page of a query is a hit in the fastest
-// tier holding it (TEXT: its tokens are known, its bytes are not) or a miss. A page after a
-// TEXT page still counts in its own tier (its bytes exist, though a prefix read stops at
-// the TEXT page).
-struct LookupCounts {
-  uint64_t lookups = 0;        // Match calls
-  uint64_t queried_pages = 0;  // whole pages asked for
-  uint64_t dram_hit_pages = 0;
-  uint64_t ssd_hit_pages = 0;
-  uint64_t text_hit_pages = 0;
-  uint64_t miss_pages = 0;  // queried_pages minus the hits
-};
-
-// Everything Tiers() reports: each tier's stats and the engine's own counts.
-struct NodeTiers {
-  tiering::TierStats dram;
-  std::optional<tiering::TierStats> ssd;  // none when the node has no SSD tier
-  TextTierStats text;
-  RebuildQueueStats rebuild;
-  radix::RadixTreeStats index;  // summed over the trees (one per page size)
-  uint64_t namespaces = 0;
-  uint64_t blobs = 0;             // committed blobs in the index
-  uint64_t unlinked_blobs = 0;    // out of the index, bytes still held by leases or spans
-  uint64_t token_only_blobs = 0;  // bytes gone, tokens kept for blobs that continue them
-  uint64_t pending_puts = 0;
-  uint64_t leases = 0;
-  uint64_t matches = 0;        // Match calls
-  uint64_t matched_pages = 0;  // pages found by them
-  uint64_t queried_pages = 0;  // whole pages asked for by them
-  bool draining = false;
-  // Pages of linked blobs per tier state (a blob in DRAM and on SSD counts in both).
-  uint64_t dram_pages = 0;
-  uint64_t ssd_pages = 0;
-  uint64_t text_pages = 0;
-  // Match's page hits and misses by phase (LookupPhaseIndex: prefill, midfill, decode).
-  std::array<LookupCounts, kLookupPhases> lookups;
-  // The live miss-ratio curve of page lookups (SHARDS over every Match's pages, weighted by
-  // KV bytes; an LRU estimate) and, from it, each tier's hit ratio at other capacities
-  // with a recommendation (tiering::mrc::PlanTiers). Empty before the first lookup.
-  tiering::mrc::MissRatioCurve mrc;
-  std::vector<tiering::mrc::TierCurve> curves;
-  // Token bytes per KV byte of the pages looked up (converts the TEXT budget to the
-  // curve's KV-byte capacities).
-  double token_bytes_per_kv_byte = 0;
 };
 
 struct EvictReply {

@@ -15,7 +15,7 @@
 namespace strata::store::http {
 
 struct NodeSnapshot {
-  core::NodeTiers tiers;
+  report::NodeTiers tiers;
   core::DataPlaneStats data_plane;  // all zero for a node without a data plane
   core::RpcMetricsSnapshot rpc;
 };

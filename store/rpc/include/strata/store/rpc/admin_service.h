@@ -5,7 +5,7 @@
 // status with proto::ToGrpcStatus. Failures (docs/api.md):
 //   Tiers  never fails.
 //   Evict  INVALID_ARGUMENT tier unspecified or unknown (reply_convert.h:
-//          TierStateFromProto; TIER_TEXT is a tier here: it deletes TEXT records); the
+//          proto::TierFromProto; TIER_TEXT is a tier here: it deletes TEXT records); the
 //          engine's INVALID_ARGUMENT for a tier the node lacks (HBM; SSD without one).
 //   Drain  DEADLINE_EXCEEDED puts or leases still in flight when the wait ends. The wait is
 //          min(timeout_ms, the time left before the call's own deadline); draining stays

@@ -9,10 +9,6 @@
 //   function              failure (message starts with)
 //   --------------------  ----------------------------------------------------------------
 //   IdFromProto           id 0: "<field>: missing"
-//   PhaseFromProto        a value outside strata.v1.Phase: "<field>: unknown value N" (as
-//                         every enum, types.proto; PHASE_UNSPECIFIED is valid: the engine
-//                         infers the phase). Only statistics depend on the phase, but a
-//                         value no phase means is the sender's bug, not a hint to drop.
 //   PutRequestFromProto   ns malformed: "ns..." (proto::NamespaceFromProto);
 //                         parent without key: "parent.key: missing";
 //                         tokens length not a multiple of 4: "tokens: N bytes is not a
@@ -60,7 +56,6 @@ namespace strata::store::rpc {
 absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field);
 
 // MatchRequest.phase: PHASE_UNSPECIFIED -> kUnspecified, PREFILL, MIDFILL, DECODE alike.
-absl::StatusOr<core::LookupPhase> PhaseFromProto(int value, std::string_view field);
 
 // A TTL in milliseconds; 0 stays 0 (the engine's default).
 absl::Duration TtlFromProto(uint32_t ms);

@@ -116,7 +116,7 @@ class SsdTier final : public Tier {
   SsdTier& operator=(const SsdTier&) = delete;
   ~SsdTier() override = default;
 
-  TierKind kind() const override { return TierKind::kSsd; }
+  report::Tier kind() const override { return report::Tier::kSsd; }
   uint64_t capacity() const override { return capacity_; }
   absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
   void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);

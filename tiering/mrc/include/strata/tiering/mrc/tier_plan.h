@@ -31,15 +31,9 @@ struct TierCapacities {
   uint64_t text_kv_equivalent = 0;  // TEXT budget converted to KV bytes (0: no TEXT tier)
 };
 
-struct TierCurve {
-  std::string tier;                // "dram", "ssd", "text"
-  uint64_t capacity_bytes = 0;     // this tier's current capacity (for text: kv-equivalent)
-  double expected_hit_ratio = 0;   // cumulative hit ratio through this tier at its capacity
-  std::vector<CurvePoint> points;  // cumulative hit ratio vs THIS tier's capacity, the
-                                   // faster tiers fixed at their current capacities
-  CurvePoint recommended;          // smallest capacity within 1 percentage point of the view's best
-  std::string advice;              // one plain sentence
-};
+// A tier's view (report::TierCurve, strata/report/curve.h); PlanTiers always sets
+// `recommended`.
+using report::TierCurve;
 
 // REQUIRES: points > 0.
 std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapacities& capacities,
