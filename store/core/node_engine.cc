@@ -418,6 +418,7 @@ NodeTiers NodeEngine::Tiers() const {
     engine.pending_puts = puts_.size();
     engine.leases = leases_.size();
     engine.draining = draining_;
+    engine.meta_write_errors = journal_.errors();
     tiers.tiers.push_back(dram);
     if (ssd.has_value()) tiers.tiers.push_back(*ssd);
   }

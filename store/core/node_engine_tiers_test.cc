@@ -157,6 +157,18 @@ TEST_F(TiersTest, DramPressureDropsLeavesToTextAndMatchCarriesTheirTokens) {
   EXPECT_GT(tiers.text.used_bytes, 0u);
 }
 
+TEST_F(TiersTest, FailedMetadataWritesAreReported) {
+  Start(/*dram_blobs=*/3, /*ssd_blobs=*/0);
+  EXPECT_EQ(engine_->Tiers().engine.meta_write_errors, 0u);
+  meta_->FailNextApplies(absl::UnavailableError("disk gone"));
+  const BlobContent blob = MakeBlob(ns_, kPages, 700);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply put, PutBlob(*engine_, ns_, std::nullopt, blob));
+  EXPECT_EQ(engine_->Tiers().engine.meta_write_errors, 1u);
+  // Only its durability was lost: the blob is cached and reads back whole.
+  ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(put.key));
+  EXPECT_EQ(bytes, blob.bytes);
+}
+
 TEST_F(TiersTest, LeasedAndPinnedBlobsKeepTheirBytes) {
   Start(/*dram_blobs=*/2, /*ssd_blobs=*/0);
   const BlobContent a = MakeBlob(ns_, kPages, 1);

@@ -212,6 +212,10 @@ void WriteNode(const report::NodeTiers& t, Writer& w) {
   w.Sample({}, t.engine.unlinked_blobs);
   w.Family("strata_namespaces", "gauge", "Namespaces (tenant, model, layout) known.");
   w.Sample({}, t.engine.namespaces);
+  w.Family("strata_meta_write_errors_total", "counter",
+           "Metadata writes that failed: those records are cached but not durable (a restart "
+           "does not bring them back).");
+  w.Sample({}, t.engine.meta_write_errors);
   w.Family("strata_node_draining", "gauge", "1 while the node drains (puts refused), else 0.");
   w.Sample({}, uint64_t{t.engine.draining ? 1u : 0u});
 }

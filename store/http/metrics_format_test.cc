@@ -81,6 +81,7 @@ TEST(MetricsFormatTest, WritesEachFigureUnderItsName) {
            "strata_rebuild_tasks_dropped_total 6",
            "strata_leases_active 2",
            "strata_puts_pending 1",
+           "strata_meta_write_errors_total 7",
            "strata_node_draining 0",
            "strata_mrc_expected_hit_ratio{tier=\"dram\"} 0.5",
            "strata_mrc_expected_hit_ratio{tier=\"ssd\"} 0.75",

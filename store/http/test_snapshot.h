@@ -43,6 +43,7 @@ inline NodeSnapshot KnownSnapshot() {
   t.engine.pending_puts = 1;
   t.engine.blobs = 13;
   t.engine.namespaces = 1;
+  t.engine.meta_write_errors = 7;
   t.lookups.resize(report::kLookupPhases);
   t.lookups[0] = report::LookupCounts{.phase = report::LookupPhase::kPrefill,
                                       .lookups = 2,

@@ -191,6 +191,7 @@ void ToProto(const report::EngineStats& stats, v1::EngineStats* out) {
   out->set_matched_pages(stats.matched_pages);
   out->set_queried_pages(stats.queried_pages);
   out->set_draining(stats.draining);
+  out->set_meta_write_errors(stats.meta_write_errors);
 }
 
 void ToProto(const report::LookupCounts& counts, v1::LookupStats* out) {
@@ -282,6 +283,7 @@ report::EngineStats FromProto(const v1::EngineStats& e) {
                              .matches = e.matches(),
                              .matched_pages = e.matched_pages(),
                              .queried_pages = e.queried_pages(),
+                             .meta_write_errors = e.meta_write_errors(),
                              .draining = e.draining()};
 }
 

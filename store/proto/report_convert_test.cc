@@ -299,7 +299,8 @@ TEST(ReportTiersToProtoTest, EverythingReadsBackAsWritten) {
   tiers.text = report::TextTierStats{1, 2, 3, 4, 5, 6, 7};
   tiers.rebuild = report::RebuildQueueStats{1, 2, 3, 4, 5, 6};
   tiers.index = report::IndexStats{1, 2, 3, 4, 5, 6, 7};
-  tiers.engine = report::EngineStats{.namespaces = 1, .blobs = 2, .leases = 3, .draining = true};
+  tiers.engine = report::EngineStats{
+      .namespaces = 1, .blobs = 2, .leases = 3, .meta_write_errors = 4, .draining = true};
   tiers.lookups.push_back(
       report::LookupCounts{.phase = report::LookupPhase::kMidfill, .text_hit_pages = 4});
   tiers.mrc = report::MissRatioCurve{.points = {{10, 0.5}}, .accesses = 4, .sample_rate = 0.5};

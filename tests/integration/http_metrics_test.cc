@@ -218,6 +218,7 @@ TEST_F(HttpMetricsTest, CountersMoveAsTheScriptSays) {
   EXPECT_EQ(s.Value("strata_puts_pending"), 0);
   EXPECT_EQ(s.Value("strata_rebuild_tasks_queued"), 0);
   EXPECT_EQ(s.Value("strata_node_draining"), 0);
+  EXPECT_EQ(s.Value("strata_meta_write_errors_total"), 0);  // the RocksDB store took every write
 
   // Data plane: 12 pages in, 8 out; one READ, timed.
   EXPECT_EQ(s.Value("strata_dataplane_received_bytes_total"), 12 * page);

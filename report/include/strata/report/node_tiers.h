@@ -74,16 +74,18 @@ using IndexStats = radix::RadixTreeStats;
 
 // The engine's own counts.
 struct EngineStats {
-  uint64_t namespaces = 0;        // namespaces known to the node
-  uint64_t blobs = 0;             // committed blobs in the index
-  uint64_t unlinked_blobs = 0;    // out of the index, bytes still held by leases or spans
-  uint64_t token_only_blobs = 0;  // bytes gone, tokens kept for blobs that continue them
-  uint64_t pending_puts = 0;      // puts begun, not yet committed or aborted
-  uint64_t leases = 0;            // read leases held
-  uint64_t matches = 0;           // Match calls
-  uint64_t matched_pages = 0;     // pages found by them
-  uint64_t queried_pages = 0;     // whole pages asked for by them
-  bool draining = false;          // Drain was called: reads served, writes refused
+  uint64_t namespaces = 0;         // namespaces known to the node
+  uint64_t blobs = 0;              // committed blobs in the index
+  uint64_t unlinked_blobs = 0;     // out of the index, bytes still held by leases or spans
+  uint64_t token_only_blobs = 0;   // bytes gone, tokens kept for blobs that continue them
+  uint64_t pending_puts = 0;       // puts begun, not yet committed or aborted
+  uint64_t leases = 0;             // read leases held
+  uint64_t matches = 0;            // Match calls
+  uint64_t matched_pages = 0;      // pages found by them
+  uint64_t queried_pages = 0;      // whole pages asked for by them
+  uint64_t meta_write_errors = 0;  // metadata writes that failed (those records are not
+                                   // durable: a restart does not bring them back)
+  bool draining = false;           // Drain was called: reads served, writes refused
 
   friend bool operator==(const EngineStats&, const EngineStats&) = default;
 };
