@@ -1,4 +1,5 @@
-// NodeEngine: creation, record life cycle, Match, Tiers, reaping and draining. The put,
+// NodeEngine: creation, Match, Tiers, reaping and draining (the record life cycle is the
+// RecordKeeper's, record_keeper.h). The put,
 // read and admin calls are in node_engine_put.cc, node_engine_read.cc and
 // node_engine_admin.cc.
 #include "strata/store/core/node_engine.h"
@@ -134,6 +135,13 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
                                    .task_ttl = options.rebuild_task_ttl,
                                    .max_attempts = options.max_rebuild_attempts}),
+      keeper_(RecordKeeper::Deps{.table = &table_,
+                                 .ledger = &ledger_,
+                                 .journal = &journal_,
+                                 .rebuild = &rebuild_,
+                                 .dram = arena_.get(),
+                                 .ssd = options.ssd.get(),
+                                 .index_mu = &mu_}),
       lock_hold_(options.measure_lock_hold ? &lock_hold_histogram_ : nullptr),
       mover_(TierMoverOptions{.dram_high_watermark = options.dram_high_watermark,
                               .dram_low_watermark = options.dram_low_watermark,
@@ -143,7 +151,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
                              .journal = &journal_,
                              .dram = arena_.get(),
                              .ssd = options.ssd.get(),
-                             .records = this,
+                             .records = &keeper_,
                              .index_mu = &mu_,
                              .lock_hold = lock_hold_}) {
   if (options_.reap_interval > absl::ZeroDuration()) {
@@ -158,7 +166,7 @@ NodeEngine::~NodeEngine() {
   if (reaper_.joinable()) reaper_.join();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  DCHECK_EQ(holds_, 0u) << "a HeldSpan outlives its NodeEngine";
+  DCHECK_EQ(keeper_.holds(mu_), 0u) << "a HeldSpan outlives its NodeEngine";
 }
 
 void NodeEngine::ReaperLoop() {
@@ -177,169 +185,13 @@ uint64_t NodeEngine::NewId() {
   return id;
 }
 
-// ------------------------------------------------------------------------- records
-
-uint64_t NodeEngine::MaybeRelease(BlobRecord* record) {
-  uint64_t freed = 0;
-  while (record != nullptr) {
-    if (record->transient_dram && record->leases == 0 && record->holds == 0 && !record->moving) {
-      // A copy made only to serve reads from SSD: gone once they are done.
-      record->transient_dram = false;
-      if (record->state == BlobState::kLinked && record->in_dram() && record->on_ssd() &&
-          record->children_in_dram == 0 && record->path_pins == 0 && !record->pinned) {
-        freed += record->extent->length;
-        ledger_.DetachDram(record);
-      }
-    }
-    if (record->state != BlobState::kUnlinked) break;
-    if (record->leases > 0 || record->holds > 0 || record->moving) break;
-    if (record->extent.has_value()) {
-      arena_->Free(*record->extent);
-      freed += record->extent->length;
-      record->extent.reset();
-    }
-    if (record->ssd_extent.has_value()) {
-      ssd_->Free(*record->ssd_extent);
-      record->ssd_extent.reset();
-    }
-    // Only the tokens (and what chains them) are needed from now on.
-    std::vector<uint64_t>().swap(record->checksums);
-    rebuild_.End(record, /*filled=*/false);
-    if (record->children > 0) break;
-    const tiering::BlobId parent_id = record->parent_id;
-    table_.Erase(record->id);
-    record = nullptr;
-    if (parent_id != 0) {
-      BlobRecord* parent = table_.Find(parent_id);
-      CHECK(parent != nullptr) << "record " << parent_id << " erased while a child needs it";
-      CHECK_GT(parent->children, 0u);
-      --parent->children;
-      record = parent;
-    }
-  }
-  return freed;
-}
-
-void NodeEngine::UnlinkRecord(BlobRecord* record) {
-  DCHECK(!record->pinned) << "unlinking a pinned blob";
-  record->pinned = false;
-  record->pin.Release();
-  record->pages_in_index = 0;
-  ledger_.Unlinking(*record);
-  table_.Unlink(record);
-  ledger_.SyncText(record);
-  journal_.Forget(record->key);
-}
-
-uint64_t NodeEngine::ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans,
-                                       bool count_evictions, uint64_t* bytes_freed) {
-  uint64_t unlinked = 0;
-  for (const radix::EvictedSpan& span : spans) {
-    BlobRecord* record = table_.FindLinked(span.blob);
-    CHECK(record != nullptr) << "the index named blob " << span.blob.ToHex()
-                             << ", which is not linked";
-    CHECK_GE(record->pages_in_index, span.page_count);
-    record->pages_in_index -= span.page_count;
-    if (record->pages_in_index > 0) continue;
-    UnlinkRecord(record);
-    ++unlinked;
-    if (count_evictions) arena_->counters().RecordEviction();
-    *bytes_freed += MaybeRelease(record);
-  }
-  return unlinked;
-}
-
-// ------------------------------------------------------------------------- TierMover::Records
-
-void NodeEngine::HoldRecord(BlobRecord* record) {
-  mu_.AssertHeld();
-  ++record->holds;
-  ++holds_;
-}
-
-void NodeEngine::UnholdRecord(BlobRecord* record) {
-  mu_.AssertHeld();
-  CHECK_GT(record->holds, 0u);
-  --record->holds;
-  --holds_;
-}
-
-uint64_t NodeEngine::ReleaseRecord(BlobRecord* record) {
-  mu_.AssertHeld();
-  return MaybeRelease(record);
-}
-
-absl::Status NodeEngine::RemoveFromIndex(BlobRecord* record, uint32_t from_page,
-                                         DeleteReply* reply) {
-  mu_.AssertHeld();
-  return RemoveFromIndexLocked(record, from_page, /*count_evictions=*/false, reply);
-}
-
-std::vector<radix::TokenId> NodeEngine::SequenceTokens(const BlobRecord& record,
-                                                       uint32_t pages) const {
-  const uint32_t page_tokens = record.ns->layout().page_tokens;
-  // (record, own pages to take), from `record` up to the blob at page 0.
-  std::vector<std::pair<const BlobRecord*, uint32_t>> chain;
-  const BlobRecord* r = &record;
-  uint32_t upto = pages;
-  while (upto > 0) {
-    CHECK(r != nullptr) << "broken parent chain";
-    CHECK(upto > r->first_page && upto <= r->end_page())
-        << "page " << upto << " outside (" << r->first_page << ", " << r->end_page() << "]";
-    chain.emplace_back(r, upto - r->first_page);
-    upto = r->first_page;
-    r = r->parent_id != 0 ? table_.Find(r->parent_id) : nullptr;
-  }
-  std::vector<radix::TokenId> tokens;
-  tokens.reserve(size_t{pages} * page_tokens);
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    const auto& own = it->first->tokens;
-    tokens.insert(tokens.end(), own.begin(), own.begin() + size_t{it->second} * page_tokens);
-  }
-  return tokens;
-}
-
-BlobInfo NodeEngine::InfoOf(const BlobRecord& record, bool with_tokens) const {
-  BlobInfo info;
-  info.key = record.key;
-  info.namespace_hash = record.namespace_hash;
-  info.tenant = record.ns->tenant();
-  info.model = record.ns->model();
-  info.layout = record.ns->layout();
-  info.parent = record.parent;
-  info.start_hash = record.start_hash;
-  info.first_page = record.first_page;
-  info.pages = record.pages;
-  info.bytes = record.bytes;
-  info.blob_checksum = BlobChecksum(record.checksums);
-  if (record.extent.has_value()) {
-    info.tiers.push_back(TierState::kDram);
-    info.extent = *record.extent;
-  }
-  if (record.ssd_extent.has_value()) {
-    info.tiers.push_back(TierState::kSsd);
-    info.ssd_extent = *record.ssd_extent;
-  }
-  if (info.tiers.empty()) info.tiers.push_back(TierState::kText);
-  info.pages_in_index = record.pages_in_index;
-  info.leases = record.leases;
-  info.pinned = record.pinned;
-  info.created = record.created;
-  info.last_access = record.last_access;
-  info.hits = record.hits;
-  if (with_tokens) info.tokens = record.tokens;
-  return info;
-}
-
 void NodeEngine::DropHold(uint64_t record_id) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.Find(record_id);
   CHECK(record != nullptr) << "HeldSpan of unknown record " << record_id;
-  CHECK_GT(record->holds, 0u);
-  --record->holds;
-  --holds_;
-  MaybeRelease(record);
+  keeper_.Unhold(mu_, record);
+  keeper_.Release(mu_, record);
 }
 
 // ------------------------------------------------------------------------- Match
@@ -435,7 +287,7 @@ ReapReply NodeEngine::ReapExpired() {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   for (const Lease& lease : leases_.TakeExpired(now)) {
-    ReleaseLeaseLocked(lease);
+    keeper_.EndLease(mu_, lease);
     ++reply.leases_expired;
   }
   const std::vector<uint64_t> expired = puts_.ExpiredIds(now);
@@ -445,7 +297,7 @@ ReapReply NodeEngine::ReapExpired() {
 }
 
 bool NodeEngine::QuiescentLocked() const {
-  return puts_.empty() && leases_.size() == 0 && holds_ == 0;
+  return puts_.empty() && leases_.size() == 0 && keeper_.holds(mu_) == 0;
 }
 
 absl::Status NodeEngine::Drain(absl::Duration timeout) {
@@ -459,9 +311,9 @@ absl::Status NodeEngine::Drain(absl::Duration timeout) {
     quiescent = mu_.AwaitWithTimeout(absl::Condition(this, &NodeEngine::QuiescentLocked), timeout);
   }
   if (quiescent) return absl::OkStatus();
-  return absl::DeadlineExceededError(
-      absl::StrCat("drain: ", puts_.size(), " puts, ", leases_.size(), " leases and ", holds_,
-                   " transfers still in flight after ", absl::FormatDuration(timeout)));
+  return absl::DeadlineExceededError(absl::StrCat(
+      "drain: ", puts_.size(), " puts, ", leases_.size(), " leases and ", keeper_.holds(mu_),
+      " transfers still in flight after ", absl::FormatDuration(timeout)));
 }
 
 bool NodeEngine::draining() const {

@@ -1,5 +1,5 @@
 // NodeEngine: admin calls (Delete, Pin, Unpin, Stat, List, Evict; Evict is the
-// TierMover's) and removal from the index (Delete, and TierMover::Records).
+// TierMover's, index removal and pins the RecordKeeper's).
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -59,29 +59,6 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 
 // ------------------------------------------------------------------------- Delete, Pin
 
-absl::Status NodeEngine::RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page,
-                                               bool count_evictions, DeleteReply* reply) {
-  const radix::BlobKey key = record->key;
-  const std::vector<radix::TokenId> prefix = SequenceTokens(*record, from_page + 1);
-  std::vector<radix::EvictedSpan> spans;
-  absl::StatusOr<uint64_t> removed = record->tree->RemoveSubtree(
-      record->namespace_hash, prefix,
-      [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
-  if (!removed.ok()) {
-    if (absl::IsFailedPrecondition(removed.status())) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "blob ", key.ToHex(), ": it, a blob below it, or a put continuing it is pinned (",
-          removed.status().message(), ")"));
-    }
-    return absl::InternalError(absl::StrCat("index removal of linked blob ", key.ToHex(),
-                                            " failed: ", removed.status().ToString()));
-  }
-  reply->pages_removed += *removed;
-  uint64_t freed = 0;
-  reply->blobs_unlinked += ApplyRemovedSpans(spans, count_evictions, &freed);
-  return absl::OkStatus();
-}
-
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
@@ -91,8 +68,8 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
     return absl::FailedPreconditionError(absl::StrCat("blob ", key.ToHex(), " is pinned"));
   }
   DeleteReply reply;
-  STRATA_RETURN_IF_ERROR(
-      RemoveFromIndexLocked(record, record->first_page, /*count_evictions=*/false, &reply));
+  STRATA_RETURN_IF_ERROR(keeper_.RemoveFromIndex(mu_, record, record->first_page,
+                                                 /*count_evictions=*/false, &reply));
   return reply;
 }
 
@@ -102,24 +79,9 @@ absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (record->pinned) return absl::OkStatus();
-  PinLocked(record);
+  keeper_.Pin(mu_, record, keeper_.SequenceTokens(mu_, *record, record->end_page()));
   journal_.Persist(*record);
   return absl::OkStatus();
-}
-
-void NodeEngine::PinLocked(BlobRecord* record) {
-  const std::vector<radix::TokenId> tokens = SequenceTokens(*record, record->end_page());
-  radix::MatchResult match = record->tree->Match(record->namespace_hash, tokens, /*pin=*/true);
-  // The blobs whose index pages make up the path keep their bytes while pinned.
-  for (const radix::MatchSegment& segment : match.segments) {
-    BlobRecord* on_path = table_.FindLinked(segment.blob);
-    CHECK(on_path != nullptr) << "the index names an unlinked blob";
-    if (!record->pinned_path.empty() && record->pinned_path.back() == on_path->id) continue;
-    ++on_path->path_pins;
-    record->pinned_path.push_back(on_path->id);
-  }
-  record->pin = std::move(match.handle);
-  record->pinned = true;
 }
 
 absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
@@ -128,20 +90,9 @@ absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (!record->pinned) return absl::OkStatus();
-  UnpinLocked(record);
+  keeper_.Unpin(mu_, record);
   journal_.Persist(*record);
   return absl::OkStatus();
-}
-
-void NodeEngine::UnpinLocked(BlobRecord* record) {
-  for (const tiering::BlobId id : record->pinned_path) {
-    BlobRecord* on_path = table_.Find(id);
-    CHECK(on_path != nullptr && on_path->path_pins > 0) << "pinned path record " << id;
-    --on_path->path_pins;
-  }
-  record->pinned_path.clear();
-  record->pin.Release();
-  record->pinned = false;
 }
 
 // ------------------------------------------------------------------------- Stat, List
@@ -150,7 +101,7 @@ absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_t
   TimedReaderMutexLock lock(&mu_, lock_hold_);
   const BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
-  return InfoOf(*record, with_tokens);
+  return BlobInfoOf(*record, with_tokens);
 }
 
 absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
@@ -180,7 +131,7 @@ absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
       more = true;
       return false;
     }
-    reply.blobs.push_back(InfoOf(record, /*with_tokens=*/false));
+    reply.blobs.push_back(BlobInfoOf(record, /*with_tokens=*/false));
     return true;
   });
   if (more) {

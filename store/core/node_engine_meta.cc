@@ -44,7 +44,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     const NamespaceEntry* entry = registry_.Find(m.namespace_hash);
     if (entry == nullptr) entry = &registry_.Register(ns_it->second, m.namespace_hash);
     std::vector<radix::TokenId> sequence;
-    if (parent != nullptr) sequence = SequenceTokens(*parent, m.first_page);
+    if (parent != nullptr) sequence = keeper_.SequenceTokens(mu_, *parent, m.first_page);
     sequence.insert(sequence.end(), m.tokens.begin(), m.tokens.end());
     absl::StatusOr<uint32_t> inserted =
         entry->tree->Insert(m.namespace_hash, sequence, m.first_page, m.key);
@@ -99,7 +99,9 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     if (m.pinned) pinned.push_back(added);
     ++report.restored;
   }
-  for (BlobRecord* record : pinned) PinLocked(record);
+  for (BlobRecord* record : pinned) {
+    keeper_.Pin(mu_, record, keeper_.SequenceTokens(mu_, *record, record->end_page()));
+  }
   STRATA_RETURN_IF_ERROR(journal_.Apply(fixups));
   if (options_.text_bytes > 0 && ledger_.text().used_bytes > options_.text_bytes) {
     EvictReply evicted;

@@ -106,7 +106,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   std::vector<radix::TokenId> sequence;
   radix::MatchHandle prefix_pin;
   if (parent != nullptr) {
-    sequence = SequenceTokens(*parent, first_page);
+    sequence = keeper_.SequenceTokens(mu_, *parent, first_page);
     radix::MatchResult match = entry->tree->Match(h0, sequence, /*pin=*/true);
     if (match.matched_pages < first_page) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -123,7 +123,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     if (parent != nullptr) {
       --parent->children;
       prefix_pin.Release();
-      MaybeRelease(parent);
+      keeper_.Release(mu_, parent);
     }
     return extent.status();
   }
@@ -181,7 +181,7 @@ void NodeEngine::AbortPutLocked(uint64_t put_id) {
     record = put.record;
   }  // releases the prefix pin
   table_.Unlink(record);
-  MaybeRelease(record);
+  keeper_.Release(mu_, record);
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
@@ -192,8 +192,7 @@ absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   if (put->committing) return Committing(put_id);
   puts_.Touch(*put, now);
   BlobRecord* record = put->record;
-  ++record->holds;
-  ++holds_;
+  keeper_.Hold(mu_, record);
   return HeldSpan(this, record->id, arena_->Data(*record->extent).first(record->bytes));
 }
 
@@ -284,7 +283,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   reply.indexed_pages = *inserted;
   if (*inserted == 0) {
     table_.Unlink(record);
-    MaybeRelease(record);
+    keeper_.Release(mu_, record);
     return reply;
   }
   record->pages_in_index = *inserted;

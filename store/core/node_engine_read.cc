@@ -26,16 +26,6 @@ absl::Duration NodeEngine::ClampTtl(absl::Duration ttl) const {
   return std::min(ttl, options_.max_lease_ttl);
 }
 
-void NodeEngine::ReleaseLeaseLocked(const Lease& lease) {
-  for (const auto& [key, record_id] : lease.blobs) {
-    BlobRecord* record = table_.Find(record_id);
-    CHECK(record != nullptr) << "lease " << lease.id << " holds unknown record " << record_id;
-    CHECK_GT(record->leases, 0u);
-    --record->leases;
-    MaybeRelease(record);
-  }
-}
-
 absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
                                            absl::Span<const ReadRange> ranges,
                                            std::vector<BlobRecord*>* records) {
@@ -178,7 +168,7 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
     if (absl::IsNotFound(record_id.status())) {
       // Expired but not reaped yet: reclaim it now.
       absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
-      if (expired.ok()) ReleaseLeaseLocked(*expired);
+      if (expired.ok()) keeper_.EndLease(mu_, *expired);
     }
     return record_id.status();
   }
@@ -189,8 +179,7 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
                                               blob.ToHex(), " are outside its ", record->bytes,
                                               " bytes"));
   }
-  ++record->holds;
-  ++holds_;
+  keeper_.Hold(mu_, record);
   return HeldSpan(this, record->id, arena_->Data(*record->extent).subspan(offset, length));
 }
 
@@ -205,7 +194,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
-    if (expired.ok()) ReleaseLeaseLocked(*expired);
+    if (expired.ok()) keeper_.EndLease(mu_, *expired);
   }
   return expiry;
 }
@@ -215,7 +204,7 @@ absl::Status NodeEngine::Release(uint64_t lease_id) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
-  ReleaseLeaseLocked(lease);
+  keeper_.EndLease(mu_, lease);
   if (now >= lease.expiry) {
     return absl::NotFoundError(absl::StrCat("lease ", lease_id, " had expired"));
   }

@@ -1,7 +1,7 @@
 // NodeEngine: rebuild from text (RequestRebuild, PullRebuildTasks) and Prefetch.
 //
 // The queue itself is a RebuildQueue (rebuild_queue.h); RefillLocked ends a task when a
-// put refills its blob, MaybeRelease when its blob goes away.
+// put refills its blob, RecordKeeper::Release when its blob goes away.
 #include <algorithm>
 #include <utility>
 
@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
             task->parent = record.parent;
             task->first_page = record.first_page;
             task->pages = record.pages;
-            task->sequence_tokens = SequenceTokens(record, record.end_page());
+            task->sequence_tokens = keeper_.SequenceTokens(mu_, record, record.end_page());
             task->checksums = record.checksums;
           });
       if (!tasks.empty() || wait <= absl::ZeroDuration()) return tasks;

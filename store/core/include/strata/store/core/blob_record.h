@@ -1,7 +1,9 @@
 // BlobRecord: what the node keeps about one blob (design note, "Blobs and their records").
 //
 // A plain struct owned by the BlobTable; the NodeEngine reads and changes it under its
-// lock (thread-compatible, no locking of its own). Fields and their invariants:
+// lock (thread-compatible, no locking of its own). tokens, first_page, pages, parent_id,
+// ns and tree never change once the record is made (RecordKeeper's lock-free token walks
+// rely on it). Fields and their invariants:
 //
 //   state      kPending  a put in progress: not in the index, invisible to readers
 //              kLinked   committed and in the index (pages_in_index > 0)
@@ -93,5 +95,9 @@ struct BlobRecord {
   bool on_ssd() const { return ssd_extent.has_value(); }
   bool has_bytes() const { return in_dram() || on_ssd(); }
 };
+
+// What Stat and List show of a record (its tokens only when with_tokens). REQUIRES: the
+// lock that guards the record, shared at least.
+BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens);
 
 }  // namespace strata::store::core

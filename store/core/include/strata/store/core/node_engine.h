@@ -15,8 +15,10 @@
 //     LookupStats        Match's page counts by phase and tier, the live miss-ratio curve
 //     TierMover          eviction under pressure, allocation, demotion and promotion (I/O
 //                        outside mu_), the background mover thread and its watermarks
-//   and itself keeps the record life cycle (MaybeRelease, unlinking, index removal: the
-//   mover reaches them through TierMover::Records) and a reaper thread. It owns the DRAM
+//     RecordKeeper       the record life cycle: holds, release, unlinking, index removal,
+//                        pins, leases ended, the parent-chain token walks (the mover
+//                        reaches it as its TierMover::Records)
+//   and itself keeps the call logic and a reaper thread. It owns the DRAM
 //   tier (tiering::DramArena). Shared with the node: the SSD tier (options.ssd) and the
 //   metadata store (options.meta). The Clock is borrowed.
 //
@@ -143,6 +145,7 @@
 #include "strata/store/core/pending_put.h"
 #include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
+#include "strata/store/core/record_keeper.h"
 #include "strata/store/core/tier_ledger.h"
 #include "strata/store/core/tier_mover.h"
 #include "strata/store/meta/blob_meta.h"
@@ -223,7 +226,7 @@ struct NodeEngineOptions {
   bool measure_lock_hold = false;
 };
 
-class NodeEngine : private TierMover::Records {
+class NodeEngine {
  public:
   static absl::StatusOr<std::unique_ptr<NodeEngine>> Create(const NodeEngineOptions& options);
 
@@ -338,42 +341,12 @@ class NodeEngine : private TierMover::Records {
   // ---- ids (node_engine.cc)
   uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- record life cycle (node_engine.cc)
-  // Frees the bytes of a record out of the index that nothing holds, erases a record
-  // without bytes that no child record needs, and cascades to its parent. Returns the
-  // extent bytes freed. `record` may be erased.
-  uint64_t MaybeRelease(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Applies index removals: decrements pages_in_index and unlinks blobs at 0. Returns
-  // the number of blobs unlinked; adds freed bytes to *bytes_freed.
-  uint64_t ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans, bool count_evictions,
-                             uint64_t* bytes_freed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnlinkRecord(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
   // ---- restart (node_engine_meta.cc)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
-  // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
-  // record->first_page < pages <= record->first_page + record->pages (or pages == 0).
-  std::vector<radix::TokenId> SequenceTokens(const BlobRecord& record, uint32_t pages) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  BlobInfo InfoOf(const BlobRecord& record, bool with_tokens) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void DropHold(uint64_t record_id) ABSL_LOCKS_EXCLUDED(mu_);
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
-
-  // ---- index removal (node_engine_admin.cc)
-  // Removes the index pages `record` owns and everything below them.
-  absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
-                                     DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  // ---- TierMover::Records (node_engine.cc): the record life cycle as the mover sees it.
-  // Called by mover_ with mu_ held (asserted: the analysis cannot follow the interface).
-  void HoldRecord(BlobRecord* record) override;
-  void UnholdRecord(BlobRecord* record) override;
-  uint64_t ReleaseRecord(BlobRecord* record) override;
-  absl::Status RemoveFromIndex(BlobRecord* record, uint32_t from_page, DeleteReply* reply) override;
 
   // ---- puts (node_engine_put.cc)
   // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
@@ -392,7 +365,6 @@ class NodeEngine : private TierMover::Records {
                                  absl::Span<const ReadRange> ranges,
                                  std::vector<BlobRecord*>* records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ReleaseLeaseLocked(const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Duration ClampTtl(absl::Duration ttl) const;
 
   const NodeEngineOptions options_;
@@ -408,7 +380,6 @@ class NodeEngine : private TierMover::Records {
   PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
   // lock, never under mu_.
@@ -427,6 +398,10 @@ class NodeEngine : private TierMover::Records {
   // ---- rebuild queue (node_engine_rebuild.cc): its own lock, taken after mu_; the
   // calls that touch records are made with mu_ held, a puller waits without it.
   RebuildQueue rebuild_;
+
+  // The record life cycle (holds, release, unlinking, index removal, pins, token walks):
+  // no lock of its own, every call is given mu_. The mover reaches it as its Records.
+  RecordKeeper keeper_;
 
   // Hold times of mu_; lock_hold_ points at it when options.measure_lock_hold (every
   // scope that takes mu_ passes lock_hold_), else is null.
