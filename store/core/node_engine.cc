@@ -14,6 +14,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/core/chunk_checksum.h"
+#include "strata/store/core/restorer.h"
 
 namespace strata::store::core {
 namespace {
@@ -111,6 +112,31 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
               << restored.load_time << ")";
   }
   return engine;
+}
+
+// The restart: MetaJournal::Load reads the store, the Restorer (restorer.h) rebuilds the
+// index from it.
+absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
+  if (!journal_.enabled()) return RestoreReport();
+  const absl::Time started = absl::Now();
+  STRATA_ASSIGN_OR_RETURN(MetaJournal::Loaded loaded, journal_.Load());
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
+  Restorer restorer(Restorer::Deps{.registry = &registry_,
+                                   .table = &table_,
+                                   .ledger = &ledger_,
+                                   .journal = &journal_,
+                                   .keeper = &keeper_,
+                                   .mover = &mover_,
+                                   .ssd = ssd_.get(),
+                                   .text_bytes = options_.text_bytes});
+  STRATA_ASSIGN_OR_RETURN(RestoreReport report, restorer.Restore(mu_, std::move(loaded), [this] {
+    mu_.AssertHeld();
+    return NewId();
+  }));
+  report.ready_time = absl::Now() - started;
+  restore_ = report;
+  return report;
 }
 
 LockHoldStats NodeEngine::lock_hold() const { return lock_hold_histogram_.Snapshot(); }

@@ -341,7 +341,7 @@ class NodeEngine {
   // ---- ids (node_engine.cc)
   uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- restart (node_engine_meta.cc)
+  // ---- restart (node_engine.cc; the Restorer does the work)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
   void DropHold(uint64_t record_id) ABSL_LOCKS_EXCLUDED(mu_);
