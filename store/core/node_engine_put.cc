@@ -237,15 +237,9 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
 
   // Verify without the lock: a committing put is neither aborted nor reaped, so its
   // extent and checksums stay put, and no receive holds its bytes.
-  uint64_t bad = checksums.size();
-  uint64_t got = 0;
-  for (uint64_t i = 0; i < checksums.size(); ++i) {
-    got = ChunkChecksum(bytes.subspan(i * chunk_bytes, chunk_bytes));
-    if (got != checksums[i]) {
-      bad = i;
-      break;
-    }
-  }
+  const uint64_t bad = FirstBadChunk(bytes, checksums, chunk_bytes);
+  const uint64_t got =
+      bad == checksums.size() ? 0 : ChunkChecksum(bytes.subspan(bad * chunk_bytes, chunk_bytes));
 
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below

@@ -79,42 +79,17 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  std::vector<BlobRecord*> records;
-  records.reserve(ranges.size());
   // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
   // the lock, so the world may change meanwhile and the ranges are checked again).
-  constexpr int kMaxPromotionRounds = 8;
-  for (int round = 0;; ++round) {
-    records.clear();
-    STRATA_RETURN_IF_ERROR(ResolveReadLocked(ns, h0, ranges, &records));
-    std::vector<BlobRecord*> promote;
-    bool wait = false;
-    for (BlobRecord* record : records) {
-      if (record->in_dram()) continue;  // even while being demoted: the DRAM copy serves
-      if (record->moving) {
-        wait = true;  // being promoted by another call
-      } else if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
-        promote.push_back(record);
-      }
-    }
-    if (wait) {
-      mover_.WaitMoved(mu_);
-      continue;
-    }
-    if (promote.empty()) break;
-    if (round == kMaxPromotionRounds) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "DRAM tier too small to hold the ", records.size(), " blobs of this read at once"));
-    }
-    if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
-    // Admission decides, with this read counted, whether the copy stays in DRAM.
-    std::vector<bool> keep(promote.size());
-    for (size_t i = 0; i < promote.size(); ++i) keep[i] = ledger_.ShouldPromote(*promote[i]);
-    STRATA_RETURN_IF_ERROR(mover_.Promote(mu_, promote));
-    for (size_t i = 0; i < promote.size(); ++i) {
-      if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
-    }
-  }
+  std::vector<BlobRecord*> records;
+  records.reserve(ranges.size());
+  STRATA_RETURN_IF_ERROR(mover_.PromoteForRead(
+      mu_,
+      [&](std::vector<BlobRecord*>* resolved) {
+        mu_.AssertHeld();
+        return ResolveReadLocked(ns, h0, ranges, resolved);
+      },
+      &records));
 
   ReadReply reply;
   reply.ranges.reserve(ranges.size());

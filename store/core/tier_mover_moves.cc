@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/core/tier_mover.h"
 
@@ -40,15 +41,6 @@ std::vector<absl::Status> RunBatch(Submit submit) {
   });
   finished.WaitForNotification();
   return statuses;
-}
-
-// The first chunk of `bytes` whose checksum differs from `checksums`, or checksums.size().
-uint64_t FirstBadChunk(absl::Span<const std::byte> bytes, absl::Span<const uint64_t> checksums,
-                       uint64_t chunk_bytes) {
-  for (uint64_t i = 0; i < checksums.size(); ++i) {
-    if (ChunkChecksum(bytes.subspan(i * chunk_bytes, chunk_bytes)) != checksums[i]) return i;
-  }
-  return checksums.size();
 }
 
 }  // namespace
@@ -143,6 +135,44 @@ absl::Status TierMover::Promote(absl::Mutex& mu, const std::vector<BlobRecord*>&
   }
   moved_.SignalAll();
   return first_error;
+}
+
+absl::Status TierMover::PromoteForRead(
+    absl::Mutex& mu, absl::FunctionRef<absl::Status(std::vector<BlobRecord*>*)> resolve,
+    std::vector<BlobRecord*>* records) {
+  CheckLock(mu);
+  constexpr int kMaxPromotionRounds = 8;
+  for (int round = 0;; ++round) {
+    records->clear();
+    STRATA_RETURN_IF_ERROR(resolve(records));
+    std::vector<BlobRecord*> promote;
+    bool wait = false;
+    for (BlobRecord* record : *records) {
+      if (record->in_dram()) continue;  // even while being demoted: the DRAM copy serves
+      if (record->moving) {
+        wait = true;  // being promoted by another call
+      } else if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
+        promote.push_back(record);
+      }
+    }
+    if (wait) {
+      WaitMoved(mu);
+      continue;
+    }
+    if (promote.empty()) return absl::OkStatus();
+    if (round == kMaxPromotionRounds) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "DRAM tier too small to hold the ", records->size(), " blobs of this read at once"));
+    }
+    if (deps_.ssd != nullptr) deps_.ssd->counters().RecordHit(promote.size());
+    // Admission decides, with this read counted, whether the copy stays in DRAM.
+    std::vector<bool> keep(promote.size());
+    for (size_t i = 0; i < promote.size(); ++i) keep[i] = deps_.ledger->ShouldPromote(*promote[i]);
+    STRATA_RETURN_IF_ERROR(Promote(mu, promote));
+    for (size_t i = 0; i < promote.size(); ++i) {
+      if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
+    }
+  }
 }
 
 // ------------------------------------------------------------------------- demotion

@@ -350,6 +350,36 @@ TEST_F(TierMoverTest, PromotionVerifiesEveryChunkAndDropsACorruptCopy) {
   EXPECT_FALSE(good->moving || bad->moving);
 }
 
+TEST_F(TierMoverTest, PromoteForReadResolvesAgainAfterEachRoundUntilAllAreInDram) {
+  Make(/*text_bytes=*/1 << 20);
+  absl::MutexLock lock(&mu_);
+  BlobRecord* on_ssd = Linked(1, 0, /*in_dram=*/false, /*on_ssd=*/true);
+  BlobRecord* in_dram = Linked(2);
+  int rounds = 0;
+  std::vector<BlobRecord*> records;
+  const absl::Status status = mover_->PromoteForRead(
+      mu_,
+      [&](std::vector<BlobRecord*>* resolved) {
+        ++rounds;
+        resolved->assign({on_ssd, in_dram, on_ssd});  // a blob named twice is promoted once
+        return absl::OkStatus();
+      },
+      &records);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(rounds, 2);  // resolved again after the promotion dropped the lock
+  ASSERT_EQ(records.size(), 3u);
+  ASSERT_TRUE(on_ssd->in_dram());
+  EXPECT_TRUE(Holds(dram_->Data(*on_ssd->extent), 1));
+  EXPECT_FALSE(on_ssd->transient_dram);  // admission "always" keeps the copy
+  EXPECT_EQ(ssd_->counters().Snapshot().hits, 1u);
+  EXPECT_EQ(dram_->counters().Snapshot().promotions, 1u);
+  EXPECT_EQ(ssd_->io_under_lock, 0);
+  // resolve's error is the call's, and nothing is promoted.
+  std::vector<BlobRecord*> none;
+  EXPECT_TRUE(absl::IsNotFound(mover_->PromoteForRead(
+      mu_, [](std::vector<BlobRecord*>*) { return absl::NotFoundError("gone"); }, &none)));
+}
+
 TEST_F(TierMoverTest, EvictTextDeletesLeavesFirstAndKeepsWhatTheIndexHolds) {
   Make(/*text_bytes=*/1 << 20);
   absl::MutexLock lock(&mu_);

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -162,6 +163,16 @@ class TierMover {
   // the first failure.
   absl::Status Promote(absl::Mutex& mu, const std::vector<BlobRecord*>& records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Gets a read's records into DRAM: `resolve` (called under `mu`, once per round) fills
+  // `records` with the read's records or fails; SSD-only ones are promoted (admission
+  // decides, with this read counted as an SSD hit, whether each copy stays once the read
+  // is done: else it is marked transient_dram), records being moved are waited for, and
+  // the read is resolved again after every round, since `mu` was dropped. On success
+  // every record in `records` is in DRAM. Errors: resolve's, RESOURCE_EXHAUSTED after 8
+  // rounds (DRAM too small for the read's blobs at once), Promote's.
+  absl::Status PromoteForRead(absl::Mutex& mu,
+                              absl::FunctionRef<absl::Status(std::vector<BlobRecord*>*)> resolve,
+                              std::vector<BlobRecord*>* records) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Waits (dropping `mu`) until a move ends somewhere (a record's `moving` cleared).
   void WaitMoved(absl::Mutex& mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
