@@ -23,6 +23,10 @@ absl::Status NotInIndex(const radix::BlobKey& key) {
   return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
 }
 
+absl::Status Pinned(const radix::BlobKey& key) {
+  return absl::FailedPreconditionError(absl::StrCat("blob ", key.ToHex(), " is pinned"));
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------- Evict
@@ -59,27 +63,48 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 
 // ------------------------------------------------------------------------- Delete, Pin
 
+// Delete and Pin assemble the blob's prefix tokens without the lock, the record held
+// meanwhile (RecordKeeper: tokens never change and a held record's ancestors stay), and
+// check the record again after taking the lock back.
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-  TimedMutexLock lock(&mu_, lock_hold_);
-  BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
-  if (record->pinned) {
-    return absl::FailedPreconditionError(absl::StrCat("blob ", key.ToHex(), " is pinned"));
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  BlobRecord* record = nullptr;
+  TokenChain chain;
+  {
+    TimedMutexLock lock(&mu_, lock_hold_);
+    record = table_.FindLinked(key);
+    if (record == nullptr) return NotInIndex(key);
+    if (record->pinned) return Pinned(key);
+    chain = keeper_.ChainOf(mu_, *record, record->first_page + 1);
+    keeper_.Hold(mu_, record);
   }
+  const std::vector<radix::TokenId> prefix = RecordKeeper::Assemble(chain);
+  TimedMutexLock lock(&mu_, lock_hold_);
+  if (!UnholdWalked(record)) return NotInIndex(key);  // deleted or evicted meanwhile
+  if (record->pinned) return Pinned(key);
   DeleteReply reply;
-  STRATA_RETURN_IF_ERROR(keeper_.RemoveFromIndex(mu_, record, record->first_page,
-                                                 /*count_evictions=*/false, &reply));
+  STRATA_RETURN_IF_ERROR(
+      keeper_.RemoveFromIndex(mu_, record, prefix, /*count_evictions=*/false, &reply));
   return reply;
 }
 
 absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  BlobRecord* record = nullptr;
+  TokenChain chain;
+  {
+    TimedMutexLock lock(&mu_, lock_hold_);
+    record = table_.FindLinked(key);
+    if (record == nullptr) return NotInIndex(key);
+    if (record->pinned) return absl::OkStatus();
+    chain = keeper_.ChainOf(mu_, *record, record->end_page());
+    keeper_.Hold(mu_, record);
+  }
+  const std::vector<radix::TokenId> sequence = RecordKeeper::Assemble(chain);
   TimedMutexLock lock(&mu_, lock_hold_);
-  BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
-  if (record->pinned) return absl::OkStatus();
-  keeper_.Pin(mu_, record, keeper_.SequenceTokens(mu_, *record, record->end_page()));
+  if (!UnholdWalked(record)) return NotInIndex(key);
+  if (record->pinned) return absl::OkStatus();  // pinned by another call meanwhile
+  keeper_.Pin(mu_, record, sequence);
   journal_.Persist(*record);
   return absl::OkStatus();
 }
@@ -93,6 +118,13 @@ absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   keeper_.Unpin(mu_, record);
   journal_.Persist(*record);
   return absl::OkStatus();
+}
+
+bool NodeEngine::UnholdWalked(BlobRecord* record) {
+  keeper_.Unhold(mu_, record);
+  const bool linked = record->state == BlobState::kLinked;
+  keeper_.Release(mu_, record);  // an unlinked record may be erased here
+  return linked;
 }
 
 // ------------------------------------------------------------------------- Stat, List

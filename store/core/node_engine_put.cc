@@ -44,6 +44,15 @@ absl::Status ValidatePut(const radix::Namespace& ns, const PutRequest& request,
   return absl::OkStatus();
 }
 
+absl::Status Draining() {
+  return absl::UnavailableError("draining: this node accepts no new puts");
+}
+
+absl::Status ParentMissing(const BlobParent& parent) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("parent blob ", parent.key.ToHex(), " is not in this node's index"));
+}
+
 absl::Status Committing(uint64_t put_id) {
   return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": its commit is in progress"));
 }
@@ -58,36 +67,45 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   const absl::Time now = clock_->Now();
 
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-  TimedMutexLock lock(&mu_, lock_hold_);
-  if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
-  const NamespaceEntry* entry = registry_.Find(h0);
-
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  // With a parent, its checks and its chain under the lock; the prefix tokens are copied
+  // and hashed after dropping it, the parent held meanwhile (RecordKeeper: tokens never
+  // change and a held record's ancestors stay).
   BlobRecord* parent = nullptr;
   uint32_t first_page = 0;
   radix::PrefixHash start_hash = h0;
+  std::vector<radix::TokenId> sequence;
   if (request.parent.has_value()) {
-    parent = table_.FindLinked(request.parent->key);
-    // A parent of another namespace answers like a missing one (no cross-tenant probing).
-    if (parent == nullptr || parent->namespace_hash != h0) {
-      return absl::FailedPreconditionError(absl::StrCat("parent blob ", request.parent->key.ToHex(),
-                                                        " is not in this node's index"));
+    TokenChain chain;
+    {
+      TimedMutexLock lock(&mu_, lock_hold_);
+      if (draining_) return Draining();
+      parent = table_.FindLinked(request.parent->key);
+      // A parent of another namespace answers like a missing one (no cross-tenant probing).
+      if (parent == nullptr || parent->namespace_hash != h0) return ParentMissing(*request.parent);
+      first_page = request.parent->pages;
+      if (first_page <= parent->first_page || first_page > parent->end_page()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
+                         parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
+      }
+      if (uint64_t{first_page} + pages > UINT32_MAX) {
+        return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
+      }
+      chain = keeper_.ChainOf(mu_, *parent, first_page);
+      keeper_.Hold(mu_, parent);
     }
-    first_page = request.parent->pages;
-    if (first_page <= parent->first_page || first_page > parent->end_page()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
-                       parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
-    }
+    sequence = RecordKeeper::Assemble(chain);
     const uint32_t taken = first_page - parent->first_page;
     start_hash = radix::PrefixHashAt(
         parent->start_hash, absl::MakeConstSpan(parent->tokens).first(size_t{taken} * page_tokens),
         page_tokens);
   }
-  if (uint64_t{first_page} + pages > UINT32_MAX) {
-    return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
-  }
   const radix::BlobKey key{radix::PrefixHashAt(start_hash, request.tokens, page_tokens)};
+
+  TimedMutexLock lock(&mu_, lock_hold_);
+  if (parent != nullptr && !UnholdWalked(parent)) return ParentMissing(*request.parent);
+  if (draining_) return Draining();
   if (request.key.has_value() && *request.key != key) {
     return absl::InvalidArgumentError(absl::StrCat(
         "key mismatch: the client computed ", request.key->ToHex(), ", the node ", key.ToHex()));
@@ -100,13 +118,12 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     reply.key = key;
     return reply;
   }
+  const NamespaceEntry* entry = registry_.Find(h0);
 
   // Pin the prefix the blob continues, so that neither the eviction below nor a Delete
   // can take it before the commit inserts the blob under it.
-  std::vector<radix::TokenId> sequence;
   radix::MatchHandle prefix_pin;
   if (parent != nullptr) {
-    sequence = keeper_.SequenceTokens(mu_, *parent, first_page);
     radix::MatchResult match = entry->tree->Match(h0, sequence, /*pin=*/true);
     if (match.matched_pages < first_page) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -348,6 +348,11 @@ class NodeEngine {
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
+  // ---- token walks without the lock (node_engine_admin.cc)
+  // Ends the hold a walk took on `record` (releasing it: it may be erased); whether it is
+  // still linked.
+  bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // ---- puts (node_engine_put.cc)
   // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
   absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now)
