@@ -262,15 +262,19 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         flushed = ssd.Flush();
         mu.Lock();
       }
-      // The bytes are durable: record the extents (synced) before anyone sees them.
+      // The bytes are durable. Their records, with the SSD extents, are queued synced
+      // under the lock (in order with every other record change) and written after
+      // dropping it again; only then are the extents attached, so a blob shows on SSD only
+      // once its record is durable. The records stay moving and held meanwhile.
       meta::MetaBatch batch(/*sync=*/true);
       std::vector<bool> written(demoting.size());
+      std::vector<bool> pinned(demoting.size());
       for (size_t i = 0; i < demoting.size(); ++i) {
         BlobRecord* record = demoting[i];
-        record->moving = false;
-        deps_.records->UnholdRecord(record);
         const absl::Status status = flushed.ok() ? results[i] : flushed;
         if (!status.ok() || record->state != BlobState::kLinked) {
+          record->moving = false;
+          deps_.records->UnholdRecord(record);
           ssd.Free(targets[i]);
           if (!status.ok()) {
             VLOG(1) << "demotion of " << record->key.ToHex() << " failed: " << status;
@@ -280,17 +284,32 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
           continue;
         }
         written[i] = true;
-        ledger.AttachSsd(record, targets[i]);
-        deps_.journal->Add(*record, &batch);
+        pinned[i] = record->pinned;
+        deps_.journal->AddDemoted(*record, targets[i], &batch);
       }
-      const absl::Status recorded = deps_.journal->Apply(batch);
+      absl::Status recorded;
+      if (deps_.journal->enabled() && !batch.empty()) {
+        const MetaJournal::Ticket ticket = deps_.journal->Queue(std::move(batch));
+        LockHoldPause pause;  // the synced write runs without the lock
+        mu.Unlock();
+        recorded = deps_.journal->Await(ticket);
+        mu.Lock();
+      }
       for (size_t i = 0; i < demoting.size(); ++i) {
         if (!written[i]) continue;
         BlobRecord* record = demoting[i];
-        if (!recorded.ok()) {
-          ledger.DetachSsd(record);  // not recorded: as if never written
+        record->moving = false;
+        deps_.records->UnholdRecord(record);
+        if (!recorded.ok() || record->state != BlobState::kLinked) {
+          // Not recorded (as if never written), or deleted while it was being recorded
+          // (its deletion was queued after the record, so the store has it deleted).
+          ssd.Free(targets[i]);
+          deps_.records->ReleaseRecord(record);
           continue;
         }
+        ledger.AttachSsd(record, targets[i]);
+        // Pinned or unpinned while recorded: that write lacked the extent, write it again.
+        if (record->pinned != pinned[i]) deps_.journal->Persist(*record);
         dram.counters().RecordDemotion();
         progress = true;
         ++reply->blobs_demoted;

@@ -26,10 +26,13 @@
 //     (Records::HoldRecord) meanwhile, so nothing evicts, frees or erases them; every
 //     other call of the owner keeps running, so callers re-check what they read before.
 //     WaitMoved waits (dropping `mu`) until some move has ended.
-//   - The demotion's synced metadata record is written under `mu` (MetaJournal::Apply): a
-//     blob shows on SSD only once its record is durable. Every other metadata write is
-//     queued under `mu` and applied by the owner after releasing it (MoveOutOfDram, which
-//     takes `mu` itself, applies them on return).
+//   - The demotion's synced metadata record is queued under `mu` (MetaJournal::Queue, so
+//     it keeps its place among the record changes) and written after dropping `mu` again
+//     (MetaJournal::Await), the records still moving and held; the SSD extents are
+//     attached only once it is durable, so a blob shows on SSD only then. A record pinned
+//     or unpinned meanwhile is written again with its extent. Every other metadata write
+//     is queued under `mu` and applied by the owner after releasing it (MoveOutOfDram,
+//     which takes `mu` itself, applies them on return).
 //   - The background thread (Start, Stop) takes `mu` itself: it waits on a condition
 //     variable (SignalIfAbovePressure wakes it, else it polls every 200 ms) and demotes
 //     via MoveOutOfDram. Lock order: `mu`, then a tier's or a component's lock.
