@@ -1,6 +1,9 @@
 // BlobRecord (blob_record.h).
 #include "strata/store/core/blob_record.h"
 
+#include "absl/types/span.h"
+
+#include "strata/base/status_macros.h"
 #include "strata/store/core/chunk_checksum.h"
 
 namespace strata::store::core {
@@ -35,6 +38,45 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens) {
   info.hits = record.hits;
   if (with_tokens) info.tokens = record.tokens;
   return info;
+}
+
+MatchedSegment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
+                                uint32_t page_tokens) {
+  MatchedSegment segment{
+      s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record.pages, TierState::kDram,
+      {}};
+  if (!record.in_dram()) {
+    if (record.on_ssd()) {
+      segment.tier = TierState::kSsd;
+    } else {
+      segment.tier = TierState::kText;
+      const auto own = absl::MakeConstSpan(record.tokens)
+                           .subspan(size_t{s.blob_page_offset} * page_tokens,
+                                    size_t{s.page_count} * page_tokens);
+      segment.tokens.assign(own.begin(), own.end());
+    }
+  }
+  return segment;
+}
+
+absl::StatusOr<ReadRangeReply> ReadRangeReplyOf(const BlobRecord& record, const ReadRange& range,
+                                                const radix::KvLayout& layout) {
+  STRATA_ASSIGN_OR_RETURN(const radix::BlobLayout blob_layout,
+                          radix::BlobLayout::Create(layout, record.pages));
+  ReadRangeReply out;
+  out.blob_bytes = record.bytes;
+  out.arena_offset = record.extent->offset;
+  out.layer_ranges.reserve(range.layer_end - range.layer_begin);
+  out.checksums.reserve(size_t{range.layer_end - range.layer_begin} * range.num_pages);
+  for (uint32_t l = range.layer_begin; l < range.layer_end; ++l) {
+    STRATA_ASSIGN_OR_RETURN(const radix::ByteRange bytes,
+                            blob_layout.LayerPageRange(l, range.first_page, range.num_pages));
+    out.layer_ranges.push_back(bytes);
+    for (uint32_t p = range.first_page; p < range.first_page + range.num_pages; ++p) {
+      out.checksums.push_back(record.checksums[ChunkIndex(l, p, record.pages)]);
+    }
+  }
+  return out;
 }
 
 }  // namespace strata::store::core

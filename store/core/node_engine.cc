@@ -63,25 +63,6 @@ absl::Status ValidateOptions(const NodeEngineOptions& o) {
 
 }  // namespace
 
-// ------------------------------------------------------------------------- HeldSpan
-
-HeldSpan& HeldSpan::operator=(HeldSpan&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    engine_ = std::exchange(other.engine_, nullptr);
-    record_id_ = std::exchange(other.record_id_, 0);
-    span_ = std::exchange(other.span_, {});
-  }
-  return *this;
-}
-
-void HeldSpan::Reset() {
-  if (engine_ == nullptr) return;
-  std::exchange(engine_, nullptr)->DropHold(record_id_);
-  record_id_ = 0;
-  span_ = {};
-}
-
 // ------------------------------------------------------------------------- lifecycle
 
 absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineOptions& options) {
@@ -241,26 +222,7 @@ absl::StatusOr<MatchReply> NodeEngine::Match(const radix::Namespace& ns,
       const BlobRecord* record = table_.FindLinked(s.blob);
       CHECK(record != nullptr) << "the index names blob " << s.blob.ToHex()
                                << ", which is not linked";
-      MatchedSegment segment{s.blob,
-                             s.blob_page_offset,
-                             s.page_count,
-                             s.seq_page_begin,
-                             record->pages,
-                             TierState::kDram,
-                             {}};
-      if (!record->in_dram()) {
-        if (record->on_ssd()) {
-          segment.tier = TierState::kSsd;
-        } else {
-          segment.tier = TierState::kText;
-          const size_t page_tokens = ns.layout().page_tokens;
-          const auto own =
-              absl::MakeConstSpan(record->tokens)
-                  .subspan(s.blob_page_offset * page_tokens, s.page_count * page_tokens);
-          segment.tokens.assign(own.begin(), own.end());
-        }
-      }
-      reply.segments.push_back(std::move(segment));
+      reply.segments.push_back(MatchedSegmentOf(s, *record, ns.layout().page_tokens));
     }
   }
   lookup_stats_.Record(h0, ns, tokens, phase, reply);

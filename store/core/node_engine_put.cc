@@ -12,38 +12,6 @@
 namespace strata::store::core {
 namespace {
 
-// Checks what BeginPut can check without the engine's state.
-absl::Status ValidatePut(const radix::Namespace& ns, const PutRequest& request,
-                         uint64_t max_blob_bytes) {
-  const radix::KvLayout& layout = ns.layout();
-  if (request.tokens.empty()) {
-    return absl::InvalidArgumentError("a put needs at least one page of tokens, got none");
-  }
-  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(request.tokens.size(), layout.page_tokens));
-  const uint64_t pages = request.tokens.size() / layout.page_tokens;
-  if (pages > UINT32_MAX) {
-    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is too long"));
-  }
-  const uint64_t expected = pages * layout.BytesPerPage();
-  if (expected > max_blob_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is ", expected,
-                                                   " bytes, more than this node's limit of ",
-                                                   max_blob_bytes));
-  }
-  if (request.bytes != expected) {
-    return absl::InvalidArgumentError(absl::StrCat("bytes is ", request.bytes, ", but ", pages,
-                                                   " pages of ", layout.ToString(), " are ",
-                                                   expected, " bytes"));
-  }
-  const uint64_t chunks = pages * layout.num_layers;
-  if (request.checksums.size() != chunks) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("got ", request.checksums.size(), " chunk checksums, need ", chunks, " (",
-                     layout.num_layers, " layers x ", pages, " pages)"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Draining() {
   return absl::UnavailableError("draining: this node accepts no new puts");
 }
@@ -61,7 +29,7 @@ absl::Status Committing(uint64_t put_id) {
 
 absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
                                                    const PutRequest& request) {
-  STRATA_RETURN_IF_ERROR(ValidatePut(ns, request, options_.max_blob_bytes));
+  STRATA_RETURN_IF_ERROR(PutTable::Validate(ns, request, options_.max_blob_bytes));
   const uint32_t page_tokens = ns.layout().page_tokens;
   const auto pages = static_cast<uint32_t>(request.tokens.size() / page_tokens);
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);

@@ -94,23 +94,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   ReadReply reply;
   reply.ranges.reserve(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
-    const ReadRange& range = ranges[i];
-    const BlobRecord& record = *records[i];
-    STRATA_ASSIGN_OR_RETURN(const radix::BlobLayout blob_layout,
-                            radix::BlobLayout::Create(layout, record.pages));
-    ReadRangeReply out;
-    out.blob_bytes = record.bytes;
-    out.arena_offset = record.extent->offset;
-    out.layer_ranges.reserve(range.layer_end - range.layer_begin);
-    out.checksums.reserve(size_t{range.layer_end - range.layer_begin} * range.num_pages);
-    for (uint32_t l = range.layer_begin; l < range.layer_end; ++l) {
-      STRATA_ASSIGN_OR_RETURN(const radix::ByteRange bytes,
-                              blob_layout.LayerPageRange(l, range.first_page, range.num_pages));
-      out.layer_ranges.push_back(bytes);
-      for (uint32_t p = range.first_page; p < range.first_page + range.num_pages; ++p) {
-        out.checksums.push_back(record.checksums[ChunkIndex(l, p, record.pages)]);
-      }
-    }
+    STRATA_ASSIGN_OR_RETURN(ReadRangeReply out, ReadRangeReplyOf(*records[i], ranges[i], layout));
     reply.ranges.push_back(std::move(out));
   }
 
