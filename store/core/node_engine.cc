@@ -160,7 +160,16 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
                              .ssd = options.ssd.get(),
                              .records = &keeper_,
                              .index_mu = &mu_,
-                             .lock_hold = lock_hold_}) {
+                             .lock_hold = lock_hold_}),
+      put_keeper_(PutKeeper::Deps{.registry = &registry_,
+                                  .table = &table_,
+                                  .puts = &puts_,
+                                  .ledger = &ledger_,
+                                  .journal = &journal_,
+                                  .keeper = &keeper_,
+                                  .rebuild = &rebuild_,
+                                  .mover = &mover_,
+                                  .index_mu = &mu_}) {
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
@@ -279,7 +288,7 @@ ReapReply NodeEngine::ReapExpired() {
     ++reply.leases_expired;
   }
   const std::vector<uint64_t> expired = puts_.ExpiredIds(now);
-  for (const uint64_t id : expired) AbortPutLocked(id);
+  for (const uint64_t id : expired) put_keeper_.Abort(mu_, id);
   reply.puts_expired = expired.size();
   return reply;
 }

@@ -86,13 +86,11 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     reply.key = key;
     return reply;
   }
-  const NamespaceEntry* entry = registry_.Find(h0);
-
   // Pin the prefix the blob continues, so that neither the eviction below nor a Delete
   // can take it before the commit inserts the blob under it.
   radix::MatchHandle prefix_pin;
   if (parent != nullptr) {
-    radix::MatchResult match = entry->tree->Match(h0, sequence, /*pin=*/true);
+    radix::MatchResult match = parent->tree->Match(h0, sequence, /*pin=*/true);
     if (match.matched_pages < first_page) {
       return absl::FailedPreconditionError(absl::StrCat(
           "pages [", match.matched_pages, ", ", first_page, ") of the prefix of parent blob ",
@@ -102,78 +100,29 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     ++parent->children;  // keeps the parent's record through the eviction below
   }
   sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
-
-  absl::StatusOr<tiering::Extent> extent = mover_.Allocate(mu_, request.bytes);
-  if (!extent.ok()) {
-    if (parent != nullptr) {
-      --parent->children;
-      prefix_pin.Release();
-      keeper_.Release(mu_, parent);
-    }
-    return extent.status();
-  }
-  if (entry == nullptr) entry = &registry_.Register(ns, h0);
-
-  auto record = std::make_unique<BlobRecord>();
-  record->id = NewId();
-  record->key = key;
-  record->namespace_hash = h0;
-  record->ns = &entry->ns;
-  record->tree = entry->tree;
-  record->root_id = record->id;
-  if (parent != nullptr) {
-    record->parent = request.parent;
-    record->parent_id = parent->id;
-    record->root_id = parent->root_id;
-  }
-  record->start_hash = start_hash;
-  record->first_page = first_page;
-  record->pages = pages;
-  record->bytes = request.bytes;
-  record->tokens.assign(request.tokens.begin(), request.tokens.end());
-  record->checksums.assign(request.checksums.begin(), request.checksums.end());
-  record->extent = *extent;
-  record->created = now;
-  record->last_access = now;
-  BlobRecord* added = table_.Add(std::move(record));
-
-  PendingPut put(added);
-  put.sequence = std::move(sequence);
-  put.prefix_pin = std::move(prefix_pin);
-  const PendingPut& pending = puts_.Add(std::move(put), now);
-  BeginPutReply reply;
-  reply.key = key;
-  reply.put_id = added->id;
-  reply.extent = *extent;
-  reply.deadline = pending.deadline;
-  return reply;
-}
-
-absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now) {
-  PendingPut* put = puts_.Find(put_id);
-  if (put == nullptr) return PutTable::NotFound(put_id, /*expired=*/false);
-  if (PutTable::Expired(*put, now)) {
-    AbortPutLocked(put_id);
-    return PutTable::NotFound(put_id, /*expired=*/true);
-  }
-  return put;
-}
-
-void NodeEngine::AbortPutLocked(uint64_t put_id) {
-  BlobRecord* record = nullptr;
-  {
-    const PendingPut put = puts_.Take(put_id);
-    record = put.record;
-  }  // releases the prefix pin
-  table_.Unlink(record);
-  keeper_.Release(mu_, record);
+  return put_keeper_.Begin(mu_,
+                           NewPut{.ns = &ns,
+                                  .namespace_hash = h0,
+                                  .request = &request,
+                                  .key = key,
+                                  .start_hash = start_hash,
+                                  .first_page = first_page,
+                                  .pages = pages,
+                                  .parent = parent,
+                                  .sequence = std::move(sequence),
+                                  .prefix_pin = std::move(prefix_pin),
+                                  .now = now},
+                           [this] {
+                             mu_.AssertHeld();
+                             return NewId();
+                           });
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
   puts_.Touch(*put, now);
   BlobRecord* record = put->record;
@@ -185,7 +134,7 @@ absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t 
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
   STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
   puts_.Touch(*put, now);
@@ -201,7 +150,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     const absl::Time now = clock_->Now();
     const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
     TimedMutexLock lock(&mu_, lock_hold_);
-    STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+    STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
     if (put->committing) return Committing(put_id);
     if (!put->received.complete()) {
       return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": ",
@@ -238,79 +187,19 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     absl::Status loss = absl::DataLossError(absl::StrCat(
         "put ", put_id, " of blob ", key.ToHex(), ": chunk (layer ", bad / pages, ", page ",
         bad % pages, ") has checksum ", got, ", expected ", checksums[bad], "; put aborted"));
-    AbortPutLocked(put_id);
+    put_keeper_.Abort(mu_, put_id);
     return loss;
   }
-  if (BlobRecord* text = table_.FindLinked(key); text != nullptr) {
-    return RefillLocked(put_id, text);
-  }
-  absl::StatusOr<uint32_t> inserted =
-      record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
-  if (!inserted.ok()) {
-    // Cannot happen: the prefix is pinned. Do not leave the put half-done.
-    LOG(ERROR) << "CommitPut: index insert of " << key.ToHex() << " failed: " << inserted.status();
-    AbortPutLocked(put_id);
-    return absl::InternalError(absl::StrCat("index insert failed: ", inserted.status().message()));
-  }
-  puts_.Take(put_id);  // releases the prefix pin: the blob's own nodes now hold the path
-  record->created = now;
-  record->last_access = now;
-  record->insert_tick = ledger_.NextTick();
-  record->read_tick = record->insert_tick;
-  CommitPutReply reply;
-  reply.key = key;
-  reply.indexed_pages = *inserted;
-  if (*inserted == 0) {
-    table_.Unlink(record);
-    keeper_.Release(mu_, record);
-    return reply;
-  }
-  record->pages_in_index = *inserted;
-  const tiering::Extent extent = *record->extent;
-  record->extent.reset();
-  table_.Link(record);
-  ledger_.AttachDram(record, extent);
-  journal_.Persist(*record);
-  mover_.SignalIfAbovePressure(mu_);
-  return reply;
-}
-
-absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRecord* text) {
-  BlobRecord* record = puts_.Get(put_id).record;
-  const radix::BlobKey key = record->key;
-  if (text->has_bytes() || text->moving) {
-    // Refilled by another put, or promoted, meanwhile: this one is redundant.
-    AbortPutLocked(put_id);
-    return CommitPutReply{key, 0};
-  }
-  if (record->checksums != text->checksums) {
-    uint64_t i = 0;
-    while (i < record->checksums.size() && record->checksums[i] == text->checksums[i]) ++i;
-    absl::Status differ = absl::FailedPreconditionError(absl::StrCat(
-        "put ", put_id, " would rebuild blob ", key.ToHex(), " with other bytes than the original ",
-        "(chunk ", i,
-        " differs: another model, seed or layout?); put aborted, the blob stays TEXT"));
-    AbortPutLocked(put_id);
-    return differ;
-  }
-  const tiering::Extent extent = *record->extent;
-  record->extent.reset();  // the bytes move to the TEXT record
-  AbortPutLocked(put_id);
-  ledger_.AttachDram(text, extent);
-  text->last_access = clock_->Now();
-  ledger_.CountRebuild();
-  rebuild_.End(text, /*filled=*/true);
-  mover_.SignalIfAbovePressure(mu_);
-  return CommitPutReply{key, text->pages_in_index};
+  return put_keeper_.Commit(mu_, put_id, now);
 }
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
-  AbortPutLocked(put_id);
+  put_keeper_.Abort(mu_, put_id);
   return absl::OkStatus();
 }
 

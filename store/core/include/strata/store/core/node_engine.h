@@ -143,6 +143,7 @@
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/core/put_keeper.h"
 #include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
 #include "strata/store/core/record_keeper.h"
@@ -353,17 +354,6 @@ class NodeEngine {
   // still linked.
   bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- puts (node_engine_put.cc)
-  // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
-  absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AbortPutLocked(uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Commits put `put_id` by moving its (verified) bytes into `text`, the linked TEXT
-  // record of the same key: a rebuild. FAILED_PRECONDITION (put aborted) if its chunk
-  // checksums differ from the original's.
-  absl::StatusOr<CommitPutReply> RefillLocked(uint64_t put_id, BlobRecord* text)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
   // ---- leases (node_engine_read.cc)
   // The linked records the ranges name, checked (the errors of Read).
   absl::Status ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
@@ -416,6 +406,9 @@ class NodeEngine {
   // Eviction, allocation, demotion and promotion, and the background mover thread: no
   // lock of its own, every call is given mu_. Declared after everything it borrows.
   TierMover mover_;
+  // What a put does to the records (begin, find, abort, commit or refill): no lock of its
+  // own, every call is given mu_.
+  PutKeeper put_keeper_;
 
   absl::Notification stop_reaper_;
   std::thread reaper_;
