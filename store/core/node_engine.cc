@@ -19,14 +19,6 @@
 namespace strata::store::core {
 namespace {
 
-// A bijection of 64-bit values (SplitMix64's finalizer): distinct counters give distinct,
-// hard-to-guess ids.
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 absl::Status ValidateOptions(const NodeEngineOptions& o) {
   if (o.dram_bytes == 0) return absl::InvalidArgumentError("dram_bytes must be > 0");
   if (o.max_blob_bytes == 0 || o.max_blob_bytes > (uint64_t{1} << 30)) {
@@ -111,10 +103,8 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
                                    .mover = &mover_,
                                    .ssd = ssd_.get(),
                                    .text_bytes = options_.text_bytes});
-  STRATA_ASSIGN_OR_RETURN(RestoreReport report, restorer.Restore(mu_, std::move(loaded), [this] {
-    mu_.AssertHeld();
-    return NewId();
-  }));
+  STRATA_ASSIGN_OR_RETURN(RestoreReport report,
+                          restorer.Restore(mu_, std::move(loaded), [this] { return ids_.Next(); }));
   report.ready_time = absl::Now() - started;
   restore_ = report;
   return report;
@@ -133,7 +123,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
     : options_(options),
       clock_(clock),
       arena_(std::move(arena)),
-      id_secret_(id_secret),
+      ids_(id_secret),
       puts_(options.put_ttl),
       lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
@@ -195,12 +185,6 @@ void NodeEngine::ReaperLoop() {
   }
 }
 
-uint64_t NodeEngine::NewId() {
-  uint64_t id = 0;
-  while (id == 0) id = Mix64(++next_id_ + id_secret_);
-  return id;
-}
-
 void NodeEngine::DropHold(uint64_t record_id) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
@@ -253,19 +237,7 @@ NodeTiers NodeEngine::Tiers() const {
     tiers.index = registry_.IndexStats();
     tiers.namespaces = registry_.size();
     tiers.blobs = table_.linked();
-    table_.ForEach([&](const BlobRecord& r) {
-      if (r.state == BlobState::kUnlinked) {
-        if (r.extent.has_value()) {
-          ++tiers.unlinked_blobs;
-        } else {
-          ++tiers.token_only_blobs;
-        }
-      } else if (r.state == BlobState::kLinked) {
-        if (r.in_dram()) tiers.dram_pages += r.pages;
-        if (r.on_ssd()) tiers.ssd_pages += r.pages;
-        if (r.text_tracked) tiers.text_pages += r.pages;
-      }
-    });
+    ledger_.CountRecords(&tiers);
     tiers.pending_puts = puts_.size();
     tiers.leases = leases_.size();
     tiers.draining = draining_;

@@ -112,10 +112,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
                                   .sequence = std::move(sequence),
                                   .prefix_pin = std::move(prefix_pin),
                                   .now = now},
-                           [this] {
-                             mu_.AssertHeld();
-                             return NewId();
-                           });
+                           [this] { return ids_.Next(); });
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {

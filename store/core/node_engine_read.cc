@@ -99,7 +99,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   }
 
   Lease lease;
-  lease.id = NewId();
+  lease.id = ids_.Next();
   lease.expiry = now + ClampTtl(ttl);
   absl::flat_hash_set<tiering::BlobId> seen;
   for (BlobRecord* record : records) {

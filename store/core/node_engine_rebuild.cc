@@ -55,11 +55,7 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
       const absl::Time now = clock_->Now();
       rebuild_.Expire(now, table_);
       std::vector<RebuildTask> tasks = rebuild_.Take(
-          max_tasks, now, table_,
-          [this] {
-            mu_.AssertHeld();
-            return NewId();
-          },
+          max_tasks, now, table_, [this] { return ids_.Next(); },
           [this](const BlobRecord& record, RebuildTask* task) {
             mu_.AssertHeld();
             task->ns = *record.ns;

@@ -141,4 +141,20 @@ bool TierLedger::ShouldPromote(const BlobRecord& record) const {
   return policies_.admission->ShouldPromote(TraitsOf(record, record.bytes), stats);
 }
 
+void TierLedger::CountRecords(NodeTiers* tiers) const {
+  table_->ForEach([tiers](const BlobRecord& r) {
+    if (r.state == BlobState::kUnlinked) {
+      if (r.extent.has_value()) {
+        ++tiers->unlinked_blobs;
+      } else {
+        ++tiers->token_only_blobs;
+      }
+    } else if (r.state == BlobState::kLinked) {
+      if (r.in_dram()) tiers->dram_pages += r.pages;
+      if (r.on_ssd()) tiers->ssd_pages += r.pages;
+      if (r.text_tracked) tiers->text_pages += r.pages;
+    }
+  });
+}
+
 }  // namespace strata::store::core

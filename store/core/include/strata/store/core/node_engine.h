@@ -136,6 +136,7 @@
 #include "strata/store/core/blob_table.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/held_span.h"
+#include "strata/store/core/id_generator.h"
 #include "strata/store/core/lease_table.h"
 #include "strata/store/core/lock_hold.h"
 #include "strata/store/core/lookup_stats.h"
@@ -339,9 +340,6 @@ class NodeEngine {
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
              std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
 
-  // ---- ids (node_engine.cc)
-  uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
   // ---- restart (node_engine.cc; the Restorer does the work)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
@@ -366,7 +364,7 @@ class NodeEngine {
   Clock* const clock_;
   // Declared before everything that points into it: destroyed last.
   const std::unique_ptr<tiering::DramArena> arena_;
-  const uint64_t id_secret_;
+  IdGenerator ids_;  // thread-safe, lock-free
 
   mutable absl::Mutex mu_;
   // The trees outlive the records and puts below, whose MatchHandles pin their nodes.
@@ -374,7 +372,6 @@ class NodeEngine {
   BlobTable table_ ABSL_GUARDED_BY(mu_);
   PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
-  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
   // lock, never under mu_.
