@@ -98,18 +98,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     reply.ranges.push_back(std::move(out));
   }
 
-  Lease lease;
-  lease.id = ids_.Next();
-  lease.expiry = now + ClampTtl(ttl);
-  absl::flat_hash_set<tiering::BlobId> seen;
-  for (BlobRecord* record : records) {
-    if (!seen.insert(record->id).second) continue;
-    lease.blobs.emplace_back(record->key, record->id);
-    ++record->leases;
-    ++record->hits;
-    record->last_access = now;
-    ledger_.Accessed(record);
-  }
+  Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + ClampTtl(ttl));
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
   reply.expiry = lease.expiry;

@@ -27,19 +27,8 @@ absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::Blob
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
   }
-  // Parents first: a worker filling tasks in order rebuilds the prefix before its
-  // continuations (a put's parent must be in the index, which TEXT parents are).
-  std::vector<BlobRecord*> path{record};
-  while (with_prefix && path.back()->parent_id != 0) {
-    BlobRecord* parent = table_.Find(path.back()->parent_id);
-    CHECK(parent != nullptr) << "broken parent chain";
-    path.push_back(parent);
-  }
   RebuildRequestReply reply;
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    if ((*it)->state != BlobState::kLinked) continue;  // a token-only ancestor
-    STRATA_RETURN_IF_ERROR(rebuild_.Queue(*it, &reply));
-  }
+  STRATA_RETURN_IF_ERROR(rebuild_.QueuePath(record, with_prefix, table_, &reply));
   return reply;
 }
 

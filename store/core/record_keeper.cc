@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
@@ -141,6 +142,24 @@ absl::Status RecordKeeper::RemoveFromIndex(const absl::Mutex& mu, BlobRecord* re
                                            DeleteReply* reply) {
   const std::vector<radix::TokenId> prefix = SequenceTokens(mu, *record, from_page + 1);
   return RemoveFromIndex(mu, record, prefix, count_evictions, reply);
+}
+
+Lease RecordKeeper::StartLease(const absl::Mutex& mu, absl::Span<BlobRecord* const> records,
+                               uint64_t id, absl::Time now, absl::Time expiry) {
+  CheckLock(mu);
+  Lease lease;
+  lease.id = id;
+  lease.expiry = expiry;
+  absl::flat_hash_set<tiering::BlobId> seen;
+  for (BlobRecord* record : records) {
+    if (!seen.insert(record->id).second) continue;
+    lease.blobs.emplace_back(record->key, record->id);
+    ++record->leases;
+    ++record->hits;
+    record->last_access = now;
+    deps_.ledger->Accessed(record);
+  }
+  return lease;
 }
 
 void RecordKeeper::EndLease(const absl::Mutex& mu, const Lease& lease) {

@@ -136,6 +136,26 @@ TEST_F(RecordKeeperTest, ReleaseKeepsTokensWhileAChildNeedsThemThenCascades) {
   EXPECT_EQ(dram_->Stats().used_bytes, 0u);
 }
 
+TEST_F(RecordKeeperTest, StartLeaseCountsEachRecordOnce) {
+  BlobRecord* a = Make(1, nullptr);
+  BlobRecord* b = Make(2, a);
+  const absl::Time now = absl::UnixEpoch() + absl::Seconds(5);
+  absl::MutexLock lock(&mu_);
+  const std::vector<BlobRecord*> records{a, b, a};
+  const Lease lease = keeper_.StartLease(mu_, records, 77, now, now + absl::Seconds(30));
+  EXPECT_EQ(lease.id, 77u);
+  EXPECT_EQ(lease.expiry, now + absl::Seconds(30));
+  ASSERT_EQ(lease.blobs.size(), 2u);
+  EXPECT_EQ(a->leases, 1u);
+  EXPECT_EQ(a->hits, 1u);
+  EXPECT_EQ(b->leases, 1u);
+  EXPECT_EQ(a->last_access, now);
+  EXPECT_GT(a->read_tick, 0u);  // the ledger saw the read
+  keeper_.EndLease(mu_, lease);
+  EXPECT_EQ(a->leases, 0u);
+  EXPECT_EQ(b->leases, 0u);
+}
+
 TEST_F(RecordKeeperTest, EndLeaseReleasesOnlyTheLastLease) {
   BlobRecord* r = Make(1, nullptr, /*linked=*/false);
   r->leases = 2;

@@ -108,6 +108,10 @@ class RecordKeeper : public TierMover::Records {
   absl::Status RemoveFromIndex(const absl::Mutex& mu, BlobRecord* record, uint32_t from_page,
                                bool count_evictions, DeleteReply* reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A lease over `records` (each counted once: its leases and hits raised, its access
+  // time and the ledger's read tick updated), for the caller to grant.
+  Lease StartLease(const absl::Mutex& mu, absl::Span<BlobRecord* const> records, uint64_t id,
+                   absl::Time now, absl::Time expiry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Ends a lease: each record it names loses one lease and is released.
   void EndLease(const absl::Mutex& mu, const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
