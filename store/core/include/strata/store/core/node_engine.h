@@ -16,9 +16,14 @@
 //     TierMover          eviction under pressure, allocation, demotion and promotion (I/O
 //                        outside mu_), the background mover thread and its watermarks
 //     RecordKeeper       the record life cycle: holds, release, unlinking, index removal,
-//                        pins, leases ended, the parent-chain token walks (the mover
-//                        reaches it as its TierMover::Records)
-//   and itself keeps the call logic and a reaper thread. It owns the DRAM
+//                        pins, leases started and ended, the parent-chain token walks
+//                        (the mover reaches it as its TierMover::Records)
+//     PutKeeper          what a put does to the records: begin, find, abort, commit into
+//                        the index or as a TEXT blob's refill
+//     Restorer           the restart: stored records back into the index, parents first
+//     IdGenerator        put, lease and record ids (lock-free)
+//   and itself keeps the call logic (checks, locking, the lock-free stretches) and a
+//   reaper thread. It owns the DRAM
 //   tier (tiering::DramArena). Shared with the node: the SSD tier (options.ssd) and the
 //   metadata store (options.meta). The Clock is borrowed.
 //
@@ -57,18 +62,22 @@
 //   the TierLedger (Match, Stat, List and Tiers take it shared). Independent state has its
 //   own lock: LookupStats (atomics and the curve estimator's lock; updated and read after
 //   mu_ is dropped), RebuildQueue (its queue; a PullRebuildTasks long-poll waits on it
-//   without mu_), MetaJournal (its namespace set and error count). The TierMover has no
-//   lock: each call is given mu_ (its thread takes mu_ itself). Lock order: mu_, then a
+//   without mu_), MetaJournal (its queue, namespace set and error count). The TierMover,
+//   RecordKeeper, PutKeeper and Restorer have no lock: each call is given mu_ (the
+//   mover's thread takes mu_ itself). Lock order: mu_, then a
 //   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
 //   bytes are never touched under mu_: the data plane copies through HeldSpans without
 //   it, CommitPut verifies checksums after dropping it (the put is marked as committing
 //   meanwhile), and demotion and promotion drop it for their I/O. Metadata writes are
 //   queued under mu_ (so they reach the store in the order of the record changes) and
-//   applied after each call releases it (MetaJournal::FlushOnExit), all but a demotion's
-//   synced record, which must be durable before the blob shows on SSD. Still under mu_:
-//   work proportional to the token count of a blob's whole prefix (BeginPut with a
-//   parent, Delete, Pin walk the parent chain). With options.measure_lock_hold,
-//   lock_hold() reports mu_'s hold times.
+//   applied after each call releases it (MetaJournal::FlushOnExit); a demotion's synced
+//   record is queued under it too and awaited after dropping it, its SSD extent attached
+//   only once that write is durable. BeginPut with a parent, Delete and Pin collect the
+//   prefix's chain of records under mu_ (cost ∝ blobs on it) and copy and hash its tokens
+//   after dropping it, the record held (tokens never change; a held record's ancestors
+//   stay). Still under mu_: PullRebuildTasks assembles each task's sequence tokens, a
+//   restart its records'. With options.measure_lock_hold, lock_hold() reports mu_'s hold
+//   times.
 //
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
