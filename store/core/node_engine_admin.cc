@@ -66,19 +66,27 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
 // Delete and Pin assemble the blob's prefix tokens without the lock, the record held
 // meanwhile (RecordKeeper: tokens never change and a held record's ancestors stay), and
 // check the record again after taking the lock back.
-absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+absl::StatusOr<BlobRecord*> NodeEngine::WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                                     std::vector<radix::TokenId>* tokens) {
   BlobRecord* record = nullptr;
   TokenChain chain;
   {
     TimedMutexLock lock(&mu_, lock_hold_);
     record = table_.FindLinked(key);
     if (record == nullptr) return NotInIndex(key);
-    if (record->pinned) return Pinned(key);
-    chain = keeper_.ChainOf(mu_, *record, record->first_page + 1);
+    if (record->pinned) return nullptr;
+    chain = keeper_.ChainOf(mu_, *record, whole_blob ? record->end_page() : record->first_page + 1);
     keeper_.Hold(mu_, record);
   }
-  const std::vector<radix::TokenId> prefix = RecordKeeper::Assemble(chain);
+  *tokens = RecordKeeper::Assemble(chain);
+  return record;
+}
+
+absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  std::vector<radix::TokenId> prefix;
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/false, &prefix));
+  if (record == nullptr) return Pinned(key);
   TimedMutexLock lock(&mu_, lock_hold_);
   if (!UnholdWalked(record)) return NotInIndex(key);  // deleted or evicted meanwhile
   if (record->pinned) return Pinned(key);
@@ -90,17 +98,9 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
 
 absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
-  BlobRecord* record = nullptr;
-  TokenChain chain;
-  {
-    TimedMutexLock lock(&mu_, lock_hold_);
-    record = table_.FindLinked(key);
-    if (record == nullptr) return NotInIndex(key);
-    if (record->pinned) return absl::OkStatus();
-    chain = keeper_.ChainOf(mu_, *record, record->end_page());
-    keeper_.Hold(mu_, record);
-  }
-  const std::vector<radix::TokenId> sequence = RecordKeeper::Assemble(chain);
+  std::vector<radix::TokenId> sequence;
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/true, &sequence));
+  if (record == nullptr) return absl::OkStatus();  // pinned already
   TimedMutexLock lock(&mu_, lock_hold_);
   if (!UnholdWalked(record)) return NotInIndex(key);
   if (record->pinned) return absl::OkStatus();  // pinned by another call meanwhile

@@ -357,6 +357,13 @@ class NodeEngine {
   void ReaperLoop();
 
   // ---- token walks without the lock (node_engine_admin.cc)
+  // For Delete and Pin: the linked record of `key`, held, and its sequence tokens up to
+  // its end page (whole_blob) or its first page + 1, assembled after dropping the lock;
+  // nullptr (no hold) when it is pinned. NOT_FOUND when not in the index. The caller
+  // ends the hold with UnholdWalked.
+  absl::StatusOr<BlobRecord*> WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                           std::vector<radix::TokenId>* tokens)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the hold a walk took on `record` (releasing it: it may be erased); whether it is
   // still linked.
   bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
