@@ -32,33 +32,7 @@ absl::Status Pinned(const radix::BlobKey& key) {
 // ------------------------------------------------------------------------- Evict
 
 absl::StatusOr<EvictReply> NodeEngine::Evict(TierState tier, uint64_t bytes) {
-  EvictReply reply;
-  switch (tier) {
-    case TierState::kDram:
-      mover_.MoveOutOfDram(mu_, bytes, &reply);
-      if (reply.demotions_failed > 0) {
-        LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
-                     << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
-      }
-      return reply;
-    case TierState::kSsd: {
-      if (ssd_ == nullptr) break;
-      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-      TimedMutexLock lock(&mu_, lock_hold_);
-      mover_.FreeSsd(mu_, bytes, &reply);
-      return reply;
-    }
-    case TierState::kText: {
-      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-      TimedMutexLock lock(&mu_, lock_hold_);
-      mover_.EvictText(mu_, bytes, &reply);
-      return reply;
-    }
-    case TierState::kHbm:
-      break;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("this node has no ", std::string(TierStateName(tier)), " tier"));
+  return mover_.Evict(mu_, tier, bytes);
 }
 
 // ------------------------------------------------------------------------- Delete, Pin

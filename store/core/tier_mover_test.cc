@@ -420,6 +420,22 @@ TEST_F(TierMoverTest, PromoteForReadResolvesAgainAfterEachRoundUntilAllAreInDram
       mu_, [](std::vector<BlobRecord*>*) { return absl::NotFoundError("gone"); }, &none)));
 }
 
+TEST_F(TierMoverTest, EvictTakesTheLockAndRunsTheTiersMove) {
+  Make(/*text_bytes=*/1 << 20);
+  BlobRecord* both;
+  {
+    absl::MutexLock lock(&mu_);
+    both = Linked(1, 0, /*in_dram=*/true, /*on_ssd=*/true);
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(mover_->Evict(mu_, TierState::kHbm, 1).status()));
+  const absl::StatusOr<EvictReply> ssd = mover_->Evict(mu_, TierState::kSsd, kGranule);
+  ASSERT_TRUE(ssd.ok()) << ssd.status();
+  absl::MutexLock lock(&mu_);
+  EXPECT_FALSE(both->on_ssd());  // its SSD copy went, its DRAM copy stays
+  EXPECT_TRUE(both->in_dram());
+  EXPECT_EQ(ssd_arena_->Stats().used_bytes, 0u);
+}
+
 TEST_F(TierMoverTest, EvictTextDeletesLeavesFirstAndKeepsWhatTheIndexHolds) {
   Make(/*text_bytes=*/1 << 20);
   absl::MutexLock lock(&mu_);

@@ -150,6 +150,12 @@ class TierMover {
   void DropToText(absl::Mutex& mu, BlobRecord* record, EvictReply* reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
+  // Evict(tier, bytes) as NodeEngine's contract says: kDram MoveOutOfDram, kSsd FreeSsd,
+  // kText EvictText, each taking `mu` itself. INVALID_ARGUMENT for a tier this node
+  // does not have (HBM; SSD when none).
+  absl::StatusOr<EvictReply> Evict(absl::Mutex& mu, TierState tier, uint64_t bytes)
+      ABSL_LOCKS_EXCLUDED(mu);
+
   // ---- moves (I/O without the lock)
   // Moves `bytes` out of DRAM: demotes blobs to SSD where there is one (a WriteBatch, a
   // Flush, one synced metadata batch) and admission agrees, else drops them as FreeDram.
