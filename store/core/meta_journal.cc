@@ -35,6 +35,17 @@ meta::BlobMeta MetaJournal::MetaOf(const BlobRecord& record) {
 }
 
 void MetaJournal::Add(const BlobRecord& record, meta::MetaBatch* batch) {
+  AddMeta(record, MetaOf(record), batch);
+}
+
+void MetaJournal::AddDemoted(const BlobRecord& record, const tiering::Extent& ssd,
+                             meta::MetaBatch* batch) {
+  meta::BlobMeta m = MetaOf(record);
+  m.ssd = meta::SsdLocation{ssd.offset, ssd.length};
+  AddMeta(record, std::move(m), batch);
+}
+
+void MetaJournal::AddMeta(const BlobRecord& record, meta::BlobMeta m, meta::MetaBatch* batch) {
   // A namespace counts as stored only once a write that carried it succeeded: until then
   // every batch with one of its records carries it too (writing it again is harmless), so
   // no batch can reach the store before the namespace it needs, whatever order concurrent
@@ -45,7 +56,7 @@ void MetaJournal::Add(const BlobRecord& record, meta::MetaBatch* batch) {
     stored = stored_namespaces_.contains(record.namespace_hash);
   }
   if (!stored) batch->PutNamespace(*record.ns);
-  batch->PutBlob(MetaOf(record));
+  batch->PutBlob(m);
 }
 
 absl::Status MetaJournal::Apply(const meta::MetaBatch& batch) {
@@ -55,9 +66,9 @@ absl::Status MetaJournal::Apply(const meta::MetaBatch& batch) {
   return ApplyNow(batch);
 }
 
-void MetaJournal::Enqueue(meta::MetaBatch batch) {
+void MetaJournal::Enqueue(meta::MetaBatch batch, Ticket outcome) {
   absl::MutexLock lock(&mu_);
-  queue_.push_back(std::move(batch));
+  queue_.push_back(Queued{std::move(batch), std::move(outcome)});
   queued_.store(queue_.size(), std::memory_order_relaxed);
 }
 
@@ -66,17 +77,32 @@ void MetaJournal::Flush() {
   FlushLocked();
 }
 
+MetaJournal::Ticket MetaJournal::Queue(meta::MetaBatch batch) {
+  auto outcome = std::make_shared<absl::Status>();
+  if (store_ == nullptr || batch.empty()) return outcome;
+  Enqueue(std::move(batch), outcome);
+  return outcome;
+}
+
+absl::Status MetaJournal::Await(const Ticket& ticket) {
+  absl::MutexLock flush(&flush_mu_);
+  FlushLocked();  // whoever took the ticket's batch applied it holding flush_mu_
+  return *ticket;
+}
+
 void MetaJournal::FlushLocked() {
   while (true) {
-    std::deque<meta::MetaBatch> batches;
+    std::deque<Queued> batches;
     {
       absl::MutexLock lock(&mu_);
       batches.swap(queue_);
       queued_.store(0, std::memory_order_relaxed);
     }
     if (batches.empty()) return;
-    for (const meta::MetaBatch& batch : batches) {
-      ApplyNow(batch).IgnoreError();  // logged and counted; the record is cache
+    for (const Queued& queued : batches) {
+      // Logged and counted; the record is cache (or its waiter decides).
+      absl::Status status = ApplyNow(queued.batch);
+      if (queued.outcome != nullptr) *queued.outcome = std::move(status);
     }
   }
 }

@@ -240,3 +240,42 @@ TEST_F(MetaJournalTest, ConcurrentQueuesAndFlushesKeepEachWritersOrder) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST_F(MetaJournalTest, AQueuedBatchKeepsItsPlaceAndItsWaiterLearnsItsOutcome) {
+  MetaJournal journal(store_);
+  BlobRecord* a = Linked(2, 1);
+  a->ssd_extent.reset();
+  journal.Persist(*a);  // queued before the demotion's record: written before it
+  meta::MetaBatch demoted(/*sync=*/true);
+  journal.AddDemoted(*a, tiering::Extent{8192, 4096}, &demoted);
+  const MetaJournal::Ticket ticket = journal.Queue(std::move(demoted));
+  journal.Forget(a->key);  // queued after it: written after it
+  journal.Flush();         // another caller's flush applies the ticket's batch
+  EXPECT_OK(journal.Await(ticket));
+  EXPECT_TRUE(absl::IsNotFound(store_->GetBlob(a->key).status()));  // the deletion came last
+
+  // The extent is the one given, not the record's; a failed write is the waiter's error.
+  BlobRecord* b = Linked(1, 2);
+  b->ssd_extent.reset();
+  meta::MetaBatch first(/*sync=*/true);
+  journal.AddDemoted(*b, tiering::Extent{12288, 4096}, &first);
+  store_->FailNextApplies(absl::UnavailableError("store down"));
+  const MetaJournal::Ticket failed = journal.Queue(std::move(first));
+  EXPECT_TRUE(absl::IsUnavailable(journal.Await(failed)));
+  EXPECT_EQ(journal.errors(), 1u);
+  meta::MetaBatch second(/*sync=*/true);
+  journal.AddDemoted(*b, tiering::Extent{12288, 4096}, &second);
+  EXPECT_OK(journal.Await(journal.Queue(std::move(second))));
+  ASSERT_OK_AND_ASSIGN(const meta::BlobMeta stored, store_->GetBlob(b->key));
+  ASSERT_TRUE(stored.ssd.has_value());
+  EXPECT_EQ(stored.ssd->offset, 12288u);
+  // Without a store, or for an empty batch, a ticket is OK at once.
+  MetaJournal none(nullptr);
+  EXPECT_OK(none.Await(none.Queue(meta::MetaBatch(/*sync=*/true))));
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -1,5 +1,5 @@
 // NodeEngine: admin calls (Delete, Pin, Unpin, Stat, List, Evict; Evict is the
-// TierMover's) and removal from the index (Delete, and TierMover::Records).
+// TierMover's, index removal and pins the RecordKeeper's).
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -23,103 +23,64 @@ absl::Status NotInIndex(const radix::BlobKey& key) {
   return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
 }
 
+absl::Status Pinned(const radix::BlobKey& key) {
+  return absl::FailedPreconditionError(absl::StrCat("blob ", key.ToHex(), " is pinned"));
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------- Evict
 
 absl::StatusOr<EvictReply> NodeEngine::Evict(Tier tier, uint64_t bytes) {
-  EvictReply reply;
-  switch (tier) {
-    case Tier::kDram:
-      mover_.MoveOutOfDram(mu_, bytes, &reply);
-      if (reply.demotions_failed > 0) {
-        LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
-                     << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
-      }
-      return reply;
-    case Tier::kSsd: {
-      if (ssd_ == nullptr) break;
-      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-      TimedMutexLock lock(&mu_, lock_hold_);
-      mover_.FreeSsd(mu_, bytes, &reply);
-      return reply;
-    }
-    case Tier::kText: {
-      const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-      TimedMutexLock lock(&mu_, lock_hold_);
-      mover_.EvictText(mu_, bytes, &reply);
-      return reply;
-    }
-    case Tier::kHbm:
-      break;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("this node has no ", std::string(TierName(tier)), " tier"));
+  return mover_.Evict(mu_, tier, bytes);
 }
 
 // ------------------------------------------------------------------------- Delete, Pin
 
-absl::Status NodeEngine::RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page,
-                                               bool count_evictions, DeleteReply* reply) {
-  const radix::BlobKey key = record->key;
-  const std::vector<radix::TokenId> prefix = SequenceTokens(*record, from_page + 1);
-  std::vector<radix::EvictedSpan> spans;
-  absl::StatusOr<uint64_t> removed = record->tree->RemoveSubtree(
-      record->namespace_hash, prefix,
-      [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
-  if (!removed.ok()) {
-    if (absl::IsFailedPrecondition(removed.status())) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "blob ", key.ToHex(), ": it, a blob below it, or a put continuing it is pinned (",
-          removed.status().message(), ")"));
-    }
-    return absl::InternalError(absl::StrCat("index removal of linked blob ", key.ToHex(),
-                                            " failed: ", removed.status().ToString()));
+// Delete and Pin assemble the blob's prefix tokens without the lock, the record held
+// meanwhile (RecordKeeper: tokens never change and a held record's ancestors stay), and
+// check the record again after taking the lock back.
+absl::StatusOr<BlobRecord*> NodeEngine::WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                                     std::vector<radix::TokenId>* tokens) {
+  BlobRecord* record = nullptr;
+  TokenChain chain;
+  {
+    TimedMutexLock lock(&mu_, lock_hold_);
+    record = table_.FindLinked(key);
+    if (record == nullptr) return NotInIndex(key);
+    if (record->pinned) return nullptr;
+    chain = keeper_.ChainOf(mu_, *record, whole_blob ? record->end_page() : record->first_page + 1);
+    keeper_.Hold(mu_, record);
   }
-  reply->pages_removed += *removed;
-  uint64_t freed = 0;
-  reply->blobs_unlinked += ApplyRemovedSpans(spans, count_evictions, &freed);
-  return absl::OkStatus();
+  *tokens = RecordKeeper::Assemble(chain);
+  return record;
 }
 
 absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  std::vector<radix::TokenId> prefix;
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/false, &prefix));
+  if (record == nullptr) return Pinned(key);
   TimedMutexLock lock(&mu_, lock_hold_);
-  BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
-  if (record->pinned) {
-    return absl::FailedPreconditionError(absl::StrCat("blob ", key.ToHex(), " is pinned"));
-  }
+  if (!UnholdWalked(record)) return NotInIndex(key);  // deleted or evicted meanwhile
+  if (record->pinned) return Pinned(key);
   DeleteReply reply;
   STRATA_RETURN_IF_ERROR(
-      RemoveFromIndexLocked(record, record->first_page, /*count_evictions=*/false, &reply));
+      keeper_.RemoveFromIndex(mu_, record, prefix, /*count_evictions=*/false, &reply));
   return reply;
 }
 
 absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  std::vector<radix::TokenId> sequence;
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/true, &sequence));
+  if (record == nullptr) return absl::OkStatus();  // pinned already
   TimedMutexLock lock(&mu_, lock_hold_);
-  BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
-  if (record->pinned) return absl::OkStatus();
-  PinLocked(record);
+  if (!UnholdWalked(record)) return NotInIndex(key);
+  if (record->pinned) return absl::OkStatus();  // pinned by another call meanwhile
+  keeper_.Pin(mu_, record, sequence);
   journal_.Persist(*record);
   return absl::OkStatus();
-}
-
-void NodeEngine::PinLocked(BlobRecord* record) {
-  const std::vector<radix::TokenId> tokens = SequenceTokens(*record, record->end_page());
-  radix::MatchResult match = record->tree->Match(record->namespace_hash, tokens, /*pin=*/true);
-  // The blobs whose index pages make up the path keep their bytes while pinned.
-  for (const radix::MatchSegment& segment : match.segments) {
-    BlobRecord* on_path = table_.FindLinked(segment.blob);
-    CHECK(on_path != nullptr) << "the index names an unlinked blob";
-    if (!record->pinned_path.empty() && record->pinned_path.back() == on_path->id) continue;
-    ++on_path->path_pins;
-    record->pinned_path.push_back(on_path->id);
-  }
-  record->pin = std::move(match.handle);
-  record->pinned = true;
 }
 
 absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
@@ -128,20 +89,16 @@ absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
   if (!record->pinned) return absl::OkStatus();
-  UnpinLocked(record);
+  keeper_.Unpin(mu_, record);
   journal_.Persist(*record);
   return absl::OkStatus();
 }
 
-void NodeEngine::UnpinLocked(BlobRecord* record) {
-  for (const tiering::BlobId id : record->pinned_path) {
-    BlobRecord* on_path = table_.Find(id);
-    CHECK(on_path != nullptr && on_path->path_pins > 0) << "pinned path record " << id;
-    --on_path->path_pins;
-  }
-  record->pinned_path.clear();
-  record->pin.Release();
-  record->pinned = false;
+bool NodeEngine::UnholdWalked(BlobRecord* record) {
+  keeper_.Unhold(mu_, record);
+  const bool linked = record->state == BlobState::kLinked;
+  keeper_.Release(mu_, record);  // an unlinked record may be erased here
+  return linked;
 }
 
 // ------------------------------------------------------------------------- Stat, List
@@ -150,7 +107,7 @@ absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_t
   TimedReaderMutexLock lock(&mu_, lock_hold_);
   const BlobRecord* record = table_.FindLinked(key);
   if (record == nullptr) return NotInIndex(key);
-  return InfoOf(*record, with_tokens);
+  return BlobInfoOf(*record, with_tokens);
 }
 
 absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
@@ -180,7 +137,7 @@ absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
       more = true;
       return false;
     }
-    reply.blobs.push_back(InfoOf(record, /*with_tokens=*/false));
+    reply.blobs.push_back(BlobInfoOf(record, /*with_tokens=*/false));
     return true;
   });
   if (more) {

@@ -12,36 +12,13 @@
 namespace strata::store::core {
 namespace {
 
-// Checks what BeginPut can check without the engine's state.
-absl::Status ValidatePut(const radix::Namespace& ns, const PutRequest& request,
-                         uint64_t max_blob_bytes) {
-  const radix::KvLayout& layout = ns.layout();
-  if (request.tokens.empty()) {
-    return absl::InvalidArgumentError("a put needs at least one page of tokens, got none");
-  }
-  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(request.tokens.size(), layout.page_tokens));
-  const uint64_t pages = request.tokens.size() / layout.page_tokens;
-  if (pages > UINT32_MAX) {
-    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is too long"));
-  }
-  const uint64_t expected = pages * layout.BytesPerPage();
-  if (expected > max_blob_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is ", expected,
-                                                   " bytes, more than this node's limit of ",
-                                                   max_blob_bytes));
-  }
-  if (request.bytes != expected) {
-    return absl::InvalidArgumentError(absl::StrCat("bytes is ", request.bytes, ", but ", pages,
-                                                   " pages of ", layout.ToString(), " are ",
-                                                   expected, " bytes"));
-  }
-  const uint64_t chunks = pages * layout.num_layers;
-  if (request.checksums.size() != chunks) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("got ", request.checksums.size(), " chunk checksums, need ", chunks, " (",
-                     layout.num_layers, " layers x ", pages, " pages)"));
-  }
-  return absl::OkStatus();
+absl::Status Draining() {
+  return absl::UnavailableError("draining: this node accepts no new puts");
+}
+
+absl::Status ParentMissing(const BlobParent& parent) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("parent blob ", parent.key.ToHex(), " is not in this node's index"));
 }
 
 absl::Status Committing(uint64_t put_id) {
@@ -52,42 +29,51 @@ absl::Status Committing(uint64_t put_id) {
 
 absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
                                                    const PutRequest& request) {
-  STRATA_RETURN_IF_ERROR(ValidatePut(ns, request, options_.max_blob_bytes));
+  STRATA_RETURN_IF_ERROR(PutTable::Validate(ns, request, options_.max_blob_bytes));
   const uint32_t page_tokens = ns.layout().page_tokens;
   const auto pages = static_cast<uint32_t>(request.tokens.size() / page_tokens);
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   const absl::Time now = clock_->Now();
 
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-  TimedMutexLock lock(&mu_, lock_hold_);
-  if (draining_) return absl::UnavailableError("draining: this node accepts no new puts");
-  const NamespaceEntry* entry = registry_.Find(h0);
-
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
+  // With a parent, its checks and its chain under the lock; the prefix tokens are copied
+  // and hashed after dropping it, the parent held meanwhile (RecordKeeper: tokens never
+  // change and a held record's ancestors stay).
   BlobRecord* parent = nullptr;
   uint32_t first_page = 0;
   radix::PrefixHash start_hash = h0;
+  std::vector<radix::TokenId> sequence;
   if (request.parent.has_value()) {
-    parent = table_.FindLinked(request.parent->key);
-    // A parent of another namespace answers like a missing one (no cross-tenant probing).
-    if (parent == nullptr || parent->namespace_hash != h0) {
-      return absl::FailedPreconditionError(absl::StrCat("parent blob ", request.parent->key.ToHex(),
-                                                        " is not in this node's index"));
+    TokenChain chain;
+    {
+      TimedMutexLock lock(&mu_, lock_hold_);
+      if (draining_) return Draining();
+      parent = table_.FindLinked(request.parent->key);
+      // A parent of another namespace answers like a missing one (no cross-tenant probing).
+      if (parent == nullptr || parent->namespace_hash != h0) return ParentMissing(*request.parent);
+      first_page = request.parent->pages;
+      if (first_page <= parent->first_page || first_page > parent->end_page()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
+                         parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
+      }
+      if (uint64_t{first_page} + pages > UINT32_MAX) {
+        return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
+      }
+      chain = keeper_.ChainOf(mu_, *parent, first_page);
+      keeper_.Hold(mu_, parent);
     }
-    first_page = request.parent->pages;
-    if (first_page <= parent->first_page || first_page > parent->end_page()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
-                       parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
-    }
+    sequence = RecordKeeper::Assemble(chain);
     const uint32_t taken = first_page - parent->first_page;
     start_hash = radix::PrefixHashAt(
         parent->start_hash, absl::MakeConstSpan(parent->tokens).first(size_t{taken} * page_tokens),
         page_tokens);
   }
-  if (uint64_t{first_page} + pages > UINT32_MAX) {
-    return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
-  }
   const radix::BlobKey key{radix::PrefixHashAt(start_hash, request.tokens, page_tokens)};
+
+  TimedMutexLock lock(&mu_, lock_hold_);
+  if (parent != nullptr && !UnholdWalked(parent)) return ParentMissing(*request.parent);
+  if (draining_) return Draining();
   if (request.key.has_value() && *request.key != key) {
     return absl::InvalidArgumentError(absl::StrCat(
         "key mismatch: the client computed ", request.key->ToHex(), ", the node ", key.ToHex()));
@@ -100,14 +86,11 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     reply.key = key;
     return reply;
   }
-
   // Pin the prefix the blob continues, so that neither the eviction below nor a Delete
   // can take it before the commit inserts the blob under it.
-  std::vector<radix::TokenId> sequence;
   radix::MatchHandle prefix_pin;
   if (parent != nullptr) {
-    sequence = SequenceTokens(*parent, first_page);
-    radix::MatchResult match = entry->tree->Match(h0, sequence, /*pin=*/true);
+    radix::MatchResult match = parent->tree->Match(h0, sequence, /*pin=*/true);
     if (match.matched_pages < first_page) {
       return absl::FailedPreconditionError(absl::StrCat(
           "pages [", match.matched_pages, ", ", first_page, ") of the prefix of parent blob ",
@@ -117,83 +100,30 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     ++parent->children;  // keeps the parent's record through the eviction below
   }
   sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
-
-  absl::StatusOr<tiering::Extent> extent = mover_.Allocate(mu_, request.bytes);
-  if (!extent.ok()) {
-    if (parent != nullptr) {
-      --parent->children;
-      prefix_pin.Release();
-      MaybeRelease(parent);
-    }
-    return extent.status();
-  }
-  if (entry == nullptr) entry = &registry_.Register(ns, h0);
-
-  auto record = std::make_unique<BlobRecord>();
-  record->id = NewId();
-  record->key = key;
-  record->namespace_hash = h0;
-  record->ns = &entry->ns;
-  record->tree = entry->tree;
-  record->root_id = record->id;
-  if (parent != nullptr) {
-    record->parent = request.parent;
-    record->parent_id = parent->id;
-    record->root_id = parent->root_id;
-  }
-  record->start_hash = start_hash;
-  record->first_page = first_page;
-  record->pages = pages;
-  record->bytes = request.bytes;
-  record->tokens.assign(request.tokens.begin(), request.tokens.end());
-  record->checksums.assign(request.checksums.begin(), request.checksums.end());
-  record->extent = *extent;
-  record->created = now;
-  record->last_access = now;
-  BlobRecord* added = table_.Add(std::move(record));
-
-  PendingPut put(added);
-  put.sequence = std::move(sequence);
-  put.prefix_pin = std::move(prefix_pin);
-  const PendingPut& pending = puts_.Add(std::move(put), now);
-  BeginPutReply reply;
-  reply.key = key;
-  reply.put_id = added->id;
-  reply.extent = *extent;
-  reply.deadline = pending.deadline;
-  return reply;
-}
-
-absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now) {
-  PendingPut* put = puts_.Find(put_id);
-  if (put == nullptr) return PutTable::NotFound(put_id, /*expired=*/false);
-  if (PutTable::Expired(*put, now)) {
-    AbortPutLocked(put_id);
-    return PutTable::NotFound(put_id, /*expired=*/true);
-  }
-  return put;
-}
-
-void NodeEngine::AbortPutLocked(uint64_t put_id) {
-  BlobRecord* record = nullptr;
-  {
-    const PendingPut put = puts_.Take(put_id);
-    record = put.record;
-  }  // releases the prefix pin
-  table_.Unlink(record);
-  MaybeRelease(record);
+  return put_keeper_.Begin(mu_,
+                           NewPut{.ns = &ns,
+                                  .namespace_hash = h0,
+                                  .request = &request,
+                                  .key = key,
+                                  .start_hash = start_hash,
+                                  .first_page = first_page,
+                                  .pages = pages,
+                                  .parent = parent,
+                                  .sequence = std::move(sequence),
+                                  .prefix_pin = std::move(prefix_pin),
+                                  .now = now},
+                           [this] { return ids_.Next(); });
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
   puts_.Touch(*put, now);
   BlobRecord* record = put->record;
-  ++record->holds;
-  ++holds_;
+  keeper_.Hold(mu_, record);
   return HeldSpan(this, record->id, arena_->Data(*record->extent).first(record->bytes));
 }
 
@@ -201,7 +131,7 @@ absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t 
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
   STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
   puts_.Touch(*put, now);
@@ -217,7 +147,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     const absl::Time now = clock_->Now();
     const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
     TimedMutexLock lock(&mu_, lock_hold_);
-    STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+    STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
     if (put->committing) return Committing(put_id);
     if (!put->received.complete()) {
       return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": ",
@@ -238,15 +168,9 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
 
   // Verify without the lock: a committing put is neither aborted nor reaped, so its
   // extent and checksums stay put, and no receive holds its bytes.
-  uint64_t bad = checksums.size();
-  uint64_t got = 0;
-  for (uint64_t i = 0; i < checksums.size(); ++i) {
-    got = ChunkChecksum(bytes.subspan(i * chunk_bytes, chunk_bytes));
-    if (got != checksums[i]) {
-      bad = i;
-      break;
-    }
-  }
+  const uint64_t bad = FirstBadChunk(bytes, checksums, chunk_bytes);
+  const uint64_t got =
+      bad == checksums.size() ? 0 : ChunkChecksum(bytes.subspan(bad * chunk_bytes, chunk_bytes));
 
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
@@ -260,79 +184,19 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     absl::Status loss = absl::DataLossError(absl::StrCat(
         "put ", put_id, " of blob ", key.ToHex(), ": chunk (layer ", bad / pages, ", page ",
         bad % pages, ") has checksum ", got, ", expected ", checksums[bad], "; put aborted"));
-    AbortPutLocked(put_id);
+    put_keeper_.Abort(mu_, put_id);
     return loss;
   }
-  if (BlobRecord* text = table_.FindLinked(key); text != nullptr) {
-    return RefillLocked(put_id, text);
-  }
-  absl::StatusOr<uint32_t> inserted =
-      record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
-  if (!inserted.ok()) {
-    // Cannot happen: the prefix is pinned. Do not leave the put half-done.
-    LOG(ERROR) << "CommitPut: index insert of " << key.ToHex() << " failed: " << inserted.status();
-    AbortPutLocked(put_id);
-    return absl::InternalError(absl::StrCat("index insert failed: ", inserted.status().message()));
-  }
-  puts_.Take(put_id);  // releases the prefix pin: the blob's own nodes now hold the path
-  record->created = now;
-  record->last_access = now;
-  record->insert_tick = ledger_.NextTick();
-  record->read_tick = record->insert_tick;
-  CommitPutReply reply;
-  reply.key = key;
-  reply.indexed_pages = *inserted;
-  if (*inserted == 0) {
-    table_.Unlink(record);
-    MaybeRelease(record);
-    return reply;
-  }
-  record->pages_in_index = *inserted;
-  const tiering::Extent extent = *record->extent;
-  record->extent.reset();
-  table_.Link(record);
-  ledger_.AttachDram(record, extent);
-  journal_.Persist(*record);
-  mover_.SignalIfAbovePressure(mu_);
-  return reply;
-}
-
-absl::StatusOr<CommitPutReply> NodeEngine::RefillLocked(uint64_t put_id, BlobRecord* text) {
-  BlobRecord* record = puts_.Get(put_id).record;
-  const radix::BlobKey key = record->key;
-  if (text->has_bytes() || text->moving) {
-    // Refilled by another put, or promoted, meanwhile: this one is redundant.
-    AbortPutLocked(put_id);
-    return CommitPutReply{key, 0};
-  }
-  if (record->checksums != text->checksums) {
-    uint64_t i = 0;
-    while (i < record->checksums.size() && record->checksums[i] == text->checksums[i]) ++i;
-    absl::Status differ = absl::FailedPreconditionError(absl::StrCat(
-        "put ", put_id, " would rebuild blob ", key.ToHex(), " with other bytes than the original ",
-        "(chunk ", i,
-        " differs: another model, seed or layout?); put aborted, the blob stays TEXT"));
-    AbortPutLocked(put_id);
-    return differ;
-  }
-  const tiering::Extent extent = *record->extent;
-  record->extent.reset();  // the bytes move to the TEXT record
-  AbortPutLocked(put_id);
-  ledger_.AttachDram(text, extent);
-  text->last_access = clock_->Now();
-  ledger_.CountRebuild();
-  rebuild_.End(text, /*filled=*/true);
-  mover_.SignalIfAbovePressure(mu_);
-  return CommitPutReply{key, text->pages_in_index};
+  return put_keeper_.Commit(mu_, put_id, now);
 }
 
 absl::Status NodeEngine::AbortPut(uint64_t put_id) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
   if (put->committing) return Committing(put_id);
-  AbortPutLocked(put_id);
+  put_keeper_.Abort(mu_, put_id);
   return absl::OkStatus();
 }
 

@@ -26,16 +26,6 @@ absl::Duration NodeEngine::ClampTtl(absl::Duration ttl) const {
   return std::min(ttl, options_.max_lease_ttl);
 }
 
-void NodeEngine::ReleaseLeaseLocked(const Lease& lease) {
-  for (const auto& [key, record_id] : lease.blobs) {
-    BlobRecord* record = table_.Find(record_id);
-    CHECK(record != nullptr) << "lease " << lease.id << " holds unknown record " << record_id;
-    CHECK_GT(record->leases, 0u);
-    --record->leases;
-    MaybeRelease(record);
-  }
-}
-
 absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
                                            absl::Span<const ReadRange> ranges,
                                            std::vector<BlobRecord*>* records) {
@@ -89,78 +79,26 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  std::vector<BlobRecord*> records;
-  records.reserve(ranges.size());
   // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
   // the lock, so the world may change meanwhile and the ranges are checked again).
-  constexpr int kMaxPromotionRounds = 8;
-  for (int round = 0;; ++round) {
-    records.clear();
-    STRATA_RETURN_IF_ERROR(ResolveReadLocked(ns, h0, ranges, &records));
-    std::vector<BlobRecord*> promote;
-    bool wait = false;
-    for (BlobRecord* record : records) {
-      if (record->in_dram()) continue;  // even while being demoted: the DRAM copy serves
-      if (record->moving) {
-        wait = true;  // being promoted by another call
-      } else if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
-        promote.push_back(record);
-      }
-    }
-    if (wait) {
-      mover_.WaitMoved(mu_);
-      continue;
-    }
-    if (promote.empty()) break;
-    if (round == kMaxPromotionRounds) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "DRAM tier too small to hold the ", records.size(), " blobs of this read at once"));
-    }
-    if (ssd_ != nullptr) ssd_->counters().RecordHit(promote.size());
-    // Admission decides, with this read counted, whether the copy stays in DRAM.
-    std::vector<bool> keep(promote.size());
-    for (size_t i = 0; i < promote.size(); ++i) keep[i] = ledger_.ShouldPromote(*promote[i]);
-    STRATA_RETURN_IF_ERROR(mover_.Promote(mu_, promote));
-    for (size_t i = 0; i < promote.size(); ++i) {
-      if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
-    }
-  }
+  std::vector<BlobRecord*> records;
+  records.reserve(ranges.size());
+  STRATA_RETURN_IF_ERROR(mover_.PromoteForRead(
+      mu_,
+      [&](std::vector<BlobRecord*>* resolved) {
+        mu_.AssertHeld();
+        return ResolveReadLocked(ns, h0, ranges, resolved);
+      },
+      &records));
 
   ReadReply reply;
   reply.ranges.reserve(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
-    const ReadRange& range = ranges[i];
-    const BlobRecord& record = *records[i];
-    STRATA_ASSIGN_OR_RETURN(const radix::BlobLayout blob_layout,
-                            radix::BlobLayout::Create(layout, record.pages));
-    ReadRangeReply out;
-    out.blob_bytes = record.bytes;
-    out.arena_offset = record.extent->offset;
-    out.layer_ranges.reserve(range.layer_end - range.layer_begin);
-    out.checksums.reserve(size_t{range.layer_end - range.layer_begin} * range.num_pages);
-    for (uint32_t l = range.layer_begin; l < range.layer_end; ++l) {
-      STRATA_ASSIGN_OR_RETURN(const radix::ByteRange bytes,
-                              blob_layout.LayerPageRange(l, range.first_page, range.num_pages));
-      out.layer_ranges.push_back(bytes);
-      for (uint32_t p = range.first_page; p < range.first_page + range.num_pages; ++p) {
-        out.checksums.push_back(record.checksums[ChunkIndex(l, p, record.pages)]);
-      }
-    }
+    STRATA_ASSIGN_OR_RETURN(ReadRangeReply out, ReadRangeReplyOf(*records[i], ranges[i], layout));
     reply.ranges.push_back(std::move(out));
   }
 
-  Lease lease;
-  lease.id = NewId();
-  lease.expiry = now + ClampTtl(ttl);
-  absl::flat_hash_set<tiering::BlobId> seen;
-  for (BlobRecord* record : records) {
-    if (!seen.insert(record->id).second) continue;
-    lease.blobs.emplace_back(record->key, record->id);
-    ++record->leases;
-    ++record->hits;
-    record->last_access = now;
-    ledger_.Accessed(record);
-  }
+  Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + ClampTtl(ttl));
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
   reply.expiry = lease.expiry;
@@ -178,7 +116,7 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
     if (absl::IsNotFound(record_id.status())) {
       // Expired but not reaped yet: reclaim it now.
       absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
-      if (expired.ok()) ReleaseLeaseLocked(*expired);
+      if (expired.ok()) keeper_.EndLease(mu_, *expired);
     }
     return record_id.status();
   }
@@ -189,8 +127,7 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
                                               blob.ToHex(), " are outside its ", record->bytes,
                                               " bytes"));
   }
-  ++record->holds;
-  ++holds_;
+  keeper_.Hold(mu_, record);
   return HeldSpan(this, record->id, arena_->Data(*record->extent).subspan(offset, length));
 }
 
@@ -205,7 +142,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
-    if (expired.ok()) ReleaseLeaseLocked(*expired);
+    if (expired.ok()) keeper_.EndLease(mu_, *expired);
   }
   return expiry;
 }
@@ -215,7 +152,7 @@ absl::Status NodeEngine::Release(uint64_t lease_id) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
-  ReleaseLeaseLocked(lease);
+  keeper_.EndLease(mu_, lease);
   if (now >= lease.expiry) {
     return absl::NotFoundError(absl::StrCat("lease ", lease_id, " had expired"));
   }

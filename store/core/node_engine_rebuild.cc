@@ -1,7 +1,7 @@
 // NodeEngine: rebuild from text (RequestRebuild, PullRebuildTasks) and Prefetch.
 //
 // The queue itself is a RebuildQueue (rebuild_queue.h); RefillLocked ends a task when a
-// put refills its blob, MaybeRelease when its blob goes away.
+// put refills its blob, RecordKeeper::Release when its blob goes away.
 #include <algorithm>
 #include <utility>
 
@@ -27,19 +27,8 @@ absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::Blob
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
   }
-  // Parents first: a worker filling tasks in order rebuilds the prefix before its
-  // continuations (a put's parent must be in the index, which TEXT parents are).
-  std::vector<BlobRecord*> path{record};
-  while (with_prefix && path.back()->parent_id != 0) {
-    BlobRecord* parent = table_.Find(path.back()->parent_id);
-    CHECK(parent != nullptr) << "broken parent chain";
-    path.push_back(parent);
-  }
   RebuildRequestReply reply;
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    if ((*it)->state != BlobState::kLinked) continue;  // a token-only ancestor
-    STRATA_RETURN_IF_ERROR(rebuild_.Queue(*it, &reply));
-  }
+  STRATA_RETURN_IF_ERROR(rebuild_.QueuePath(record, with_prefix, table_, &reply));
   return reply;
 }
 
@@ -55,11 +44,7 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
       const absl::Time now = clock_->Now();
       rebuild_.Expire(now, table_);
       std::vector<RebuildTask> tasks = rebuild_.Take(
-          max_tasks, now, table_,
-          [this] {
-            mu_.AssertHeld();
-            return NewId();
-          },
+          max_tasks, now, table_, [this] { return ids_.Next(); },
           [this](const BlobRecord& record, RebuildTask* task) {
             mu_.AssertHeld();
             task->ns = *record.ns;
@@ -67,7 +52,7 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
             task->parent = record.parent;
             task->first_page = record.first_page;
             task->pages = record.pages;
-            task->sequence_tokens = SequenceTokens(record, record.end_page());
+            task->sequence_tokens = keeper_.SequenceTokens(mu_, record, record.end_page());
             task->checksums = record.checksums;
           });
       if (!tasks.empty() || wait <= absl::ZeroDuration()) return tasks;

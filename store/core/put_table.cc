@@ -6,7 +6,41 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
+#include "strata/radix/token_span.h"
+
 namespace strata::store::core {
+
+absl::Status PutTable::Validate(const radix::Namespace& ns, const PutRequest& request,
+                                uint64_t max_blob_bytes) {
+  const radix::KvLayout& layout = ns.layout();
+  if (request.tokens.empty()) {
+    return absl::InvalidArgumentError("a put needs at least one page of tokens, got none");
+  }
+  STRATA_RETURN_IF_ERROR(radix::CheckPageAligned(request.tokens.size(), layout.page_tokens));
+  const uint64_t pages = request.tokens.size() / layout.page_tokens;
+  if (pages > UINT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is too long"));
+  }
+  const uint64_t expected = pages * layout.BytesPerPage();
+  if (expected > max_blob_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("a blob of ", pages, " pages is ", expected,
+                                                   " bytes, more than this node's limit of ",
+                                                   max_blob_bytes));
+  }
+  if (request.bytes != expected) {
+    return absl::InvalidArgumentError(absl::StrCat("bytes is ", request.bytes, ", but ", pages,
+                                                   " pages of ", layout.ToString(), " are ",
+                                                   expected, " bytes"));
+  }
+  const uint64_t chunks = pages * layout.num_layers;
+  if (request.checksums.size() != chunks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("got ", request.checksums.size(), " chunk checksums, need ", chunks, " (",
+                     layout.num_layers, " layers x ", pages, " pages)"));
+  }
+  return absl::OkStatus();
+}
 
 PendingPut& PutTable::Add(PendingPut put, absl::Time now) {
   const uint64_t id = put.record->id;

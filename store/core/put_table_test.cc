@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 
+#include "node_engine_test_util.h"
 #include "strata/base/status_test_macros.h"
 
 namespace strata::store::core {
@@ -76,6 +77,35 @@ TEST_F(PutTableTest, NotFoundSaysWhy) {
   EXPECT_CODE(expired, absl::StatusCode::kNotFound);
   EXPECT_NE(unknown.message().find("not pending"), absl::string_view::npos);
   EXPECT_NE(expired.message().find("expired"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST(PutTableValidateTest, AcceptsAWellFormedPutAndNamesWhatIsWrong) {
+  const radix::Namespace ns = testing::SmallNamespace();  // 4 tokens, 256 bytes a page
+  const testing::BlobContent blob = testing::MakeBlob(ns, 2, 1);
+  PutRequest request;
+  request.tokens = blob.tokens;
+  request.bytes = blob.bytes.size();
+  request.checksums = blob.checksums;
+  EXPECT_OK(PutTable::Validate(ns, request, 1 << 20));
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::Validate(ns, request, 256)));  // over the limit
+  PutRequest partial = request;
+  partial.tokens = request.tokens.first(request.tokens.size() - 1);  // not whole pages
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::Validate(ns, partial, 1 << 20)));
+  PutRequest bytes = request;
+  bytes.bytes += 1;
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::Validate(ns, bytes, 1 << 20)));
+  PutRequest checksums = request;
+  checksums.checksums = request.checksums.first(request.checksums.size() - 1);
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::Validate(ns, checksums, 1 << 20)));
+  PutRequest empty = request;
+  empty.tokens = {};
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::Validate(ns, empty, 1 << 20)));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
+
 namespace strata::store::core {
 
 absl::Status RebuildQueue::Queue(BlobRecord* record, RebuildRequestReply* reply) {
@@ -127,6 +129,21 @@ RebuildQueueStats RebuildQueue::Stats() const {
   stats.queued = queue_.size();
   stats.in_flight = in_flight_.size();
   return stats;
+}
+
+absl::Status RebuildQueue::QueuePath(BlobRecord* record, bool with_prefix, const BlobTable& table,
+                                     RebuildRequestReply* reply) {
+  std::vector<BlobRecord*> path{record};
+  while (with_prefix && path.back()->parent_id != 0) {
+    BlobRecord* parent = table.Find(path.back()->parent_id);
+    CHECK(parent != nullptr) << "broken parent chain";
+    path.push_back(parent);
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    if ((*it)->state != BlobState::kLinked) continue;  // a token-only ancestor
+    STRATA_RETURN_IF_ERROR(Queue(*it, reply));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace strata::store::core

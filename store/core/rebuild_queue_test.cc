@@ -160,3 +160,33 @@ TEST_F(RebuildQueueTest, WaitReturnsWhenATaskIsQueuedOrOnStop) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST_F(RebuildQueueTest, QueuePathQueuesParentsFirstAndSkipsTokenOnlyAncestors) {
+  RebuildQueue queue(RebuildQueueOptions{});
+  BlobRecord* root = Text(1);
+  BlobRecord* gone = Text(2);  // unlinked: only its tokens are kept
+  gone->parent_id = 1;
+  table_.Unlink(gone);
+  BlobRecord* leaf = Text(3);
+  leaf->parent_id = 2;
+  RebuildRequestReply alone;
+  ASSERT_OK(queue.QueuePath(leaf, /*with_prefix=*/false, table_, &alone));
+  EXPECT_EQ(alone.queued, 1u);
+  EXPECT_EQ(root->rebuild, RebuildStage::kNone);
+  queue.End(leaf, /*filled=*/false);
+  RebuildQueue fresh(RebuildQueueOptions{});
+  RebuildRequestReply path;
+  ASSERT_OK(fresh.QueuePath(leaf, /*with_prefix=*/true, table_, &path));
+  EXPECT_EQ(path.queued, 2u);
+  EXPECT_EQ(gone->rebuild, RebuildStage::kNone);
+  const std::vector<RebuildTask> tasks = Take(fresh, 10, t0_);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].key, root->key);  // the parent first
+  EXPECT_EQ(tasks[1].key, leaf->key);
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -141,4 +141,26 @@ bool TierLedger::ShouldPromote(const BlobRecord& record) const {
   return policies_.admission->ShouldPromote(TraitsOf(record, record.bytes), stats);
 }
 
+void TierLedger::CountRecords(NodeTiers* tiers) const {
+  report::TierStats* dram = nullptr;
+  report::TierStats* ssd = nullptr;
+  for (report::TierStats& stats : tiers->tiers) {
+    if (stats.tier == Tier::kDram) dram = &stats;
+    if (stats.tier == Tier::kSsd) ssd = &stats;
+  }
+  table_->ForEach([&](const BlobRecord& r) {
+    if (r.state == BlobState::kUnlinked) {
+      if (r.extent.has_value()) {
+        ++tiers->engine.unlinked_blobs;
+      } else {
+        ++tiers->engine.token_only_blobs;
+      }
+    } else if (r.state == BlobState::kLinked) {
+      if (r.in_dram() && dram != nullptr) dram->pages += r.pages;
+      if (r.on_ssd() && ssd != nullptr) ssd->pages += r.pages;
+      if (r.text_tracked) tiers->text.pages += r.pages;
+    }
+  });
+}
+
 }  // namespace strata::store::core

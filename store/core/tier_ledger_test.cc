@@ -138,3 +138,35 @@ TEST_F(TierLedgerTest, ReadsTickAndFeedTheAdmissionStats) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST_F(TierLedgerTest, CountRecordsByTier) {
+  BlobRecord* both = Linked(1);
+  ledger_.AttachDram(both, Dram(4096));
+  ledger_.AttachSsd(both, Ssd(4096));
+  BlobRecord* text = Linked(2);
+  ledger_.SyncText(text);
+  auto held = std::make_unique<BlobRecord>();  // unlinked, bytes kept for a lease
+  held->id = 3;
+  held->key = radix::BlobKey{radix::PrefixHash{3, 3}};
+  held->extent = Dram(4096);
+  table_.Unlink(table_.Add(std::move(held)));
+  auto token_only = std::make_unique<BlobRecord>();
+  token_only->id = 4;
+  token_only->key = radix::BlobKey{radix::PrefixHash{4, 3}};
+  table_.Unlink(table_.Add(std::move(token_only)));
+  NodeTiers tiers;
+  tiers.tiers = {report::TierStats{.tier = Tier::kDram}, report::TierStats{.tier = Tier::kSsd}};
+  ledger_.CountRecords(&tiers);
+  EXPECT_EQ(tiers.Find(Tier::kDram)->pages, 2u);
+  EXPECT_EQ(tiers.Find(Tier::kSsd)->pages, 2u);
+  EXPECT_EQ(tiers.text.pages, 2u);
+  EXPECT_EQ(tiers.engine.unlinked_blobs, 1u);
+  EXPECT_EQ(tiers.engine.token_only_blobs, 1u);
+  dram_->Free(*table_.Find(3)->extent);
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -282,4 +282,34 @@ absl::StatusOr<tiering::Extent> TierMover::Allocate(absl::Mutex& mu, uint64_t by
       " bytes freed); the rest is pinned, leased, pending or continued by other blobs"));
 }
 
+absl::StatusOr<EvictReply> TierMover::Evict(absl::Mutex& mu, Tier tier, uint64_t bytes) {
+  EvictReply reply;
+  switch (tier) {
+    case Tier::kDram:
+      MoveOutOfDram(mu, bytes, &reply);
+      if (reply.demotions_failed > 0) {
+        LOG(WARNING) << "Evict(DRAM): " << reply.demotions_failed
+                     << " blobs stay in DRAM, their demotions failed: " << reply.first_failure;
+      }
+      return reply;
+    case Tier::kSsd: {
+      if (deps_.ssd == nullptr) break;
+      const MetaJournal::FlushOnExit flush(deps_.journal);  // after the lock below
+      TimedMutexLock lock(&mu, deps_.lock_hold);
+      FreeSsd(mu, bytes, &reply);
+      return reply;
+    }
+    case Tier::kText: {
+      const MetaJournal::FlushOnExit flush(deps_.journal);  // after the lock below
+      TimedMutexLock lock(&mu, deps_.lock_hold);
+      EvictText(mu, bytes, &reply);
+      return reply;
+    }
+    case Tier::kHbm:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("this node has no ", std::string(TierName(tier)), " tier"));
+}
+
 }  // namespace strata::store::core

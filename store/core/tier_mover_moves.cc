@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "glog/logging.h"
 
+#include "strata/base/status_macros.h"
 #include "strata/store/core/chunk_checksum.h"
 #include "strata/store/core/tier_mover.h"
 
@@ -40,15 +41,6 @@ std::vector<absl::Status> RunBatch(Submit submit) {
   });
   finished.WaitForNotification();
   return statuses;
-}
-
-// The first chunk of `bytes` whose checksum differs from `checksums`, or checksums.size().
-uint64_t FirstBadChunk(absl::Span<const std::byte> bytes, absl::Span<const uint64_t> checksums,
-                       uint64_t chunk_bytes) {
-  for (uint64_t i = 0; i < checksums.size(); ++i) {
-    if (ChunkChecksum(bytes.subspan(i * chunk_bytes, chunk_bytes)) != checksums[i]) return i;
-  }
-  return checksums.size();
 }
 
 }  // namespace
@@ -145,6 +137,44 @@ absl::Status TierMover::Promote(absl::Mutex& mu, const std::vector<BlobRecord*>&
   return first_error;
 }
 
+absl::Status TierMover::PromoteForRead(
+    absl::Mutex& mu, absl::FunctionRef<absl::Status(std::vector<BlobRecord*>*)> resolve,
+    std::vector<BlobRecord*>* records) {
+  CheckLock(mu);
+  constexpr int kMaxPromotionRounds = 8;
+  for (int round = 0;; ++round) {
+    records->clear();
+    STRATA_RETURN_IF_ERROR(resolve(records));
+    std::vector<BlobRecord*> promote;
+    bool wait = false;
+    for (BlobRecord* record : *records) {
+      if (record->in_dram()) continue;  // even while being demoted: the DRAM copy serves
+      if (record->moving) {
+        wait = true;  // being promoted by another call
+      } else if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
+        promote.push_back(record);
+      }
+    }
+    if (wait) {
+      WaitMoved(mu);
+      continue;
+    }
+    if (promote.empty()) return absl::OkStatus();
+    if (round == kMaxPromotionRounds) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "DRAM tier too small to hold the ", records->size(), " blobs of this read at once"));
+    }
+    if (deps_.ssd != nullptr) deps_.ssd->counters().RecordHit(promote.size());
+    // Admission decides, with this read counted, whether the copy stays in DRAM.
+    std::vector<bool> keep(promote.size());
+    for (size_t i = 0; i < promote.size(); ++i) keep[i] = deps_.ledger->ShouldPromote(*promote[i]);
+    STRATA_RETURN_IF_ERROR(Promote(mu, promote));
+    for (size_t i = 0; i < promote.size(); ++i) {
+      if (!keep[i] && promote[i]->in_dram()) promote[i]->transient_dram = true;
+    }
+  }
+}
+
 // ------------------------------------------------------------------------- demotion
 
 uint64_t TierMover::MoveOutOfDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
@@ -232,15 +262,19 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         flushed = ssd.Flush();
         mu.Lock();
       }
-      // The bytes are durable: record the extents (synced) before anyone sees them.
+      // The bytes are durable. Their records, with the SSD extents, are queued synced
+      // under the lock (in order with every other record change) and written after
+      // dropping it again; only then are the extents attached, so a blob shows on SSD only
+      // once its record is durable. The records stay moving and held meanwhile.
       meta::MetaBatch batch(/*sync=*/true);
       std::vector<bool> written(demoting.size());
+      std::vector<bool> pinned(demoting.size());
       for (size_t i = 0; i < demoting.size(); ++i) {
         BlobRecord* record = demoting[i];
-        record->moving = false;
-        deps_.records->UnholdRecord(record);
         const absl::Status status = flushed.ok() ? results[i] : flushed;
         if (!status.ok() || record->state != BlobState::kLinked) {
+          record->moving = false;
+          deps_.records->UnholdRecord(record);
           ssd.Free(targets[i]);
           if (!status.ok()) {
             VLOG(1) << "demotion of " << record->key.ToHex() << " failed: " << status;
@@ -250,17 +284,32 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
           continue;
         }
         written[i] = true;
-        ledger.AttachSsd(record, targets[i]);
-        deps_.journal->Add(*record, &batch);
+        pinned[i] = record->pinned;
+        deps_.journal->AddDemoted(*record, targets[i], &batch);
       }
-      const absl::Status recorded = deps_.journal->Apply(batch);
+      absl::Status recorded;
+      if (deps_.journal->enabled() && !batch.empty()) {
+        const MetaJournal::Ticket ticket = deps_.journal->Queue(std::move(batch));
+        LockHoldPause pause;  // the synced write runs without the lock
+        mu.Unlock();
+        recorded = deps_.journal->Await(ticket);
+        mu.Lock();
+      }
       for (size_t i = 0; i < demoting.size(); ++i) {
         if (!written[i]) continue;
         BlobRecord* record = demoting[i];
-        if (!recorded.ok()) {
-          ledger.DetachSsd(record);  // not recorded: as if never written
+        record->moving = false;
+        deps_.records->UnholdRecord(record);
+        if (!recorded.ok() || record->state != BlobState::kLinked) {
+          // Not recorded (as if never written), or deleted while it was being recorded
+          // (its deletion was queued after the record, so the store has it deleted).
+          ssd.Free(targets[i]);
+          deps_.records->ReleaseRecord(record);
           continue;
         }
+        ledger.AttachSsd(record, targets[i]);
+        // Pinned or unpinned while recorded: that write lacked the extent, write it again.
+        if (record->pinned != pinned[i]) deps_.journal->Persist(*record);
         dram.counters().RecordDemotion();
         progress = true;
         ++reply->blobs_demoted;

@@ -82,6 +82,42 @@ class WatchedTier : public tiering::Tier {
   tiering::TierCounters counters_;
 };
 
+// The metadata store behind the journal: a MemoryMetaStore whose synced writes (the
+// demotion's record) check that `mu` is free.
+class WatchedStore : public meta::MetaStore {
+ public:
+  WatchedStore(std::shared_ptr<meta::MemoryMetaStore> store, absl::Mutex* mu)
+      : store_(std::move(store)), mu_(mu) {}
+  absl::Status Apply(const meta::MetaBatch& batch) override {
+    if (batch.sync()) {
+      ++synced_writes;
+      if (mu_->TryLock()) {
+        mu_->Unlock();
+      } else {
+        ++synced_under_lock;
+      }
+    }
+    return store_->Apply(batch);
+  }
+  absl::StatusOr<meta::MetaLoadSummary> LoadAll(const meta::MetaLoadCallbacks& callbacks) override {
+    return store_->LoadAll(callbacks);
+  }
+  absl::StatusOr<meta::BlobMeta> GetBlob(const radix::BlobKey& key) const override {
+    return store_->GetBlob(key);
+  }
+  absl::StatusOr<radix::Namespace> GetNamespace(const radix::PrefixHash& hash) const override {
+    return store_->GetNamespace(hash);
+  }
+  meta::MetaStoreStats Stats() const override { return store_->Stats(); }
+
+  int synced_writes = 0;
+  int synced_under_lock = 0;
+
+ private:
+  const std::shared_ptr<meta::MemoryMetaStore> store_;
+  absl::Mutex* const mu_;
+};
+
 // The engine's side of the record life cycle, reduced to what the mover can observe:
 // holds counted, index removal unlinks (refused for ids in `pinned_in_index`), release
 // frees an unlinked record's bytes and erases it once no child needs it.
@@ -228,7 +264,8 @@ class TierMoverTest : public ::testing::Test {
   const radix::Namespace ns_ = testing::SmallNamespace();
   BlobTable table_;
   std::shared_ptr<meta::MemoryMetaStore> store_ = std::make_shared<meta::MemoryMetaStore>();
-  MetaJournal journal_{store_};
+  std::shared_ptr<WatchedStore> watched_store_ = std::make_shared<WatchedStore>(store_, &mu_);
+  MetaJournal journal_{watched_store_};
   std::unique_ptr<tiering::DramArena> dram_;
   std::unique_ptr<tiering::DramArena> ssd_arena_;
   std::unique_ptr<WatchedTier> ssd_;
@@ -296,7 +333,10 @@ TEST_F(TierMoverTest, DemotionWritesTheBytesToSsdWithoutTheLock) {
   EXPECT_EQ(ssd_->io_under_lock, 0);
   EXPECT_EQ(dram_->counters().Snapshot().demotions, 1u);
   EXPECT_EQ(dram_->Stats().used_bytes, 0u);
-  // Its SSD extent is in the metadata store (written synced, before it showed on SSD).
+  // Its SSD extent is in the metadata store (written synced, without the lock, before it
+  // showed on SSD).
+  EXPECT_EQ(watched_store_->synced_writes, 1);
+  EXPECT_EQ(watched_store_->synced_under_lock, 0);
   const absl::StatusOr<meta::BlobMeta> stored = store_->GetBlob(blob->key);
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_TRUE(stored->ssd.has_value());
@@ -348,6 +388,52 @@ TEST_F(TierMoverTest, PromotionVerifiesEveryChunkAndDropsACorruptCopy) {
   EXPECT_EQ(ssd_->io_under_lock, 0);
   EXPECT_EQ(records_->holds, 0u);
   EXPECT_FALSE(good->moving || bad->moving);
+}
+
+TEST_F(TierMoverTest, PromoteForReadResolvesAgainAfterEachRoundUntilAllAreInDram) {
+  Make(/*text_bytes=*/1 << 20);
+  absl::MutexLock lock(&mu_);
+  BlobRecord* on_ssd = Linked(1, 0, /*in_dram=*/false, /*on_ssd=*/true);
+  BlobRecord* in_dram = Linked(2);
+  int rounds = 0;
+  std::vector<BlobRecord*> records;
+  const absl::Status status = mover_->PromoteForRead(
+      mu_,
+      [&](std::vector<BlobRecord*>* resolved) {
+        ++rounds;
+        resolved->assign({on_ssd, in_dram, on_ssd});  // a blob named twice is promoted once
+        return absl::OkStatus();
+      },
+      &records);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(rounds, 2);  // resolved again after the promotion dropped the lock
+  ASSERT_EQ(records.size(), 3u);
+  ASSERT_TRUE(on_ssd->in_dram());
+  EXPECT_TRUE(Holds(dram_->Data(*on_ssd->extent), 1));
+  EXPECT_FALSE(on_ssd->transient_dram);  // admission "always" keeps the copy
+  EXPECT_EQ(ssd_->counters().Snapshot().hits, 1u);
+  EXPECT_EQ(dram_->counters().Snapshot().promotions, 1u);
+  EXPECT_EQ(ssd_->io_under_lock, 0);
+  // resolve's error is the call's, and nothing is promoted.
+  std::vector<BlobRecord*> none;
+  EXPECT_TRUE(absl::IsNotFound(mover_->PromoteForRead(
+      mu_, [](std::vector<BlobRecord*>*) { return absl::NotFoundError("gone"); }, &none)));
+}
+
+TEST_F(TierMoverTest, EvictTakesTheLockAndRunsTheTiersMove) {
+  Make(/*text_bytes=*/1 << 20);
+  BlobRecord* both;
+  {
+    absl::MutexLock lock(&mu_);
+    both = Linked(1, 0, /*in_dram=*/true, /*on_ssd=*/true);
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(mover_->Evict(mu_, Tier::kHbm, 1).status()));
+  const absl::StatusOr<EvictReply> ssd = mover_->Evict(mu_, Tier::kSsd, kGranule);
+  ASSERT_TRUE(ssd.ok()) << ssd.status();
+  absl::MutexLock lock(&mu_);
+  EXPECT_FALSE(both->on_ssd());  // its SSD copy went, its DRAM copy stays
+  EXPECT_TRUE(both->in_dram());
+  EXPECT_EQ(ssd_arena_->Stats().used_bytes, 0u);
 }
 
 TEST_F(TierMoverTest, EvictTextDeletesLeavesFirstAndKeepsWhatTheIndexHolds) {

@@ -1,7 +1,9 @@
 // BlobRecord: what the node keeps about one blob (design note, "Blobs and their records").
 //
 // A plain struct owned by the BlobTable; the NodeEngine reads and changes it under its
-// lock (thread-compatible, no locking of its own). Fields and their invariants:
+// lock (thread-compatible, no locking of its own). tokens, first_page, pages, parent_id,
+// ns and tree never change once the record is made (RecordKeeper's lock-free token walks
+// rely on it). Fields and their invariants:
 //
 //   state      kPending  a put in progress: not in the index, invisible to readers
 //              kLinked   committed and in the index (pages_in_index > 0)
@@ -32,9 +34,11 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 #include "strata/radix/blob_key.h"
+#include "strata/radix/kv_layout.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/radix/radix_tree.h"
@@ -93,5 +97,18 @@ struct BlobRecord {
   bool on_ssd() const { return ssd_extent.has_value(); }
   bool has_bytes() const { return in_dram() || on_ssd(); }
 };
+
+// What Stat and List show of a record (its tokens only when with_tokens). REQUIRES: the
+// lock that guards the record, shared at least.
+BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens);
+// What Match shows of index segment `s` of linked `record`: its fastest tier, and for a
+// TEXT blob the segment's tokens (`page_tokens` a page). Same REQUIRES.
+Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
+                                uint32_t page_tokens);
+// What Read answers for `range` of `record`: the blob's bytes and DRAM offset, a byte
+// range per layer and the range's chunk checksums. REQUIRES: the record in DRAM, the
+// range checked against it; the record's lock as above. Errors: radix::BlobLayout's.
+absl::StatusOr<ReadRangeReply> ReadRangeReplyOf(const BlobRecord& record, const ReadRange& range,
+                                                const radix::KvLayout& layout);
 
 }  // namespace strata::store::core

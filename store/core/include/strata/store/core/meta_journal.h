@@ -17,11 +17,13 @@
 // whose write failed is written again with the next record that needs it (a record of
 // that namespace queued meanwhile is refused by the store, counted, and stays cache only).
 //
-// Queued writes: Persist and Forget only queue their batch (in memory, under mu_); Flush
-// applies the queue in order. The engine queues under its index lock and flushes after
-// releasing it (FlushOnExit), so no store write runs under the index lock except the
-// synced demotion record (Apply), which must be durable before the blob shows on SSD.
-// Apply first flushes the queue, so the store sees every batch in the order it was
+// Queued writes: Persist, Forget and Queue only queue their batch (in memory, under mu_);
+// Flush applies the queue in order. The engine queues under its index lock and flushes
+// after releasing it (FlushOnExit), so no store write runs under the index lock. The
+// synced demotion record is queued too (Queue, under the index lock, so it keeps its
+// place among the record changes) and written with Await after the lock is dropped; the
+// mover attaches the SSD extent only once Await says it is durable. Apply (the restart's
+// fix-ups) first flushes the queue, so the store sees every batch in the order it was
 // queued or applied.
 //
 // Ownership: a NodeEngine owns one; the store is shared with the node (null: nothing is
@@ -62,6 +64,7 @@
 #include "strata/store/meta/blob_meta.h"
 #include "strata/store/meta/meta_batch.h"
 #include "strata/store/meta/meta_store.h"
+#include "strata/tiering/tier.h"
 
 namespace strata::store::core {
 
@@ -91,6 +94,21 @@ class MetaJournal {
   void Forget(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
   // Applies the queued writes in order (failures logged and counted, as Apply's).
   void Flush() ABSL_LOCKS_EXCLUDED(mu_, flush_mu_);
+
+  // A queued batch whose outcome its caller waits for (Await). The status is written by
+  // whichever flush applies the batch, under flush_mu_, and read by Await after taking it.
+  using Ticket = std::shared_ptr<absl::Status>;
+  // Queues `batch` like Persist does (in order with them; it may be synced), for the caller
+  // to Await its outcome. A ticket that is already OK without a store or for an empty batch.
+  Ticket Queue(meta::MetaBatch batch) ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies the queue up to and including the ticket's batch (if no other flush did) and
+  // returns the batch's outcome. REQUIRES: not under the lock the batch was queued under
+  // (it writes to the store).
+  absl::Status Await(const Ticket& ticket) ABSL_LOCKS_EXCLUDED(mu_, flush_mu_);
+  // Adds `record` to `batch` as Add does, but with `ssd` as its SSD extent (a demotion's
+  // record, written before the extent is attached).
+  void AddDemoted(const BlobRecord& record, const tiering::Extent& ssd, meta::MetaBatch* batch)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Whether writes are queued (a relaxed read: cheap enough for every engine call).
   bool pending() const { return queued_.load(std::memory_order_relaxed) > 0; }
 
@@ -128,7 +146,13 @@ class MetaJournal {
                                     const BlobTable& table, BlobRecord** parent);
 
  private:
-  void Enqueue(meta::MetaBatch batch) ABSL_LOCKS_EXCLUDED(mu_);
+  struct Queued {
+    meta::MetaBatch batch;
+    Ticket outcome;  // null: nobody waits for it
+  };
+  void Enqueue(meta::MetaBatch batch, Ticket outcome = nullptr) ABSL_LOCKS_EXCLUDED(mu_);
+  void AddMeta(const BlobRecord& record, meta::BlobMeta m, meta::MetaBatch* batch)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(flush_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status ApplyNow(const meta::MetaBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flush_mu_)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -136,7 +160,7 @@ class MetaJournal {
   const std::shared_ptr<meta::MetaStore> store_;
   absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
-  std::deque<meta::MetaBatch> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
   absl::flat_hash_set<radix::PrefixHash> stored_namespaces_ ABSL_GUARDED_BY(mu_);
   uint64_t errors_ ABSL_GUARDED_BY(mu_) = 0;

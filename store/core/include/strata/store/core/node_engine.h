@@ -15,8 +15,15 @@
 //     LookupStats        Match's page counts by phase and tier, the live miss-ratio curve
 //     TierMover          eviction under pressure, allocation, demotion and promotion (I/O
 //                        outside mu_), the background mover thread and its watermarks
-//   and itself keeps the record life cycle (MaybeRelease, unlinking, index removal: the
-//   mover reaches them through TierMover::Records) and a reaper thread. It owns the DRAM
+//     RecordKeeper       the record life cycle: holds, release, unlinking, index removal,
+//                        pins, leases started and ended, the parent-chain token walks
+//                        (the mover reaches it as its TierMover::Records)
+//     PutKeeper          what a put does to the records: begin, find, abort, commit into
+//                        the index or as a TEXT blob's refill
+//     Restorer           the restart: stored records back into the index, parents first
+//     IdGenerator        put, lease and record ids (lock-free)
+//   and itself keeps the call logic (checks, locking, the lock-free stretches) and a
+//   reaper thread. It owns the DRAM
 //   tier (tiering::DramArena). Shared with the node: the SSD tier (options.ssd) and the
 //   metadata store (options.meta). The Clock is borrowed.
 //
@@ -55,18 +62,22 @@
 //   the TierLedger (Match, Stat, List and Tiers take it shared). Independent state has its
 //   own lock: LookupStats (atomics and the curve estimator's lock; updated and read after
 //   mu_ is dropped), RebuildQueue (its queue; a PullRebuildTasks long-poll waits on it
-//   without mu_), MetaJournal (its namespace set and error count). The TierMover has no
-//   lock: each call is given mu_ (its thread takes mu_ itself). Lock order: mu_, then a
+//   without mu_), MetaJournal (its queue, namespace set and error count). The TierMover,
+//   RecordKeeper, PutKeeper and Restorer have no lock: each call is given mu_ (the
+//   mover's thread takes mu_ itself). Lock order: mu_, then a
 //   RadixTree's lock or a component's; no component lock is held while taking mu_. Bulk
 //   bytes are never touched under mu_: the data plane copies through HeldSpans without
 //   it, CommitPut verifies checksums after dropping it (the put is marked as committing
 //   meanwhile), and demotion and promotion drop it for their I/O. Metadata writes are
 //   queued under mu_ (so they reach the store in the order of the record changes) and
-//   applied after each call releases it (MetaJournal::FlushOnExit), all but a demotion's
-//   synced record, which must be durable before the blob shows on SSD. Still under mu_:
-//   work proportional to the token count of a blob's whole prefix (BeginPut with a
-//   parent, Delete, Pin walk the parent chain). With options.measure_lock_hold,
-//   lock_hold() reports mu_'s hold times.
+//   applied after each call releases it (MetaJournal::FlushOnExit); a demotion's synced
+//   record is queued under it too and awaited after dropping it, its SSD extent attached
+//   only once that write is durable. BeginPut with a parent, Delete and Pin collect the
+//   prefix's chain of records under mu_ (cost ∝ blobs on it) and copy and hash its tokens
+//   after dropping it, the record held (tokens never change; a held record's ancestors
+//   stay). Still under mu_: PullRebuildTasks assembles each task's sequence tokens, a
+//   restart its records'. With options.measure_lock_hold, lock_hold() reports mu_'s hold
+//   times.
 //
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
@@ -134,6 +145,7 @@
 #include "strata/store/core/blob_table.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/held_span.h"
+#include "strata/store/core/id_generator.h"
 #include "strata/store/core/lease_table.h"
 #include "strata/store/core/lock_hold.h"
 #include "strata/store/core/lookup_stats.h"
@@ -141,8 +153,10 @@
 #include "strata/store/core/namespace_registry.h"
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
+#include "strata/store/core/put_keeper.h"
 #include "strata/store/core/put_table.h"
 #include "strata/store/core/rebuild_queue.h"
+#include "strata/store/core/record_keeper.h"
 #include "strata/store/core/tier_ledger.h"
 #include "strata/store/core/tier_mover.h"
 #include "strata/store/meta/blob_meta.h"
@@ -223,7 +237,7 @@ struct NodeEngineOptions {
   bool measure_lock_hold = false;
 };
 
-class NodeEngine : private TierMover::Records {
+class NodeEngine {
  public:
   static absl::StatusOr<std::unique_ptr<NodeEngine>> Create(const NodeEngineOptions& options);
 
@@ -335,56 +349,24 @@ class NodeEngine : private TierMover::Records {
   NodeEngine(const NodeEngineOptions& options, Clock* clock,
              std::unique_ptr<tiering::DramArena> arena, Policies policies, uint64_t id_secret);
 
-  // ---- ids (node_engine.cc)
-  uint64_t NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  // ---- record life cycle (node_engine.cc)
-  // Frees the bytes of a record out of the index that nothing holds, erases a record
-  // without bytes that no child record needs, and cascades to its parent. Returns the
-  // extent bytes freed. `record` may be erased.
-  uint64_t MaybeRelease(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Applies index removals: decrements pages_in_index and unlinks blobs at 0. Returns
-  // the number of blobs unlinked; adds freed bytes to *bytes_freed.
-  uint64_t ApplyRemovedSpans(absl::Span<const radix::EvictedSpan> spans, bool count_evictions,
-                             uint64_t* bytes_freed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnlinkRecord(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnpinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PinLocked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  // ---- restart (node_engine_meta.cc)
+  // ---- restart (node_engine.cc; the Restorer does the work)
   // Rebuilds the index from options.meta (Create calls it once).
   absl::StatusOr<RestoreReport> RestoreFromMeta() ABSL_LOCKS_EXCLUDED(mu_);
-  // The tokens of pages [0, pages) of the sequence that `record` belongs to, where
-  // record->first_page < pages <= record->first_page + record->pages (or pages == 0).
-  std::vector<radix::TokenId> SequenceTokens(const BlobRecord& record, uint32_t pages) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  BlobInfo InfoOf(const BlobRecord& record, bool with_tokens) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void DropHold(uint64_t record_id) ABSL_LOCKS_EXCLUDED(mu_);
   bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReaperLoop();
 
-  // ---- index removal (node_engine_admin.cc)
-  // Removes the index pages `record` owns and everything below them.
-  absl::Status RemoveFromIndexLocked(BlobRecord* record, uint32_t from_page, bool count_evictions,
-                                     DeleteReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  // ---- TierMover::Records (node_engine.cc): the record life cycle as the mover sees it.
-  // Called by mover_ with mu_ held (asserted: the analysis cannot follow the interface).
-  void HoldRecord(BlobRecord* record) override;
-  void UnholdRecord(BlobRecord* record) override;
-  uint64_t ReleaseRecord(BlobRecord* record) override;
-  absl::Status RemoveFromIndex(BlobRecord* record, uint32_t from_page, DeleteReply* reply) override;
-
-  // ---- puts (node_engine_put.cc)
-  // The pending put `put_id`, or NOT_FOUND (unknown, or expired: then it is aborted).
-  absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AbortPutLocked(uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Commits put `put_id` by moving its (verified) bytes into `text`, the linked TEXT
-  // record of the same key: a rebuild. FAILED_PRECONDITION (put aborted) if its chunk
-  // checksums differ from the original's.
-  absl::StatusOr<CommitPutReply> RefillLocked(uint64_t put_id, BlobRecord* text)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- token walks without the lock (node_engine_admin.cc)
+  // For Delete and Pin: the linked record of `key`, held, and its sequence tokens up to
+  // its end page (whole_blob) or its first page + 1, assembled after dropping the lock;
+  // nullptr (no hold) when it is pinned. NOT_FOUND when not in the index. The caller
+  // ends the hold with UnholdWalked.
+  absl::StatusOr<BlobRecord*> WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                           std::vector<radix::TokenId>* tokens)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the hold a walk took on `record` (releasing it: it may be erased); whether it is
+  // still linked.
+  bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- leases (node_engine_read.cc)
   // The linked records the ranges name, checked (the errors of Read).
@@ -392,14 +374,13 @@ class NodeEngine : private TierMover::Records {
                                  absl::Span<const ReadRange> ranges,
                                  std::vector<BlobRecord*>* records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ReleaseLeaseLocked(const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Duration ClampTtl(absl::Duration ttl) const;
 
   const NodeEngineOptions options_;
   Clock* const clock_;
   // Declared before everything that points into it: destroyed last.
   const std::unique_ptr<tiering::DramArena> arena_;
-  const uint64_t id_secret_;
+  IdGenerator ids_;  // thread-safe, lock-free
 
   mutable absl::Mutex mu_;
   // The trees outlive the records and puts below, whose MatchHandles pin their nodes.
@@ -407,8 +388,6 @@ class NodeEngine : private TierMover::Records {
   BlobTable table_ ABSL_GUARDED_BY(mu_);
   PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
-  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t holds_ ABSL_GUARDED_BY(mu_) = 0;  // live HeldSpans
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
   // lock, never under mu_.
@@ -428,6 +407,10 @@ class NodeEngine : private TierMover::Records {
   // calls that touch records are made with mu_ held, a puller waits without it.
   RebuildQueue rebuild_;
 
+  // The record life cycle (holds, release, unlinking, index removal, pins, token walks):
+  // no lock of its own, every call is given mu_. The mover reaches it as its Records.
+  RecordKeeper keeper_;
+
   // Hold times of mu_; lock_hold_ points at it when options.measure_lock_hold (every
   // scope that takes mu_ passes lock_hold_), else is null.
   mutable LockHoldHistogram lock_hold_histogram_;
@@ -436,6 +419,9 @@ class NodeEngine : private TierMover::Records {
   // Eviction, allocation, demotion and promotion, and the background mover thread: no
   // lock of its own, every call is given mu_. Declared after everything it borrows.
   TierMover mover_;
+  // What a put does to the records (begin, find, abort, commit or refill): no lock of its
+  // own, every call is given mu_.
+  PutKeeper put_keeper_;
 
   absl::Notification stop_reaper_;
   std::thread reaper_;

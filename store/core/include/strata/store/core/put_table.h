@@ -14,8 +14,8 @@
 // lock as the BlobTable, the engine's index lock. REQUIRES: that lock held for every call
 // (shared for the const ones). The bytes a put receives are not touched here.
 //
-// Errors: NotFound builds the NOT_FOUND every put call answers for an unknown or expired
-// put; nothing else fails.
+// Errors: Validate INVALID_ARGUMENT (a malformed request); NotFound builds the NOT_FOUND
+// every put call answers for an unknown or expired put; nothing else fails.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,8 @@
 #include "absl/time/time.h"
 
 #include "strata/radix/blob_key.h"
+#include "strata/radix/namespace.h"
+#include "strata/store/core/node_engine_types.h"
 #include "strata/store/core/pending_put.h"
 
 namespace strata::store::core {
@@ -37,6 +39,12 @@ class PutTable {
   explicit PutTable(absl::Duration put_ttl) : put_ttl_(put_ttl) {}
   PutTable(const PutTable&) = delete;
   PutTable& operator=(const PutTable&) = delete;
+
+  // What BeginPut checks of a request before looking at any state: tokens non-empty and
+  // whole pages of `ns`, at most 2^32-1 pages, bytes == pages * BytesPerPage() and at
+  // most max_blob_bytes, one checksum per chunk. INVALID_ARGUMENT otherwise. No lock.
+  static absl::Status Validate(const radix::Namespace& ns, const PutRequest& request,
+                               uint64_t max_blob_bytes);
 
   // Adds the put of `put.record` (its id is the put id) with deadline now + put_ttl and
   // returns it. REQUIRES: no put of that id or of that key is pending.

@@ -50,6 +50,12 @@ class RebuildQueue {
   // queued or in flight already (counted already_queued); wakes a waiting worker.
   // REQUIRES: the index lock held exclusively.
   absl::Status Queue(BlobRecord* record, RebuildRequestReply* reply) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queue of `record` and, with_prefix, of every linked blob up its parent chain in
+  // `table`, parents first (a worker filling tasks in order rebuilds the prefix before
+  // its continuations; token-only ancestors are skipped). Stops at the first error
+  // (RESOURCE_EXHAUSTED: queue full). REQUIRES: the index lock held exclusively.
+  absl::Status QueuePath(BlobRecord* record, bool with_prefix, const BlobTable& table,
+                         RebuildRequestReply* reply) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The record's rebuild, if any, is over: filled by a put (counted completed), or the
   // blob went away (dropped). REQUIRES: the index lock held exclusively.

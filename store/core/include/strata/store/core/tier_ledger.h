@@ -55,6 +55,11 @@ class TierLedger {
   // The record's reads as the admission policy sees them, at the current tick.
   tiering::BlobAccessStats AccessStats(const BlobRecord& record) const;
 
+  // Adds the records' counts by tier to `tiers`: pages of linked blobs in DRAM and on SSD
+  // (to those of tiers->tiers; a tier not listed there is not counted) and TEXT; unlinked
+  // records still holding bytes, and token-only ones. O(records).
+  void CountRecords(NodeTiers* tiers) const;
+
   void AttachDram(BlobRecord* record, const tiering::Extent& extent);
   // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
   void DetachDram(BlobRecord* record);

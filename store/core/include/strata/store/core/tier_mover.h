@@ -26,10 +26,13 @@
 //     (Records::HoldRecord) meanwhile, so nothing evicts, frees or erases them; every
 //     other call of the owner keeps running, so callers re-check what they read before.
 //     WaitMoved waits (dropping `mu`) until some move has ended.
-//   - The demotion's synced metadata record is written under `mu` (MetaJournal::Apply): a
-//     blob shows on SSD only once its record is durable. Every other metadata write is
-//     queued under `mu` and applied by the owner after releasing it (MoveOutOfDram, which
-//     takes `mu` itself, applies them on return).
+//   - The demotion's synced metadata record is queued under `mu` (MetaJournal::Queue, so
+//     it keeps its place among the record changes) and written after dropping `mu` again
+//     (MetaJournal::Await), the records still moving and held; the SSD extents are
+//     attached only once it is durable, so a blob shows on SSD only then. A record pinned
+//     or unpinned meanwhile is written again with its extent. Every other metadata write
+//     is queued under `mu` and applied by the owner after releasing it (MoveOutOfDram,
+//     which takes `mu` itself, applies them on return).
 //   - The background thread (Start, Stop) takes `mu` itself: it waits on a condition
 //     variable (SignalIfAbovePressure wakes it, else it polls every 200 ms) and demotes
 //     via MoveOutOfDram. Lock order: `mu`, then a tier's or a component's lock.
@@ -46,6 +49,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -146,6 +150,12 @@ class TierMover {
   void DropToText(absl::Mutex& mu, BlobRecord* record, EvictReply* reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
+  // Evict(tier, bytes) as NodeEngine's contract says: kDram MoveOutOfDram, kSsd FreeSsd,
+  // kText EvictText, each taking `mu` itself. INVALID_ARGUMENT for a tier this node
+  // does not have (HBM; SSD when none).
+  absl::StatusOr<EvictReply> Evict(absl::Mutex& mu, Tier tier, uint64_t bytes)
+      ABSL_LOCKS_EXCLUDED(mu);
+
   // ---- moves (I/O without the lock)
   // Moves `bytes` out of DRAM: demotes blobs to SSD where there is one (a WriteBatch, a
   // Flush, one synced metadata batch) and admission agrees, else drops them as FreeDram.
@@ -162,6 +172,16 @@ class TierMover {
   // the first failure.
   absl::Status Promote(absl::Mutex& mu, const std::vector<BlobRecord*>& records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Gets a read's records into DRAM: `resolve` (called under `mu`, once per round) fills
+  // `records` with the read's records or fails; SSD-only ones are promoted (admission
+  // decides, with this read counted as an SSD hit, whether each copy stays once the read
+  // is done: else it is marked transient_dram), records being moved are waited for, and
+  // the read is resolved again after every round, since `mu` was dropped. On success
+  // every record in `records` is in DRAM. Errors: resolve's, RESOURCE_EXHAUSTED after 8
+  // rounds (DRAM too small for the read's blobs at once), Promote's.
+  absl::Status PromoteForRead(absl::Mutex& mu,
+                              absl::FunctionRef<absl::Status(std::vector<BlobRecord*>*)> resolve,
+                              std::vector<BlobRecord*>* records) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Waits (dropping `mu`) until a move ends somewhere (a record's `moving` cleared).
   void WaitMoved(absl::Mutex& mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 

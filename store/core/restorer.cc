@@ -1,32 +1,28 @@
-// NodeEngine: the restart that rebuilds the index from the metadata store (MetaJournal,
-// meta_journal.h, says what is written when and checks each stored record).
-//
-// Restart: MetaJournal::Load, then records parents first (by first page); each is checked
-// (MetaJournal::CheckRestored), re-inserted into its tree, and given back its SSD extent
-// (Reserve) or made TEXT. Records that fail a check are deleted from the store and counted.
-#include <algorithm>
-#include <utility>
+// Restorer (restorer.h).
+#include "strata/store/core/restorer.h"
 
-#include "absl/strings/str_cat.h"
+#include <memory>
+#include <utility>
+#include <vector>
+
 #include "glog/logging.h"
 
 #include "strata/base/status_macros.h"
-#include "strata/radix/prefix_hash.h"
-#include "strata/store/core/node_engine.h"
 
 namespace strata::store::core {
 
-absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
+Restorer::Restorer(const Deps& deps) : deps_(deps) {
+  CHECK(deps_.registry != nullptr && deps_.table != nullptr && deps_.ledger != nullptr &&
+        deps_.journal != nullptr && deps_.keeper != nullptr && deps_.mover != nullptr);
+}
+
+absl::StatusOr<RestoreReport> Restorer::Restore(absl::Mutex& mu, MetaJournal::Loaded loaded,
+                                                absl::FunctionRef<tiering::BlobId()> new_id) {
   RestoreReport report;
-  if (!journal_.enabled()) return report;
-  const absl::Time started = absl::Now();
-  STRATA_ASSIGN_OR_RETURN(MetaJournal::Loaded loaded, journal_.Load());
   report.corrupt = loaded.corrupt;
   report.load_time = loaded.load_time;
   const auto& namespaces = loaded.namespaces;
-
-  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
-  TimedMutexLock lock(&mu_, lock_hold_);
+  BlobTable& table = *deps_.table;
   meta::MetaBatch fixups(/*sync=*/false);
   std::vector<BlobRecord*> pinned;
   for (meta::BlobMeta& m : loaded.blobs) {
@@ -34,17 +30,17 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     BlobRecord* parent = nullptr;
     absl::Status check = ns_it == namespaces.end()
                              ? absl::DataLossError("its namespace is not stored")
-                             : MetaJournal::CheckRestored(m, ns_it->second, table_, &parent);
+                             : MetaJournal::CheckRestored(m, ns_it->second, table, &parent);
     if (!check.ok()) {
       VLOG(1) << "restart: dropping " << m.key.ToHex() << ": " << check;
       ++report.dropped;
       fixups.DeleteBlob(m.key);
       continue;
     }
-    const NamespaceEntry* entry = registry_.Find(m.namespace_hash);
-    if (entry == nullptr) entry = &registry_.Register(ns_it->second, m.namespace_hash);
+    const NamespaceEntry* entry = deps_.registry->Find(m.namespace_hash);
+    if (entry == nullptr) entry = &deps_.registry->Register(ns_it->second, m.namespace_hash);
     std::vector<radix::TokenId> sequence;
-    if (parent != nullptr) sequence = SequenceTokens(*parent, m.first_page);
+    if (parent != nullptr) sequence = deps_.keeper->SequenceTokens(mu, *parent, m.first_page);
     sequence.insert(sequence.end(), m.tokens.begin(), m.tokens.end());
     absl::StatusOr<uint32_t> inserted =
         entry->tree->Insert(m.namespace_hash, sequence, m.first_page, m.key);
@@ -54,7 +50,7 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
       continue;
     }
     auto record = std::make_unique<BlobRecord>();
-    record->id = NewId();
+    record->id = new_id();
     record->key = m.key;
     record->namespace_hash = m.namespace_hash;
     record->ns = &entry->ns;
@@ -76,14 +72,14 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     record->last_access = m.last_access;
     record->hits = m.hits;
     record->pages_in_index = *inserted;
-    BlobRecord* added = table_.Add(std::move(record));
-    table_.Link(added);
+    BlobRecord* added = table.Add(std::move(record));
+    table.Link(added);
     bool on_ssd = false;
-    if (m.ssd.has_value() && ssd_ != nullptr) {
+    if (m.ssd.has_value() && deps_.ssd != nullptr) {
       const tiering::Extent extent{m.ssd->offset, m.ssd->length};
-      const absl::Status reserved = ssd_->Reserve(extent);
+      const absl::Status reserved = deps_.ssd->Reserve(extent);
       if (reserved.ok()) {
-        ledger_.AttachSsd(added, extent);
+        deps_.ledger->AttachSsd(added, extent);
         on_ssd = true;
       } else {
         LOG(WARNING) << "restart: SSD extent of " << added->key.ToHex() << " refused: " << reserved;
@@ -92,21 +88,22 @@ absl::StatusOr<RestoreReport> NodeEngine::RestoreFromMeta() {
     if (on_ssd) {
       ++report.on_ssd;
     } else {
-      ledger_.SyncText(added);  // DRAM did not survive: TEXT
+      deps_.ledger->SyncText(added);  // DRAM did not survive: TEXT
       ++report.text;
       if (m.ssd.has_value()) fixups.PutBlob(MetaJournal::MetaOf(*added));  // its extent is gone
     }
     if (m.pinned) pinned.push_back(added);
     ++report.restored;
   }
-  for (BlobRecord* record : pinned) PinLocked(record);
-  STRATA_RETURN_IF_ERROR(journal_.Apply(fixups));
-  if (options_.text_bytes > 0 && ledger_.text().used_bytes > options_.text_bytes) {
-    EvictReply evicted;
-    mover_.EvictText(mu_, ledger_.text().used_bytes - options_.text_bytes, &evicted);
+  for (BlobRecord* record : pinned) {
+    deps_.keeper->Pin(mu, record, deps_.keeper->SequenceTokens(mu, *record, record->end_page()));
   }
-  report.ready_time = absl::Now() - started;
-  restore_ = report;
+  STRATA_RETURN_IF_ERROR(deps_.journal->Apply(fixups));
+  const uint64_t text_used = deps_.ledger->text().used_bytes;
+  if (deps_.text_bytes > 0 && text_used > deps_.text_bytes) {
+    EvictReply evicted;
+    deps_.mover->EvictText(mu, text_used - deps_.text_bytes, &evicted);
+  }
   return report;
 }
 

@@ -1,0 +1,163 @@
+// PutKeeper (put_keeper.h).
+#include "strata/store/core/put_keeper.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+namespace strata::store::core {
+
+PutKeeper::PutKeeper(const Deps& deps) : deps_(deps) {
+  CHECK(deps_.registry != nullptr && deps_.table != nullptr && deps_.puts != nullptr &&
+        deps_.ledger != nullptr && deps_.journal != nullptr && deps_.keeper != nullptr &&
+        deps_.rebuild != nullptr && deps_.mover != nullptr && deps_.index_mu != nullptr);
+}
+
+void PutKeeper::CheckLock(const absl::Mutex& mu) const {
+  DCHECK_EQ(&mu, deps_.index_mu) << "PutKeeper called with another lock than its index lock";
+}
+
+absl::StatusOr<BeginPutReply> PutKeeper::Begin(absl::Mutex& mu, NewPut put,
+                                               absl::FunctionRef<tiering::BlobId()> new_id) {
+  CheckLock(mu);
+  const PutRequest& request = *put.request;
+  absl::StatusOr<tiering::Extent> extent = deps_.mover->Allocate(mu, request.bytes);
+  if (!extent.ok()) {
+    if (put.parent != nullptr) {
+      --put.parent->children;
+      put.prefix_pin.Release();
+      deps_.keeper->Release(mu, put.parent);
+    }
+    return extent.status();
+  }
+  const NamespaceEntry* entry = deps_.registry->Find(put.namespace_hash);
+  if (entry == nullptr) entry = &deps_.registry->Register(*put.ns, put.namespace_hash);
+
+  auto record = std::make_unique<BlobRecord>();
+  record->id = new_id();
+  record->key = put.key;
+  record->namespace_hash = put.namespace_hash;
+  record->ns = &entry->ns;
+  record->tree = entry->tree;
+  record->root_id = record->id;
+  if (put.parent != nullptr) {
+    record->parent = request.parent;
+    record->parent_id = put.parent->id;
+    record->root_id = put.parent->root_id;
+  }
+  record->start_hash = put.start_hash;
+  record->first_page = put.first_page;
+  record->pages = put.pages;
+  record->bytes = request.bytes;
+  record->tokens.assign(request.tokens.begin(), request.tokens.end());
+  record->checksums.assign(request.checksums.begin(), request.checksums.end());
+  record->extent = *extent;
+  record->created = put.now;
+  record->last_access = put.now;
+  BlobRecord* added = deps_.table->Add(std::move(record));
+
+  PendingPut pending(added);
+  pending.sequence = std::move(put.sequence);
+  pending.prefix_pin = std::move(put.prefix_pin);
+  const PendingPut& queued = deps_.puts->Add(std::move(pending), put.now);
+  BeginPutReply reply;
+  reply.key = put.key;
+  reply.put_id = added->id;
+  reply.extent = *extent;
+  reply.deadline = queued.deadline;
+  return reply;
+}
+
+absl::StatusOr<PendingPut*> PutKeeper::Find(absl::Mutex& mu, uint64_t put_id, absl::Time now) {
+  PendingPut* put = deps_.puts->Find(put_id);
+  if (put == nullptr) return PutTable::NotFound(put_id, /*expired=*/false);
+  if (PutTable::Expired(*put, now)) {
+    Abort(mu, put_id);
+    return PutTable::NotFound(put_id, /*expired=*/true);
+  }
+  return put;
+}
+
+void PutKeeper::Abort(absl::Mutex& mu, uint64_t put_id) {
+  CheckLock(mu);
+  BlobRecord* record = nullptr;
+  {
+    const PendingPut put = deps_.puts->Take(put_id);
+    record = put.record;
+  }  // releases the prefix pin
+  deps_.table->Unlink(record);
+  deps_.keeper->Release(mu, record);
+}
+
+absl::StatusOr<CommitPutReply> PutKeeper::Commit(absl::Mutex& mu, uint64_t put_id, absl::Time now) {
+  CheckLock(mu);
+  PendingPut& put = deps_.puts->Get(put_id);
+  BlobRecord* record = put.record;
+  const radix::BlobKey key = record->key;
+  if (BlobRecord* text = deps_.table->FindLinked(key); text != nullptr) {
+    return Refill(mu, put_id, text, now);
+  }
+  absl::StatusOr<uint32_t> inserted =
+      record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
+  if (!inserted.ok()) {
+    // Cannot happen: the prefix is pinned. Do not leave the put half-done.
+    LOG(ERROR) << "CommitPut: index insert of " << key.ToHex() << " failed: " << inserted.status();
+    Abort(mu, put_id);
+    return absl::InternalError(absl::StrCat("index insert failed: ", inserted.status().message()));
+  }
+  deps_.puts->Take(put_id);  // releases the prefix pin: the blob's own nodes now hold the path
+  record->created = now;
+  record->last_access = now;
+  record->insert_tick = deps_.ledger->NextTick();
+  record->read_tick = record->insert_tick;
+  CommitPutReply reply;
+  reply.key = key;
+  reply.indexed_pages = *inserted;
+  if (*inserted == 0) {
+    deps_.table->Unlink(record);
+    deps_.keeper->Release(mu, record);
+    return reply;
+  }
+  record->pages_in_index = *inserted;
+  const tiering::Extent extent = *record->extent;
+  record->extent.reset();
+  deps_.table->Link(record);
+  deps_.ledger->AttachDram(record, extent);
+  deps_.journal->Persist(*record);
+  deps_.mover->SignalIfAbovePressure(mu);
+  return reply;
+}
+
+absl::StatusOr<CommitPutReply> PutKeeper::Refill(absl::Mutex& mu, uint64_t put_id, BlobRecord* text,
+                                                 absl::Time now) {
+  BlobRecord* record = deps_.puts->Get(put_id).record;
+  const radix::BlobKey key = record->key;
+  if (text->has_bytes() || text->moving) {
+    // Refilled by another put, or promoted, meanwhile: this one is redundant.
+    Abort(mu, put_id);
+    return CommitPutReply{key, 0};
+  }
+  if (record->checksums != text->checksums) {
+    uint64_t i = 0;
+    while (i < record->checksums.size() && record->checksums[i] == text->checksums[i]) ++i;
+    absl::Status differ = absl::FailedPreconditionError(absl::StrCat(
+        "put ", put_id, " would rebuild blob ", key.ToHex(), " with other bytes than the original ",
+        "(chunk ", i,
+        " differs: another model, seed or layout?); put aborted, the blob stays TEXT"));
+    Abort(mu, put_id);
+    return differ;
+  }
+  const tiering::Extent extent = *record->extent;
+  record->extent.reset();  // the bytes move to the TEXT record
+  Abort(mu, put_id);
+  deps_.ledger->AttachDram(text, extent);
+  text->last_access = now;
+  deps_.ledger->CountRebuild();
+  deps_.rebuild->End(text, /*filled=*/true);
+  deps_.mover->SignalIfAbovePressure(mu);
+  return CommitPutReply{key, text->pages_in_index};
+}
+
+}  // namespace strata::store::core
