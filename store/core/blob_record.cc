@@ -1,6 +1,7 @@
 // BlobRecord (blob_record.h).
 #include "strata/store/core/blob_record.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 
 #include "strata/base/status_macros.h"
@@ -41,10 +42,9 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens) {
 }
 
 Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
-                                uint32_t page_tokens) {
+                         uint32_t page_tokens) {
   Segment segment{
-      s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record.pages, Tier::kDram,
-      {}};
+      s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record.pages, Tier::kDram, {}};
   if (!record.in_dram()) {
     if (record.on_ssd()) {
       segment.tier = Tier::kSsd;
@@ -57,6 +57,23 @@ Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
     }
   }
   return segment;
+}
+
+absl::Status CheckReadRange(const BlobRecord& record, const ReadRange& range,
+                            const radix::KvLayout& layout) {
+  if (range.num_pages == 0 || range.layer_begin >= range.layer_end) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("read of blob ", range.blob.ToHex(), ": empty range (", range.num_pages,
+                     " pages, layers [", range.layer_begin, ", ", range.layer_end, "))"));
+  }
+  if (uint64_t{range.first_page} + range.num_pages > record.pages ||
+      range.layer_end > layout.num_layers) {
+    return absl::OutOfRangeError(
+        absl::StrCat("read of blob ", range.blob.ToHex(), ": pages [", range.first_page, ", +",
+                     range.num_pages, ") layers [", range.layer_begin, ", ", range.layer_end,
+                     ") outside its ", record.pages, " pages and ", layout.num_layers, " layers"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ReadRangeReply> ReadRangeReplyOf(const BlobRecord& record, const ReadRange& range,

@@ -74,5 +74,28 @@ TEST(BlobRecordViewTest, ReadRangeReplyHasARangeAndTheChecksumsOfEachLayer) {
   EXPECT_EQ(reply->checksums, (std::vector<uint64_t>{101, 102, 104, 105}));
 }
 
+TEST(BlobRecordViewTest, CheckReadRangeRefusesEmptyAndOutsideRanges) {
+  const radix::Namespace ns = testing::SmallNamespace();
+  const BlobRecord r = SmallRecord(ns);  // 3 pages
+  ReadRange range;
+  range.first_page = 1;
+  range.num_pages = 2;
+  range.layer_begin = 0;
+  range.layer_end = ns.layout().num_layers;
+  EXPECT_TRUE(CheckReadRange(r, range, ns.layout()).ok());
+  ReadRange empty = range;
+  empty.num_pages = 0;
+  EXPECT_EQ(CheckReadRange(r, empty, ns.layout()).code(), absl::StatusCode::kInvalidArgument);
+  empty = range;
+  empty.layer_begin = empty.layer_end;
+  EXPECT_EQ(CheckReadRange(r, empty, ns.layout()).code(), absl::StatusCode::kInvalidArgument);
+  ReadRange past = range;
+  past.num_pages = 3;  // pages [1, 4) of 3
+  EXPECT_EQ(CheckReadRange(r, past, ns.layout()).code(), absl::StatusCode::kOutOfRange);
+  past = range;
+  past.layer_end = ns.layout().num_layers + 1;
+  EXPECT_EQ(CheckReadRange(r, past, ns.layout()).code(), absl::StatusCode::kOutOfRange);
+}
+
 }  // namespace
 }  // namespace strata::store::core

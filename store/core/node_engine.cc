@@ -1,4 +1,5 @@
-// NodeEngine: creation, Match, Tiers, reaping and draining (the record life cycle is the
+// NodeEngine: creation, Match, Tiers, reaping and draining (its options and their checks are
+// NodeEngineOptions', node_engine_options.h; the record life cycle is the
 // RecordKeeper's, record_keeper.h). The put,
 // read and admin calls are in node_engine_put.cc, node_engine_read.cc and
 // node_engine_admin.cc.
@@ -17,48 +18,10 @@
 #include "strata/store/core/restorer.h"
 
 namespace strata::store::core {
-namespace {
-
-absl::Status ValidateOptions(const NodeEngineOptions& o) {
-  if (o.dram_bytes == 0) return absl::InvalidArgumentError("dram_bytes must be > 0");
-  if (o.max_blob_bytes == 0 || o.max_blob_bytes > (uint64_t{1} << 30)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_blob_bytes must be in [1, 1 GiB], got ", o.max_blob_bytes));
-  }
-  if (o.default_lease_ttl <= absl::ZeroDuration() || o.max_lease_ttl < o.default_lease_ttl) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("lease TTLs must satisfy 0 < default_lease_ttl (",
-                     absl::FormatDuration(o.default_lease_ttl), ") <= max_lease_ttl (",
-                     absl::FormatDuration(o.max_lease_ttl), ")"));
-  }
-  if (o.put_ttl <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("put_ttl must be > 0");
-  }
-  if (o.reap_interval < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("reap_interval must be >= 0");
-  }
-  if (!(o.dram_low_watermark > 0 && o.dram_low_watermark <= o.dram_high_watermark &&
-        o.dram_high_watermark <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat("DRAM watermarks must satisfy 0 < low (",
-                                                   o.dram_low_watermark, ") <= high (",
-                                                   o.dram_high_watermark, ") <= 1"));
-  }
-  if (o.rebuild_task_ttl <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("rebuild_task_ttl must be > 0");
-  }
-  if (o.max_rebuild_attempts == 0 || o.max_rebuild_queue == 0) {
-    return absl::InvalidArgumentError("max_rebuild_attempts and max_rebuild_queue must be > 0");
-  }
-  if (o.mrc_curve_points == 0) return absl::InvalidArgumentError("mrc_curve_points must be > 0");
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 // ------------------------------------------------------------------------- lifecycle
 
 absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineOptions& options) {
-  STRATA_RETURN_IF_ERROR(ValidateOptions(options));
+  STRATA_RETURN_IF_ERROR(options.Validate());
   tiering::DramArenaOptions arena_options;
   arena_options.capacity_bytes = options.dram_bytes;
   arena_options.name = options.dram_name;
@@ -197,8 +160,8 @@ void NodeEngine::DropHold(uint64_t record_id) {
 // ------------------------------------------------------------------------- Match
 
 absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
-                                             absl::Span<const radix::TokenId> tokens,
-                                             LookupPhase phase) const {
+                                              absl::Span<const radix::TokenId> tokens,
+                                              LookupPhase phase) const {
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   MatchResult reply;
   {

@@ -407,3 +407,23 @@ TEST_F(NodeEnginePutTest, DrainingRefusesPuts) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST(NodeEngineOptionsTest, LeaseTtlDefaultsAndClamps) {
+  NodeEngineOptions options;
+  options.default_lease_ttl = absl::Seconds(30);
+  options.max_lease_ttl = absl::Minutes(10);
+  EXPECT_TRUE(options.Validate().ok());
+  EXPECT_EQ(options.LeaseTtl(absl::ZeroDuration()), absl::Seconds(30));
+  EXPECT_EQ(options.LeaseTtl(absl::Seconds(5)), absl::Seconds(5));
+  EXPECT_EQ(options.LeaseTtl(absl::Hours(1)), absl::Minutes(10));
+  options.max_lease_ttl = absl::Seconds(10);  // below the default
+  const absl::Status bad = options.Validate();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("max_lease_ttl"), absl::string_view::npos) << bad;
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -21,11 +21,6 @@ absl::Status BlobMissing(const radix::BlobKey& key) {
 
 }  // namespace
 
-absl::Duration NodeEngine::ClampTtl(absl::Duration ttl) const {
-  if (ttl == absl::ZeroDuration()) return options_.default_lease_ttl;
-  return std::min(ttl, options_.max_lease_ttl);
-}
-
 absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
                                            absl::Span<const ReadRange> ranges,
                                            std::vector<BlobRecord*>* records) {
@@ -49,18 +44,7 @@ absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::Pr
           "blob ", range.blob.ToHex(),
           " has no bytes on this node (TEXT: its KV was dropped, its tokens kept; rebuild it)"));
     }
-    if (range.num_pages == 0 || range.layer_begin >= range.layer_end) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("read of blob ", range.blob.ToHex(), ": empty range (", range.num_pages,
-                       " pages, layers [", range.layer_begin, ", ", range.layer_end, "))"));
-    }
-    if (uint64_t{range.first_page} + range.num_pages > record->pages ||
-        range.layer_end > layout.num_layers) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "read of blob ", range.blob.ToHex(), ": pages [", range.first_page, ", +",
-          range.num_pages, ") layers [", range.layer_begin, ", ", range.layer_end, ") outside its ",
-          record->pages, " pages and ", layout.num_layers, " layers"));
-    }
+    STRATA_RETURN_IF_ERROR(CheckReadRange(*record, range, layout));
     records->push_back(record);
   }
   return absl::OkStatus();
@@ -98,7 +82,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
     reply.ranges.push_back(std::move(out));
   }
 
-  Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + ClampTtl(ttl));
+  Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + options_.LeaseTtl(ttl));
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
   reply.expiry = lease.expiry;
@@ -139,7 +123,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + ClampTtl(ttl));
+  absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + options_.LeaseTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
     if (expired.ok()) keeper_.EndLease(mu_, *expired);

@@ -104,7 +104,12 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens);
 // What Match shows of index segment `s` of linked `record`: its fastest tier, and for a
 // TEXT blob the segment's tokens (`page_tokens` a page). Same REQUIRES.
 Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
-                                uint32_t page_tokens);
+                         uint32_t page_tokens);
+// Whether `range` can be read from `record` (of a namespace with `layout`):
+// INVALID_ARGUMENT for an empty range (no pages, or layer_begin >= layer_end), OUT_OF_RANGE
+// for pages or layers outside the blob. The record's lock as above.
+absl::Status CheckReadRange(const BlobRecord& record, const ReadRange& range,
+                            const radix::KvLayout& layout);
 // What Read answers for `range` of `record`: the blob's bytes and DRAM offset, a byte
 // range per layer and the range's chunk checksums. REQUIRES: the record in DRAM, the
 // range checked against it; the record's lock as above. Errors: radix::BlobLayout's.
