@@ -66,3 +66,9 @@ endfunction()
 function(strata_grpc_pch target)
   target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/grpc_pch.h)
 endfunction()
+
+# strata_json_pch(target): the same for libraries most of whose files build JSON with
+# nlohmann/json (cmake/json_pch.h).
+function(strata_json_pch target)
+  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/json_pch.h)
+endfunction()

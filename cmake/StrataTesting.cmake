@@ -52,7 +52,8 @@ function(_strata_test_pch_target out kind)
   if(NOT TARGET ${target})
     add_library(${target} OBJECT ${STRATA_CMAKE_DIR}/test_pch_anchor.cc)
     target_link_libraries(${target} PRIVATE ${libs} GTest::gmock GTest::gtest absl::status
-                                            absl::statusor absl::strings absl::time)
+                                            absl::statusor absl::strings absl::time
+                                            nlohmann_json::nlohmann_json)
     target_compile_options(${target} PRIVATE ${STRATA_TEST_CXX_FLAGS_LIST})
     target_precompile_headers(${target} PRIVATE ${header})
     strata_target_defaults(${target} test)
