@@ -9,4 +9,5 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+
 #include "nlohmann/json.hpp"
