@@ -1,10 +1,23 @@
 #include "strata/store/core/blob_table.h"
 
+#include <algorithm>
+#include <string>
+#include <string_view>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "glog/logging.h"
 
 namespace strata::store::core {
+namespace {
+
+constexpr absl::string_view kPageTokenPrefix = "v1:";
+constexpr uint32_t kDefaultListLimit = 100;
+constexpr uint32_t kMaxListLimit = 1000;
+
+}  // namespace
 
 BlobRecord* BlobTable::Add(std::unique_ptr<BlobRecord> record) {
   CHECK(record != nullptr);
@@ -58,6 +71,40 @@ void BlobTable::ForEachLinkedAfter(const radix::BlobKey* after,
 
 void BlobTable::ForEach(absl::FunctionRef<void(const BlobRecord&)> fn) const {
   for (const auto& [id, record] : records_) fn(*record);
+}
+
+absl::StatusOr<ListReply> BlobTable::List(const ListRequest& request) const {
+  radix::BlobKey after;
+  const bool has_after = !request.page_token.empty();
+  if (has_after) {
+    const absl::string_view token = request.page_token;
+    if (!absl::StartsWith(token, kPageTokenPrefix) ||
+        !radix::PrefixHash::FromHex(std::string_view(token.data() + kPageTokenPrefix.size(),
+                                                     token.size() - kPageTokenPrefix.size()),
+                                    &after.hash)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad page token \"", request.page_token, "\""));
+    }
+  }
+  const uint32_t limit =
+      request.limit == 0 ? kDefaultListLimit : std::min(request.limit, kMaxListLimit);
+  ListReply reply;
+  bool more = false;
+  ForEachLinkedAfter(has_after ? &after : nullptr, [&](const BlobRecord& record) {
+    if (request.namespace_hash.has_value() && record.namespace_hash != *request.namespace_hash) {
+      return true;
+    }
+    if (reply.blobs.size() == limit) {
+      more = true;
+      return false;
+    }
+    reply.blobs.push_back(BlobInfoOf(record, /*with_tokens=*/false));
+    return true;
+  });
+  if (more) {
+    reply.next_page_token = absl::StrCat(kPageTokenPrefix, reply.blobs.back().key.ToHex());
+  }
+  return reply;
 }
 
 }  // namespace strata::store::core

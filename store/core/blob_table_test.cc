@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include "node_engine_test_util.h"
+
 namespace strata::store::core {
 namespace {
 
@@ -38,6 +40,34 @@ TEST(BlobTableTest, LinkMakesVisibleByKeyInKeyOrder) {
     return false;  // stops after one
   });
   EXPECT_EQ(order, (std::vector<uint64_t>{20}));
+}
+
+TEST(BlobTableTest, ListPagesInKeyOrderByNamespace) {
+  const radix::Namespace ns = testing::SmallNamespace();
+  BlobTable table;
+  for (uint64_t key = 1; key <= 5; ++key) {
+    BlobRecord* r = table.Add(Record(key, key * 10));
+    r->ns = &ns;
+    r->namespace_hash = radix::PrefixHash{key % 2, 0};  // odd keys: namespace {1, 0}
+    table.Link(r);
+  }
+  ListRequest request;
+  request.limit = 2;
+  absl::StatusOr<ListReply> page = table.List(request);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->blobs.size(), 2u);
+  EXPECT_EQ(page->blobs[1].key.hash.hi, 20u);
+  ASSERT_FALSE(page->next_page_token.empty());
+  request.page_token = page->next_page_token;
+  request.namespace_hash = radix::PrefixHash{1, 0};
+  page = table.List(request);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->blobs.size(), 2u);  // 30 and 50: the odd ones after 20
+  EXPECT_EQ(page->blobs[0].key.hash.hi, 30u);
+  EXPECT_EQ(page->blobs[1].key.hash.hi, 50u);
+  EXPECT_TRUE(page->next_page_token.empty());  // the last page
+  request.page_token = "v2:nonsense";
+  EXPECT_EQ(table.List(request).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(BlobTableTest, UnlinkHidesAndAllowsANewIncarnation) {

@@ -15,10 +15,6 @@
 namespace strata::store::core {
 namespace {
 
-constexpr absl::string_view kPageTokenPrefix = "v1:";
-constexpr uint32_t kDefaultListLimit = 100;
-constexpr uint32_t kMaxListLimit = 1000;
-
 absl::Status NotInIndex(const radix::BlobKey& key) {
   return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
 }
@@ -111,39 +107,8 @@ absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_t
 }
 
 absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
-  radix::BlobKey after;
-  const bool has_after = !request.page_token.empty();
-  if (has_after) {
-    const absl::string_view token = request.page_token;
-    if (!absl::StartsWith(token, kPageTokenPrefix) ||
-        !radix::PrefixHash::FromHex(std::string_view(token.data() + kPageTokenPrefix.size(),
-                                                     token.size() - kPageTokenPrefix.size()),
-                                    &after.hash)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad page token \"", request.page_token, "\""));
-    }
-  }
-  const uint32_t limit =
-      request.limit == 0 ? kDefaultListLimit : std::min(request.limit, kMaxListLimit);
-  ListReply reply;
-  bool more = false;
   TimedReaderMutexLock lock(&mu_, lock_hold_);
-  table_.ForEachLinkedAfter(has_after ? &after : nullptr, [&](const BlobRecord& record) {
-    mu_.AssertReaderHeld();
-    if (request.namespace_hash.has_value() && record.namespace_hash != *request.namespace_hash) {
-      return true;
-    }
-    if (reply.blobs.size() == limit) {
-      more = true;
-      return false;
-    }
-    reply.blobs.push_back(BlobInfoOf(record, /*with_tokens=*/false));
-    return true;
-  });
-  if (more) {
-    reply.next_page_token = absl::StrCat(kPageTokenPrefix, reply.blobs.back().key.ToHex());
-  }
-  return reply;
+  return table_.List(request);
 }
 
 }  // namespace strata::store::core

@@ -52,14 +52,7 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
       // A parent of another namespace answers like a missing one (no cross-tenant probing).
       if (parent == nullptr || parent->namespace_hash != h0) return ParentMissing(*request.parent);
       first_page = request.parent->pages;
-      if (first_page <= parent->first_page || first_page > parent->end_page()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("parent pages ", first_page, " outside (", parent->first_page, ", ",
-                         parent->end_page(), "], the pages of parent blob ", parent->key.ToHex()));
-      }
-      if (uint64_t{first_page} + pages > UINT32_MAX) {
-        return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
-      }
+      STRATA_RETURN_IF_ERROR(PutTable::CheckParent(*parent, first_page, pages));
       chain = keeper_.ChainOf(mu_, *parent, first_page);
       keeper_.Hold(mu_, parent);
     }

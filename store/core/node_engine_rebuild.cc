@@ -67,31 +67,9 @@ absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
   STRATA_ASSIGN_OR_RETURN(const MatchResult match, Match(ns, tokens));
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
-  std::vector<BlobRecord*> promote;
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  RebuildRequestReply queued;
-  for (const Segment& segment : match.segments) {
-    BlobRecord* record = table_.FindLinked(segment.blob);
-    if (record == nullptr) continue;  // removed since the match
-    if (record->has_bytes()) reply.resident_pages += segment.page_count;
-    if (record->in_dram() || record->moving) continue;
-    if (record->on_ssd()) {
-      if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
-        promote.push_back(record);
-      }
-      continue;
-    }
-    const absl::Status status = rebuild_.Queue(record, &queued);
-    if (!status.ok()) break;  // queue full: the rest stays TEXT for now
-  }
-  reply.rebuilds_queued = queued.queued;
-  if (!promote.empty()) {
-    reply.promotions = promote.size();
-    // Prefetch promises no bytes: a failed promotion shows in the next Match.
-    const absl::Status status = mover_.Promote(mu_, promote);
-    if (!status.ok()) VLOG(1) << "prefetch promotion: " << status;
-  }
+  mover_.Prefetch(mu_, match.segments, rebuild_, &reply);
   return reply;
 }
 

@@ -11,6 +11,18 @@
 
 namespace strata::store::core {
 
+absl::Status PutTable::CheckParent(const BlobRecord& parent, uint32_t first_page, uint32_t pages) {
+  if (first_page <= parent.first_page || first_page > parent.end_page()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parent pages ", first_page, " outside (", parent.first_page, ", ",
+                     parent.end_page(), "], the pages of parent blob ", parent.key.ToHex()));
+  }
+  if (uint64_t{first_page} + pages > UINT32_MAX) {
+    return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PutTable::Validate(const radix::Namespace& ns, const PutRequest& request,
                                 uint64_t max_blob_bytes) {
   const radix::KvLayout& layout = ns.layout();

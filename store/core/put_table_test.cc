@@ -110,3 +110,21 @@ TEST(PutTableValidateTest, AcceptsAWellFormedPutAndNamesWhatIsWrong) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+TEST(PutTableCheckParentTest, TheNewBlobStartsInsideOrAtTheEndOfItsParent) {
+  BlobRecord parent;  // pages [2, 5) of its sequence
+  parent.first_page = 2;
+  parent.pages = 3;
+  EXPECT_TRUE(PutTable::CheckParent(parent, 3, 1).ok());                         // off the middle
+  EXPECT_TRUE(PutTable::CheckParent(parent, 5, 1).ok());                         // at its end
+  EXPECT_TRUE(absl::IsFailedPrecondition(PutTable::CheckParent(parent, 2, 1)));  // its start
+  EXPECT_TRUE(absl::IsFailedPrecondition(PutTable::CheckParent(parent, 6, 1)));  // past it
+  parent.pages = UINT32_MAX - 2;
+  EXPECT_TRUE(absl::IsInvalidArgument(PutTable::CheckParent(parent, 10, UINT32_MAX - 9)));
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -329,4 +329,29 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
   return freed;
 }
 
+void TierMover::Prefetch(absl::Mutex& mu, absl::Span<const Segment> segments, RebuildQueue& rebuild,
+                         PrefetchReply* reply) {
+  CheckLock(mu);
+  std::vector<BlobRecord*> promote;
+  RebuildRequestReply queued;
+  for (const Segment& segment : segments) {
+    BlobRecord* record = deps_.table->FindLinked(segment.blob);
+    if (record == nullptr) continue;  // removed since the match
+    if (record->has_bytes()) reply->resident_pages += segment.page_count;
+    if (record->in_dram() || record->moving) continue;
+    if (record->on_ssd()) {
+      if (std::find(promote.begin(), promote.end(), record) == promote.end()) {
+        promote.push_back(record);
+      }
+      continue;
+    }
+    if (!rebuild.Queue(record, &queued).ok()) break;  // queue full
+  }
+  reply->rebuilds_queued = queued.queued;
+  if (promote.empty()) return;
+  reply->promotions = promote.size();
+  const absl::Status status = Promote(mu, promote);
+  if (!status.ok()) VLOG(1) << "prefetch promotion: " << status;
+}
+
 }  // namespace strata::store::core

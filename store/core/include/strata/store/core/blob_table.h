@@ -5,7 +5,8 @@
 // Pointers returned stay valid until the record is erased.
 //
 // Thread safety: thread-compatible (the NodeEngine guards it with its mutex).
-// Errors: none; misuse (a duplicate id, linking a key twice, erasing a linked record) is
+// Errors: List INVALID_ARGUMENT for a page token it did not hand out; nothing else fails;
+// misuse (a duplicate id, linking a key twice, erasing a linked record) is
 // a caller bug and CHECK-fails.
 #pragma once
 
@@ -16,9 +17,11 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
 
 #include "strata/radix/blob_key.h"
 #include "strata/store/core/blob_record.h"
+#include "strata/store/core/node_engine_types.h"
 
 namespace strata::store::core {
 
@@ -45,6 +48,12 @@ class BlobTable {
   // order until fn returns false.
   void ForEachLinkedAfter(const radix::BlobKey* after,
                           absl::FunctionRef<bool(const BlobRecord&)> fn) const;
+
+  // One page of NodeEngine::List: linked records (of request.namespace_hash, when set) in
+  // key order after the page token's key, at most request.limit (0: 100; at most 1000),
+  // as BlobInfoOf shows them without tokens; next_page_token ("v1:" + the last key's hex)
+  // when more follow.
+  absl::StatusOr<ListReply> List(const ListRequest& request) const;
 
   size_t size() const { return records_.size(); }
   size_t linked() const { return by_key_.size(); }

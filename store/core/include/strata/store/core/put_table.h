@@ -45,6 +45,11 @@ class PutTable {
   // most max_blob_bytes, one checksum per chunk. INVALID_ARGUMENT otherwise. No lock.
   static absl::Status Validate(const radix::Namespace& ns, const PutRequest& request,
                                uint64_t max_blob_bytes);
+  // What BeginPut checks of a parent it found: a new blob of `pages` pages continuing after
+  // `first_page` pages of the sequence must start inside or at the end of `parent`
+  // (FAILED_PRECONDITION otherwise) and end before page 2^32-1 (INVALID_ARGUMENT). No lock
+  // (the fields read never change).
+  static absl::Status CheckParent(const BlobRecord& parent, uint32_t first_page, uint32_t pages);
 
   // Adds the put of `put.record` (its id is the put id) with deadline now + put_ttl and
   // returns it. REQUIRES: no put of that id or of that key is pending.

@@ -54,12 +54,14 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/types/span.h"
 
 #include "strata/store/core/blob_record.h"
 #include "strata/store/core/blob_table.h"
 #include "strata/store/core/lock_hold.h"
 #include "strata/store/core/meta_journal.h"
 #include "strata/store/core/node_engine_types.h"
+#include "strata/store/core/rebuild_queue.h"
 #include "strata/store/core/tier_ledger.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/tier.h"
@@ -182,6 +184,13 @@ class TierMover {
   absl::Status PromoteForRead(absl::Mutex& mu,
                               absl::FunctionRef<absl::Status(std::vector<BlobRecord*>*)> resolve,
                               std::vector<BlobRecord*>* records) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Prefetch's work on the segments of a match (NodeEngine::Prefetch): counts the pages
+  // whose bytes a byte tier holds, queues TEXT blobs on `rebuild` (until it is full: the
+  // rest stay TEXT for now) and promotes SSD-only blobs into DRAM (Promote: `mu` dropped
+  // for the I/O). A failed promotion is only logged: Prefetch promises no bytes, the next
+  // Match shows where they are. Segments whose blob left the index meanwhile are skipped.
+  void Prefetch(absl::Mutex& mu, absl::Span<const Segment> segments, RebuildQueue& rebuild,
+                PrefetchReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Waits (dropping `mu`) until a move ends somewhere (a record's `moving` cleared).
   void WaitMoved(absl::Mutex& mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
