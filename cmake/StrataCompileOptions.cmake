@@ -62,13 +62,20 @@ endfunction()
 
 # strata_grpc_pch(target): compiles `target` with the precompiled header of gRPC and the
 # generated strata.v1 code (cmake/grpc_pch.h), for libraries most of whose files include
-# them (their parse is most of those files' compile time).
+# them (their parse is most of those files' compile time). Not in a unity build: there the
+# headers are parsed once a batch, and a library is one or two batches, while building
+# the header costs more than parsing them twice (and loading it, ~3 s a translation unit
+# on the 2-core machine, is most of a parse).
 function(strata_grpc_pch target)
-  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/grpc_pch.h)
+  if(NOT STRATA_UNITY_BUILD)
+    target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/grpc_pch.h)
+  endif()
 endfunction()
 
 # strata_json_pch(target): the same for libraries most of whose files build JSON with
 # nlohmann/json (cmake/json_pch.h).
 function(strata_json_pch target)
-  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/json_pch.h)
+  if(NOT STRATA_UNITY_BUILD)
+    target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/json_pch.h)
+  endif()
 endfunction()

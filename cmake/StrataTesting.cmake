@@ -1,28 +1,39 @@
 # Helpers for tests and benchmarks.
 #
-#   strata_add_test(NAME name SOURCES a.cc ... LIBS lib ... [LABELS unit ...] [TIMEOUT s])
+#   strata_add_test(NAME name SOURCES a.cc ... LIBS lib ... [LABELS unit ...] [TIMEOUT s]
+#                   [DEFINITIONS D=v ...] [INCLUDE_DIRECTORIES dir ...]
+#                   [COMPILE_OPTIONS opt ...] [DEPENDS target ...])
 #     One ctest test named `name`, labelled "unit" unless LABELS says otherwise.
 #
 #     Tests are linked into one GoogleTest executable per folder (one per module, and one
-#     for tests/integration): `name` is an OBJECT library holding the test's sources, so
-#     target_compile_definitions(name ...), target_include_directories(name ...),
-#     target_link_libraries(name ...) and add_dependencies(name ...) work as on any target,
-#     and the folder's executable (`<folder>_tests`: store_core_tests; tests/integration:
-#     strata_integration_tests) links every
-#     such object library of the folder. ctest runs that executable with a --gtest_filter
-#     naming the test suites found in `name`'s sources, so each ctest test runs exactly the
-#     tests it ran when it was a binary of its own, in a process of its own. A source
-#     listed by several tests of one folder is compiled once. Every test suite name must
-#     be unique within a folder (configure fails otherwise), and at most one source of a
-#     folder may define main() (it replaces gtest_main's; see client_recovery_test.cc).
-#     The test `strata_test_inventory` checks, after the build, that every test of every
-#     executable is run by exactly one ctest test.
+#     for tests/integration): `<folder>_tests` (store_core_tests; tests/integration:
+#     strata_integration_tests). The test sources of a folder are one OBJECT library,
+#     `<folder>_test_objects`, which the executable links; ctest runs the executable with a
+#     --gtest_filter naming the test suites found in `name`'s sources, so each ctest test
+#     runs exactly the tests it ran when it was a binary of its own, in a process of its
+#     own. A source listed by several tests of one folder is compiled once. Every test
+#     suite name must be unique within a folder (configure fails otherwise), and at most one
+#     source of a folder may define main() (it replaces gtest_main's; see
+#     client_recovery_test.cc). The test `strata_test_inventory` checks, after the build,
+#     that every test of every executable is run by exactly one ctest test.
+#
+#     What a test needs beyond LIBS is said in the call, since it has no target of its own:
+#     DEFINITIONS and INCLUDE_DIRECTORIES apply to the folder's test objects (name the
+#     macros so that they cannot clash: STRATA_CLI_BINARY, ...); COMPILE_OPTIONS apply to
+#     the test's own sources only (such a source is compiled on its own, outside the unity
+#     batches); DEPENDS are targets built with the folder's executable (a program the test
+#     starts).
 #
 #     Every test object is compiled with a shared precompiled header, built once per build
 #     tree: GoogleTest, GoogleMock and Abseil (cmake/test_pch.h), or those with gRPC and the
 #     generated strata.v1 code where the folder sets STRATA_TEST_PCH to grpc
 #     (cmake/test_grpc_pch.h). STRATA_TEST_CXX_FLAGS are added to every test object
 #     (deploy/test.sh compiles release's tests with -O0: the code under test stays -O2).
+#     With STRATA_UNITY_BUILD (deploy/test.sh's release and asan) the folder's test
+#     sources are compiled in unity batches (CMake's UNITY_BUILD), like every other target:
+#     each test file's helpers then share a translation unit with the others of its batch,
+#     so file-local names must not clash within a folder (keep them in the file's own
+#     named namespace or make them distinct).
 #
 #   strata_add_benchmark(NAME name SOURCES a.cc ... LIBS lib ...)
 #     One Google Benchmark program; not run by ctest. Its main() (base/bench_main.cc)
@@ -97,18 +108,28 @@ function(strata_add_test)
   if(NOT STRATA_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT"
+                        "SOURCES;LIBS;LABELS;DEFINITIONS;INCLUDE_DIRECTORIES;COMPILE_OPTIONS;DEPENDS"
+                        ${ARGN})
 
-  # The folder's executable: store/core -> store_core_tests, tests/integration ->
-  # strata_integration_tests.
+  # The folder's executable and test objects: store/core -> store_core_tests and
+  # store_core_test_objects, tests/integration -> strata_integration_tests.
   file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
   string(REGEX REPLACE "^tests/" "strata/" group "${folder}")
   string(REPLACE "/" "_" group "${group}")
   set(exe ${group}_tests)
+  set(objects ${group}_test_objects)
   if(NOT TARGET ${exe})
     add_executable(${exe})
     target_link_libraries(${exe} PRIVATE strata::base_testing GTest::gmock GTest::gtest_main)
     strata_target_defaults(${exe} test)
+    add_library(${objects} OBJECT)
+    target_link_libraries(${objects} PUBLIC strata::base_testing GTest::gmock GTest::gtest)
+    target_compile_options(${objects} PRIVATE ${STRATA_TEST_CXX_FLAGS_LIST})
+    _strata_test_pch_target(pch "${STRATA_TEST_PCH}")
+    target_precompile_headers(${objects} REUSE_FROM ${pch})
+    strata_target_defaults(${objects} test)
+    target_link_libraries(${exe} PRIVATE ${objects})
   endif()
 
   # Sources, each compiled once per folder.
@@ -125,16 +146,27 @@ function(strata_add_test)
   endforeach()
   set_property(GLOBAL PROPERTY STRATA_TEST_SOURCES_${group} "${seen}")
 
-  add_library(${T_NAME} OBJECT ${own})
-  target_link_libraries(${T_NAME} PUBLIC ${T_LIBS} strata::base_testing GTest::gmock GTest::gtest)
+  target_sources(${objects} PRIVATE ${own})
+  target_link_libraries(${objects} PUBLIC ${T_LIBS})
   # Also straight to the executable: objects of an OBJECT library in LIBS (a shared test
   # suite) are linked only into targets that name it directly.
   target_link_libraries(${exe} PRIVATE ${T_LIBS})
-  target_compile_options(${T_NAME} PRIVATE ${STRATA_TEST_CXX_FLAGS_LIST})
-  _strata_test_pch_target(pch "${STRATA_TEST_PCH}")
-  target_precompile_headers(${T_NAME} REUSE_FROM ${pch})
-  strata_target_defaults(${T_NAME} test)
-  target_link_libraries(${exe} PRIVATE ${T_NAME})
+  if(T_DEFINITIONS)
+    target_compile_definitions(${objects} PRIVATE ${T_DEFINITIONS})
+  endif()
+  if(T_INCLUDE_DIRECTORIES)
+    target_include_directories(${objects} PRIVATE ${T_INCLUDE_DIRECTORIES})
+  endif()
+  if(T_COMPILE_OPTIONS AND own)
+    set_property(SOURCE ${own} TARGET_DIRECTORY ${objects} APPEND
+                 PROPERTY COMPILE_OPTIONS ${T_COMPILE_OPTIONS})
+    # Not in a unity batch: the options are this test's alone.
+    set_property(SOURCE ${own} TARGET_DIRECTORY ${objects}
+                 PROPERTY SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+  if(T_DEPENDS)
+    add_dependencies(${exe} ${T_DEPENDS})
+  endif()
 
   # Which suites are this test's; no suite may belong to two tests of a folder. The
   # filter is read from the sources, so editing one re-runs the configure step (a new

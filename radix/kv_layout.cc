@@ -10,13 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::radix {
 namespace {
-
-// Debian's Abseil is built with its own string_view type (not std's).
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 struct DTypeInfo {
   DType dtype;
@@ -61,7 +59,7 @@ std::string DTypeAllowed() {
   std::string out;
   for (const DTypeInfo& info : kDTypes) {
     absl::StrAppend(&out, out.empty() ? "" : ", ", static_cast<int>(info.dtype), "=",
-                    Sv(info.name));
+                    base::AbslView(info.name));
   }
   return out;
 }
@@ -72,8 +70,8 @@ bool IsKnownFormat(KvFormat format) {
 
 absl::Status CheckRange(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
   if (value >= lo && value <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("KvLayout.", Sv(field), " = ", value, " is out of range [", lo, ", ", hi, "]"));
+  return absl::InvalidArgumentError(absl::StrCat("KvLayout.", base::AbslView(field), " = ", value,
+                                                 " is out of range [", lo, ", ", hi, "]"));
 }
 
 }  // namespace
@@ -97,7 +95,7 @@ absl::StatusOr<DType> ParseDType(std::string_view name) {
     if (alias.alias == name) return alias.dtype;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown dtype \"", Sv(name), "\" (allowed: ", DTypeAllowed(), ")"));
+      absl::StrCat("unknown dtype \"", base::AbslView(name), "\" (allowed: ", DTypeAllowed(), ")"));
 }
 
 std::string KvFormatName(KvFormat format) {
@@ -113,8 +111,8 @@ std::string KvFormatName(KvFormat format) {
 absl::StatusOr<KvFormat> ParseKvFormat(std::string_view name) {
   if (name == "key_value") return KvFormat::kKeyValue;
   if (name == "mla_latent") return KvFormat::kMlaLatent;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown KV format \"", Sv(name), "\" (allowed: key_value, mla_latent)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown KV format \"", base::AbslView(name),
+                                                 "\" (allowed: key_value, mla_latent)"));
 }
 
 absl::Status KvLayout::Validate() const {
@@ -173,8 +171,8 @@ std::string KvLayout::ToString() const {
 
 absl::Status CheckCompatible(const KvLayout& expected, const KvLayout& got) {
   auto mismatch = [](std::string_view field, const auto& want, const auto& have) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("KV layout mismatch: ", Sv(field), " expected ", want, ", got ", have));
+    return absl::FailedPreconditionError(absl::StrCat("KV layout mismatch: ", base::AbslView(field),
+                                                      " expected ", want, ", got ", have));
   };
   if (expected.num_layers != got.num_layers) {
     return mismatch("num_layers", expected.num_layers, got.num_layers);

@@ -10,13 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::radix {
 namespace {
-
-// Debian's Abseil is built with its own string_view type (not std's).
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 bool IsTenantByte(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -37,15 +35,15 @@ std::string DescribeByte(char c) {
 absl::Status CheckString(std::string_view field, std::string_view value, size_t max_bytes,
                          bool (*allowed)(char), std::string_view allowed_text) {
   if (value.empty() || value.size() > max_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " length ",
+    return absl::InvalidArgumentError(absl::StrCat("Namespace.", base::AbslView(field), " length ",
                                                    value.size(), " is out of range [1, ", max_bytes,
                                                    "]"));
   }
   for (size_t i = 0; i < value.size(); ++i) {
     if (!allowed(value[i])) {
-      return absl::InvalidArgumentError(absl::StrCat("Namespace.", Sv(field), " byte ", i, " is ",
-                                                     DescribeByte(value[i]),
-                                                     "; allowed: ", Sv(allowed_text)));
+      return absl::InvalidArgumentError(absl::StrCat("Namespace.", base::AbslView(field), " byte ",
+                                                     i, " is ", DescribeByte(value[i]),
+                                                     "; allowed: ", base::AbslView(allowed_text)));
     }
   }
   return absl::OkStatus();

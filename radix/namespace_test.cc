@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-KvLayout Llama8B() {
+KvLayout Llama8BLayout() {
   return KvLayout{.num_layers = 32,
                   .num_kv_heads = 8,
                   .head_dim = 128,
@@ -34,11 +34,12 @@ void ExpectInvalid(const std::string& tenant, const std::string& model, const Kv
 }
 
 TEST(NamespaceTest, CreateKeepsTheParts) {
-  absl::StatusOr<Namespace> ns = Namespace::Create("acme-prod_1.eu", "org/Model-7B", Llama8B());
+  absl::StatusOr<Namespace> ns =
+      Namespace::Create("acme-prod_1.eu", "org/Model-7B", Llama8BLayout());
   ASSERT_TRUE(ns.ok()) << ns.status();
   EXPECT_EQ(ns->tenant(), "acme-prod_1.eu");
   EXPECT_EQ(ns->model(), "org/Model-7B");
-  EXPECT_EQ(ns->layout(), Llama8B());
+  EXPECT_EQ(ns->layout(), Llama8BLayout());
   EXPECT_EQ(ns->ToString(),
             "Namespace{tenant=acme-prod_1.eu model=org/Model-7B KvLayout{layers=32 kv_heads=8 "
             "head_dim=128 dtype=bfloat16 page_tokens=16 format=key_value tp=0/1}}");
@@ -46,31 +47,33 @@ TEST(NamespaceTest, CreateKeepsTheParts) {
 
 TEST(NamespaceTest, TenantRules) {
   const std::string model = "m";
-  ExpectInvalid("", model, Llama8B(), "Namespace.tenant length 0 is out of range [1, 128]");
-  ExpectInvalid(std::string(129, 'a'), model, Llama8B(), "length 129 is out of range [1, 128]");
-  EXPECT_TRUE(Namespace::Create(std::string(128, 'a'), model, Llama8B()).ok());
-  ExpectInvalid("ac me", model, Llama8B(),
+  ExpectInvalid("", model, Llama8BLayout(), "Namespace.tenant length 0 is out of range [1, 128]");
+  ExpectInvalid(std::string(129, 'a'), model, Llama8BLayout(),
+                "length 129 is out of range [1, 128]");
+  EXPECT_TRUE(Namespace::Create(std::string(128, 'a'), model, Llama8BLayout()).ok());
+  ExpectInvalid("ac me", model, Llama8BLayout(),
                 "Namespace.tenant byte 2 is 0x20; allowed: [A-Za-z0-9._-]");
-  ExpectInvalid("acme/x", model, Llama8B(), "byte 4 is 0x2F ('/')");
-  ExpectInvalid("acme:x", model, Llama8B(), "byte 4 is 0x3A (':')");
-  ExpectInvalid(std::string("a\0b", 3), model, Llama8B(), "byte 1 is 0x00");
-  ExpectInvalid("caf\xC3\xA9", model, Llama8B(), "byte 3 is 0xC3");
+  ExpectInvalid("acme/x", model, Llama8BLayout(), "byte 4 is 0x2F ('/')");
+  ExpectInvalid("acme:x", model, Llama8BLayout(), "byte 4 is 0x3A (':')");
+  ExpectInvalid(std::string("a\0b", 3), model, Llama8BLayout(), "byte 1 is 0x00");
+  ExpectInvalid("caf\xC3\xA9", model, Llama8BLayout(), "byte 3 is 0xC3");
 }
 
 TEST(NamespaceTest, ModelRules) {
   const std::string tenant = "acme";
-  ExpectInvalid(tenant, "", Llama8B(), "Namespace.model length 0 is out of range [1, 256]");
-  ExpectInvalid(tenant, std::string(257, 'm'), Llama8B(), "length 257 is out of range [1, 256]");
-  EXPECT_TRUE(Namespace::Create(tenant, std::string(256, 'm'), Llama8B()).ok());
-  EXPECT_TRUE(Namespace::Create(tenant, "!~/:@#$%^&*()[]{}<>?|\"'`,;=+", Llama8B()).ok());
-  ExpectInvalid(tenant, "Llama 3", Llama8B(), "Namespace.model byte 5 is 0x20");
-  ExpectInvalid(tenant, "llama\t", Llama8B(), "byte 5 is 0x09");
-  ExpectInvalid(tenant, "llama\x7F", Llama8B(), "byte 5 is 0x7F");
-  ExpectInvalid(tenant, "ll\xFF", Llama8B(), "byte 2 is 0xFF");
+  ExpectInvalid(tenant, "", Llama8BLayout(), "Namespace.model length 0 is out of range [1, 256]");
+  ExpectInvalid(tenant, std::string(257, 'm'), Llama8BLayout(),
+                "length 257 is out of range [1, 256]");
+  EXPECT_TRUE(Namespace::Create(tenant, std::string(256, 'm'), Llama8BLayout()).ok());
+  EXPECT_TRUE(Namespace::Create(tenant, "!~/:@#$%^&*()[]{}<>?|\"'`,;=+", Llama8BLayout()).ok());
+  ExpectInvalid(tenant, "Llama 3", Llama8BLayout(), "Namespace.model byte 5 is 0x20");
+  ExpectInvalid(tenant, "llama\t", Llama8BLayout(), "byte 5 is 0x09");
+  ExpectInvalid(tenant, "llama\x7F", Llama8BLayout(), "byte 5 is 0x7F");
+  ExpectInvalid(tenant, "ll\xFF", Llama8BLayout(), "byte 2 is 0xFF");
 }
 
 TEST(NamespaceTest, LayoutIsValidated) {
-  KvLayout layout = Llama8B();
+  KvLayout layout = Llama8BLayout();
   layout.tp_rank = 1;
   ExpectInvalid("acme", "m", layout, "KvLayout.tp_rank = 1");
   // Tenant errors come first.
@@ -106,8 +109,8 @@ TEST(NamespaceTest, CanonicalEncodingMatchesTheTable) {
 
 TEST(NamespaceTest, EncodingSeparatesTenantFromModel) {
   // Without length prefixes "ab"+"c" and "a"+"bc" would encode alike.
-  absl::StatusOr<Namespace> a = Namespace::Create("ab", "c", Llama8B());
-  absl::StatusOr<Namespace> b = Namespace::Create("a", "bc", Llama8B());
+  absl::StatusOr<Namespace> a = Namespace::Create("ab", "c", Llama8BLayout());
+  absl::StatusOr<Namespace> b = Namespace::Create("a", "bc", Llama8BLayout());
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NE(a->CanonicalEncoding(), b->CanonicalEncoding());
   EXPECT_NE(*a, *b);
@@ -122,7 +125,7 @@ TEST(NamespaceTest, FromCanonicalEncodingRoundTrips) {
                      .format = KvFormat::kMlaLatent,
                      .tp_rank = 6,
                      .tp_world = 7};
-  for (const KvLayout& layout : {Llama8B(), mla}) {
+  for (const KvLayout& layout : {Llama8BLayout(), mla}) {
     absl::StatusOr<Namespace> ns = Namespace::Create("acme-prod", "org/model-70b", layout);
     ASSERT_TRUE(ns.ok()) << ns.status();
     absl::StatusOr<Namespace> back = Namespace::FromCanonicalEncoding(ns->CanonicalEncoding());
@@ -132,7 +135,7 @@ TEST(NamespaceTest, FromCanonicalEncodingRoundTrips) {
 }
 
 TEST(NamespaceTest, FromCanonicalEncodingRejectsEveryDamage) {
-  absl::StatusOr<Namespace> ns = Namespace::Create("ab", "xyz", Llama8B());
+  absl::StatusOr<Namespace> ns = Namespace::Create("ab", "xyz", Llama8BLayout());
   ASSERT_TRUE(ns.ok());
   const std::string good = ns->CanonicalEncoding();
   auto expect_invalid = [](const std::string& bytes, const std::string& part) {

@@ -19,7 +19,7 @@
 namespace strata::radix {
 namespace {
 
-constexpr uint32_t kPage = 4;
+constexpr uint32_t kPageTokens = 4;
 constexpr int kMatchers = 3;
 constexpr int kMatchOps = 3000;
 constexpr int kInsertOps = 3000;
@@ -43,11 +43,11 @@ std::vector<Sequence> MakeForest(uint64_t seed, int count) {
     } else {
       const Sequence& base = forest[uniform(0, static_cast<int>(forest.size()) - 1)];
       s.root = base.root;
-      const size_t pages = base.tokens.size() / kPage;
+      const size_t pages = base.tokens.size() / kPageTokens;
       s.tokens.assign(base.tokens.begin(),
-                      base.tokens.begin() + kPage * uniform(1, static_cast<int>(pages)));
+                      base.tokens.begin() + kPageTokens * uniform(1, static_cast<int>(pages)));
     }
-    const int extra = uniform(1, 16) * kPage;
+    const int extra = uniform(1, 16) * kPageTokens;
     for (int t = 0; t < extra; ++t) s.tokens.push_back(static_cast<TokenId>(uniform(0, 1 << 20)));
     forest.push_back(std::move(s));
   }
@@ -77,7 +77,7 @@ std::vector<std::pair<BlobKey, uint32_t>> PerPage(const MatchResult& r, uint32_t
 
 TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   const std::vector<Sequence> forest = MakeForest(/*seed=*/42, /*count=*/300);
-  RadixTree tree(kPage);
+  RadixTree tree(kPageTokens);
   std::atomic<uint64_t> inserted{0};
   std::atomic<uint64_t> removed{0};
   std::atomic<uint64_t> evicted{0};
@@ -153,7 +153,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
     for (int op = 0; writers_continue(op, kInsertOps); ++op) {
       ++insert_ops;
       const Sequence& seq = forest[rng() % forest.size()];
-      const uint32_t pages = static_cast<uint32_t>(seq.tokens.size() / kPage);
+      const uint32_t pages = static_cast<uint32_t>(seq.tokens.size() / kPageTokens);
       // A continuation from what is cached now (may race with removal), or
       // the whole sequence from page 0.
       uint32_t begin = 0;
@@ -171,7 +171,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   const auto remove_checked = [&](const Sequence& seq, size_t k, std::atomic<uint64_t>* total) {
     uint64_t reported = 0;
     auto result =
-        tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPage),
+        tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), k * kPageTokens),
                            [&reported](const EvictedSpan& span) { reported += span.page_count; });
     if (result.ok()) {
       if (*result != reported) ++violations;
@@ -186,7 +186,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
     wait_for_go();
     for (int op = 0; writers_continue(op, kRemoveOps); ++op) {
       const Sequence& seq = forest[rng() % forest.size()];
-      const size_t pages = seq.tokens.size() / kPage;
+      const size_t pages = seq.tokens.size() / kPageTokens;
       // Mostly cut near the end of a sequence; now and then a whole trie.
       const size_t k = rng() % 20 == 0 ? 1 : pages - rng() % std::min<size_t>(pages, 4);
       remove_checked(seq, k, &removed);
@@ -199,7 +199,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
     wait_for_go();
     for (int op = 0; writers_continue(op, kEvictOps); ++op) {
       const Sequence& seq = forest[rng() % forest.size()];
-      const size_t pages = seq.tokens.size() / kPage;
+      const size_t pages = seq.tokens.size() / kPageTokens;
       const size_t k = pages - rng() % std::min<size_t>(pages, 2);
       remove_checked(seq, k, &evicted);
       if (op % 50 == 0) {
@@ -225,7 +225,7 @@ TEST(RadixTreeConcurrencyTest, PinnedPathsSurviveConcurrentWriters) {
   EXPECT_EQ(s.pages, inserted.load() - removed.load() - evicted.load());
   uint64_t rest = 0;
   for (const Sequence& seq : forest) {  // every trie, whole
-    auto result = tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), kPage),
+    auto result = tree.RemoveSubtree(seq.root, absl::MakeConstSpan(seq.tokens.data(), kPageTokens),
                                      [](const EvictedSpan&) {});
     if (result.ok()) rest += *result;
   }

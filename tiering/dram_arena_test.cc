@@ -20,13 +20,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/base/status_test_macros.h"
 
 namespace strata::tiering {
 namespace {
 
-constexpr uint64_t kKiB = uint64_t{1} << 10;
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+using ::strata::base::kKiB;
+using ::strata::base::kMiB;
 
 std::unique_ptr<DramArena> MustCreate(uint64_t capacity, bool try_hugetlb = true) {
   DramArenaOptions options;

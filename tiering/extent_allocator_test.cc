@@ -10,14 +10,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/base/status_test_macros.h"
 
 namespace strata::tiering {
 namespace {
 
-constexpr uint64_t kKiB = uint64_t{1} << 10;
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr uint64_t kGiB = uint64_t{1} << 30;
+using ::strata::base::kGiB;
+using ::strata::base::kKiB;
+using ::strata::base::kMiB;
 constexpr uint64_t kGranule = 64 * kKiB;
 
 ExtentAllocatorOptions Options(uint64_t capacity) {

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 #include "strata/tiering/leaf_first_index.h"
+#include "tiering/policy_test_util.h"
 
 namespace strata::tiering {
 namespace {
@@ -16,13 +17,7 @@ using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<BlobId> Victims(
-    const EvictionPolicy& policy, uint64_t bytes = ~uint64_t{0},
-    absl::FunctionRef<bool(BlobId)> evictable = [](BlobId) { return true; }) {
-  std::vector<BlobId> victims;
-  policy.CollectVictims(bytes, evictable, &victims);
-  return victims;
-}
+using ::strata::tiering::policy_test::Victims;
 
 BlobTraits Span(uint32_t first_page, uint32_t pages, uint64_t bytes = 1000, BlobId parent = 0) {
   return BlobTraits{.bytes = bytes,

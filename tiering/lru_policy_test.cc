@@ -10,6 +10,7 @@
 
 #include "strata/tiering/eviction_policy.h"
 #include "strata/tiering/leaf_first_index.h"
+#include "tiering/policy_test_util.h"
 
 namespace strata::tiering {
 namespace {
@@ -17,13 +18,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<BlobId> Victims(
-    const EvictionPolicy& policy, uint64_t bytes,
-    absl::FunctionRef<bool(BlobId)> evictable = [](BlobId) { return true; }) {
-  std::vector<BlobId> victims;
-  policy.CollectVictims(bytes, evictable, &victims);
-  return victims;
-}
+using ::strata::tiering::policy_test::Victims;
 
 TEST(LruPolicyTest, EvictsInInsertionOrder) {
   LruPolicy lru;

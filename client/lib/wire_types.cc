@@ -16,10 +16,6 @@
 namespace strata::client_internal {
 namespace {
 
-radix::BlobKey KeyOf(const v1::BlobKey& key) {
-  return radix::BlobKey{radix::PrefixHash{key.hi(), key.lo()}};
-}
-
 // A converter's INVALID_ARGUMENT about a node's answer is the node's bug: INTERNAL.
 absl::Status NodeBug(const absl::Status& status) {
   if (status.code() != absl::StatusCode::kInvalidArgument) return status;
@@ -37,14 +33,15 @@ absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& respon
 absl::StatusOr<BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info, std::string_view field) {
   const std::string name(field);
   BlobInfo out;
-  out.key = KeyOf(info.key());
+  out.key = proto::BlobKeyOf(info.key());
   auto ns = proto::NamespaceFromProto(info.ns(), absl::StrCat(name, ".ns"));
   if (!ns.ok()) return absl::InternalError(ns.status().message());
   out.tenant = ns->tenant();
   out.model = ns->model();
   out.layout = ns->layout();
   out.namespace_hash = proto::PrefixHashFromProto(info.namespace_hash());
-  if (info.has_parent()) out.parent = Parent{KeyOf(info.parent().key()), info.parent().pages()};
+  if (info.has_parent())
+    out.parent = Parent{proto::BlobKeyOf(info.parent().key()), info.parent().pages()};
   out.start_hash = proto::PrefixHashFromProto(info.start_hash());
   out.first_page = info.first_page();
   out.pages = info.pages();
@@ -103,7 +100,8 @@ absl::StatusOr<RebuildTask> RebuildTaskFromProto(const v1::RebuildTask& task, ab
   auto key = proto::BlobKeyFromProto(task.key(), absl::StrCat(name, ".key"));
   if (!key.ok()) return absl::InternalError(key.status().message());
   out.key = *key;
-  if (task.has_parent()) out.parent = Parent{KeyOf(task.parent().key()), task.parent().pages()};
+  if (task.has_parent())
+    out.parent = Parent{proto::BlobKeyOf(task.parent().key()), task.parent().pages()};
   out.first_page = task.first_page();
   out.pages = task.pages();
   auto tokens =

@@ -30,10 +30,6 @@ namespace {
 // AbortPut after a failure is a courtesy (abandoned puts expire); it gets this long.
 constexpr absl::Duration kAbortTimeout = absl::Seconds(2);
 
-radix::BlobKey KeyOf(const v1::BlobKey& key) {
-  return radix::BlobKey{radix::PrefixHash{key.hi(), key.lo()}};
-}
-
 }  // namespace
 
 absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
@@ -76,7 +72,7 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
   int attempts = 0;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::BeginPut, begin, &begun,
                                        deadline, Retry::kUnavailable, &attempts));
-  const BlobKey key = KeyOf(begun.key());
+  const BlobKey key = proto::BlobKeyOf(begun.key());
   if (begun.exists()) {
     if (attempts > 1) {
       // An earlier attempt may have begun this very put and lost its answer: then the key is

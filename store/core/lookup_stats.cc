@@ -24,7 +24,7 @@ LookupPhase InferPhase(uint32_t queried_pages, const MatchResult& reply) {
   return LookupPhase::kMidfill;
 }
 
-uint64_t Load(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); }
+uint64_t LoadCounter(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); }
 
 // Capacities beyond this (2^61 bytes) are not planned for; keeps the grid arithmetic exact.
 constexpr uint64_t kMaxBytes = uint64_t{1} << 61;
@@ -98,24 +98,24 @@ void LookupStats::Sample(const radix::PrefixHash& h0, const radix::Namespace& ns
 }
 
 void LookupStats::Fill(NodeTiers* tiers) const {
-  tiers->engine.matches = Load(matches_);
-  tiers->engine.matched_pages = Load(matched_pages_);
-  tiers->engine.queried_pages = Load(queried_pages_);
+  tiers->engine.matches = LoadCounter(matches_);
+  tiers->engine.matched_pages = LoadCounter(matched_pages_);
+  tiers->engine.queried_pages = LoadCounter(queried_pages_);
   tiers->lookups.resize(kLookupPhases);
   for (int i = 0; i < kLookupPhases; ++i) {
     const AtomicLookupCounts& c = lookups_[i];
     LookupCounts& out = tiers->lookups[i];
     out.phase = kCountedPhases[i];
-    out.lookups = Load(c.lookups);
-    out.queried_pages = Load(c.queried_pages);
-    out.dram_hit_pages = Load(c.dram_hit_pages);
-    out.ssd_hit_pages = Load(c.ssd_hit_pages);
-    out.text_hit_pages = Load(c.text_hit_pages);
-    out.miss_pages = Load(c.miss_pages);
+    out.lookups = LoadCounter(c.lookups);
+    out.queried_pages = LoadCounter(c.queried_pages);
+    out.dram_hit_pages = LoadCounter(c.dram_hit_pages);
+    out.ssd_hit_pages = LoadCounter(c.ssd_hit_pages);
+    out.text_hit_pages = LoadCounter(c.text_hit_pages);
+    out.miss_pages = LoadCounter(c.miss_pages);
   }
   if (mrc_sampled_keys_ == 0 || mrc_.accesses() == 0) return;
-  const uint64_t kv = Load(mrc_kv_bytes_);
-  const uint64_t token = Load(mrc_token_bytes_);
+  const uint64_t kv = LoadCounter(mrc_kv_bytes_);
+  const uint64_t token = LoadCounter(mrc_token_bytes_);
   tiers->token_bytes_per_kv_byte = kv == 0 ? 0.0 : static_cast<double>(token) / kv;
 
   tiering::mrc::TierCapacities capacities;

@@ -13,7 +13,7 @@
 namespace strata::store::core {
 namespace {
 
-constexpr uint32_t kPageTokens = 4;
+using testing::kPageTokens;
 
 std::vector<radix::TokenId> PageTokens(uint32_t pages, uint32_t seed) {
   std::vector<radix::TokenId> tokens(size_t{pages} * kPageTokens);

@@ -14,7 +14,7 @@
 namespace strata::store::core {
 namespace {
 
-constexpr uint32_t kPageTokens = 4;
+using testing::kPageTokens;
 
 class MetaJournalTest : public ::testing::Test {
  protected:

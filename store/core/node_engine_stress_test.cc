@@ -53,7 +53,7 @@ using testing::SmallOptions;
 
 constexpr int kThreads = 4;
 constexpr int kOpsPerThread = 2000;
-constexpr uint32_t kPageTokens = 4;
+using testing::kPageTokens;
 
 // Keys that were committed at some point (they may be gone since).
 class KnownKeys {

@@ -20,14 +20,19 @@
 
 namespace strata::store::core::testing {
 
+// The tests' page size, unless a test says otherwise.
+inline constexpr uint32_t kPageTokens = 4;
+
 // 2 layers, 1 KV head, head_dim 8, float16, 4 tokens per page, K/V:
 // 128 bytes per layer-page (chunk), 256 bytes per page.
-radix::KvLayout SmallLayout(uint32_t page_tokens = 4);
+radix::KvLayout SmallLayout(uint32_t page_tokens = kPageTokens);
 radix::Namespace SmallNamespace(const std::string& tenant = "acme",
-                                const std::string& model = "tiny", uint32_t page_tokens = 4);
+                                const std::string& model = "tiny",
+                                uint32_t page_tokens = kPageTokens);
 
 // `pages` pages of tokens drawn from `seed`.
-std::vector<radix::TokenId> MakeTokens(uint32_t pages, uint64_t seed, uint32_t page_tokens = 4);
+std::vector<radix::TokenId> MakeTokens(uint32_t pages, uint64_t seed,
+                                       uint32_t page_tokens = kPageTokens);
 // `size` bytes drawn from `seed`.
 std::vector<std::byte> MakeBytes(uint64_t size, uint64_t seed);
 

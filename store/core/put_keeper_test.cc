@@ -18,11 +18,12 @@
 namespace strata::store::core {
 namespace {
 
-constexpr uint32_t kPages = 2;
 constexpr uint64_t kGranule = 4096;
 
 class PutKeeperTest : public ::testing::Test {
  protected:
+  static constexpr uint32_t kPages = 2;
+
   // A NewPut of blob `seed` at page 0; `content` keeps what its request points at.
   NewPut Prepare(uint64_t seed, testing::BlobContent* content, PutRequest* request) {
     *content = testing::MakeBlob(ns_, kPages, seed);

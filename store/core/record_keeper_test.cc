@@ -18,10 +18,10 @@
 namespace strata::store::core {
 namespace {
 
-constexpr uint32_t kPages = 2;
-
 class RecordKeeperTest : public ::testing::Test {
  protected:
+  static constexpr uint32_t kPages = 2;
+
   RecordKeeperTest()
       : dram_(testing::SmallArena("keeper-dram", 64 * 4096)),
         ledger_(&table_, dram_.get(), nullptr, testing::LruTierPolicies(), 1 << 20),

@@ -17,10 +17,10 @@
 namespace strata::store::core {
 namespace {
 
-constexpr uint32_t kPages = 2;
-
 class RestorerTest : public ::testing::Test {
  protected:
+  static constexpr uint32_t kPages = 2;
+
   // Everything a restore needs, with a TEXT budget of `text_bytes`.
   void Make(uint64_t text_bytes) {
     ledger_ = std::make_unique<TierLedger>(&table_, dram_.get(), nullptr,

@@ -28,7 +28,7 @@ using testing::ReadPages;
 using testing::TestClient;
 using testing::WireRanges;
 
-constexpr uint64_t kDramBytes = uint64_t{96} << 20;
+constexpr uint64_t kNodeDramBytes = uint64_t{96} << 20;
 // Long enough for a message the node would wrongly send to arrive.
 constexpr absl::Duration kSettle = absl::Milliseconds(200);
 
@@ -47,7 +47,7 @@ class DataPlaneFailureTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(engine_,
-                         core::NodeEngine::Create(testing::EngineOptions(&clock_, kDramBytes)));
+                         core::NodeEngine::Create(testing::EngineOptions(&clock_, kNodeDramBytes)));
   }
   void TearDown() override {
     clients_.clear();

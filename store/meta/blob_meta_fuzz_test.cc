@@ -16,7 +16,7 @@
 namespace strata::store::meta {
 namespace {
 
-constexpr radix::PrefixHash kNs{0xABC, 0xDEF};
+constexpr radix::PrefixHash kFuzzNs{0xABC, 0xDEF};
 
 // Rewrites the trailing XXH3 so that the checksum holds over whatever the body is now: this
 // reaches the parser's own checks, which a plain corruption never gets past.
@@ -40,7 +40,7 @@ void ExpectDecodesOrDataLoss(const std::string& bytes) {
 
 TEST(BlobMetaFuzzTest, EveryTruncationIsDataLoss) {
   for (uint64_t seed : {0, 1, 2, 4}) {
-    const std::string b = EncodeBlobMeta(TestBlob(seed, kNs));
+    const std::string b = EncodeBlobMeta(TestBlob(seed, kFuzzNs));
     for (size_t n = 0; n < b.size(); ++n) {
       EXPECT_CODE(DecodeBlobMeta(b.substr(0, n)), absl::StatusCode::kDataLoss) << n;
     }
@@ -48,7 +48,7 @@ TEST(BlobMetaFuzzTest, EveryTruncationIsDataLoss) {
 }
 
 TEST(BlobMetaFuzzTest, EverySingleBitFlipIsDataLoss) {
-  const std::string b = EncodeBlobMeta(TestBlob(4, kNs));
+  const std::string b = EncodeBlobMeta(TestBlob(4, kFuzzNs));
   for (size_t bit = 0; bit < b.size() * 8; ++bit) {
     std::string flipped = b;
     flipped[bit / 8] = static_cast<char>(flipped[bit / 8] ^ (1 << (bit % 8)));
@@ -60,7 +60,7 @@ TEST(BlobMetaFuzzTest, EverySingleBitFlipIsDataLoss) {
 TEST(BlobMetaFuzzTest, ResealedTruncationsAreDataLoss) {
   // A record cut short and resealed (a writer bug, not a torn write): the parser must find
   // the missing bytes itself.
-  const std::string b = EncodeBlobMeta(TestBlob(4, kNs));
+  const std::string b = EncodeBlobMeta(TestBlob(4, kFuzzNs));
   for (size_t n = kBlobMetaMinSize; n < b.size(); ++n) {
     std::string cut = b.substr(0, n);
     Reseal(&cut);
@@ -72,7 +72,7 @@ TEST(BlobMetaFuzzTest, ResealedMutationsNeverCrash) {
   std::mt19937_64 rng(20260101);
   int decoded_ok = 0;
   for (int round = 0; round < 20000; ++round) {
-    std::string b = EncodeBlobMeta(TestBlob(rng() % 64, kNs));
+    std::string b = EncodeBlobMeta(TestBlob(rng() % 64, kFuzzNs));
     const int mutations = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < mutations; ++i) {
       const size_t at = rng() % (b.size() - 8);

@@ -10,16 +10,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::store::node {
 namespace {
 
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 absl::Status LineError(std::string_view path, int line, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(Sv(path), ":", line, ": ", why));
+  return absl::InvalidArgumentError(absl::StrCat(base::AbslView(path), ":", line, ": ", why));
 }
 
 }  // namespace
@@ -29,7 +28,7 @@ absl::StatusOr<std::vector<ConfigEntry>> ParseConfigText(std::string_view text,
   std::vector<ConfigEntry> entries;
   absl::flat_hash_set<std::string> seen;
   int number = 0;
-  for (absl::string_view line : absl::StrSplit(Sv(text), '\n')) {
+  for (absl::string_view line : absl::StrSplit(base::AbslView(text), '\n')) {
     ++number;
     const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;

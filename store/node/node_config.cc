@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/byte_size.h"
 #include "strata/base/status_macros.h"
 #include "strata/tiering/admission_policy.h"
@@ -21,10 +22,8 @@ namespace {
 
 constexpr uint64_t kSsdGranuleBytes = uint64_t{64} << 10;
 
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 absl::Status Bad(std::string_view key, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(Sv(key), ": ", why));
+  return absl::InvalidArgumentError(absl::StrCat(base::AbslView(key), ": ", why));
 }
 
 absl::Status SetAddress(std::string_view key, std::string_view value, std::string* out) {
@@ -45,23 +44,23 @@ absl::Status SetBytes(std::string_view key, std::string_view value, uint64_t* ou
 
 absl::Status SetDuration(std::string_view key, std::string_view value, absl::Duration* out) {
   absl::Duration d;
-  if (!absl::ParseDuration(Sv(value), &d) || d < absl::ZeroDuration() ||
+  if (!absl::ParseDuration(base::AbslView(value), &d) || d < absl::ZeroDuration() ||
       d == absl::InfiniteDuration()) {
-    return Bad(key,
-               absl::StrCat("\"", Sv(value), "\" is not a duration (e.g. 30s, 500ms, 10m, 1h30m)"));
+    return Bad(key, absl::StrCat("\"", base::AbslView(value),
+                                 "\" is not a duration (e.g. 30s, 500ms, 10m, 1h30m)"));
   }
   *out = d;
   return absl::OkStatus();
 }
 
 absl::Status SetBool(std::string_view key, std::string_view value, bool* out) {
-  const std::string v = absl::AsciiStrToLower(Sv(value));
+  const std::string v = absl::AsciiStrToLower(base::AbslView(value));
   if (v == "true" || v == "yes" || v == "on" || v == "1") {
     *out = true;
   } else if (v == "false" || v == "no" || v == "off" || v == "0") {
     *out = false;
   } else {
-    return Bad(key, absl::StrCat("\"", Sv(value), "\" is not a bool (true or false)"));
+    return Bad(key, absl::StrCat("\"", base::AbslView(value), "\" is not a bool (true or false)"));
   }
   return absl::OkStatus();
 }
@@ -69,8 +68,9 @@ absl::Status SetBool(std::string_view key, std::string_view value, bool* out) {
 // A decimal fraction in (0, 1].
 absl::Status SetFraction(std::string_view key, std::string_view value, double* out) {
   double d = 0;
-  if (!absl::SimpleAtod(Sv(value), &d) || !(d > 0 && d <= 1)) {
-    return Bad(key, absl::StrCat("\"", Sv(value), "\" is not a fraction in (0, 1] (e.g. 0.85)"));
+  if (!absl::SimpleAtod(base::AbslView(value), &d) || !(d > 0 && d <= 1)) {
+    return Bad(key, absl::StrCat("\"", base::AbslView(value),
+                                 "\" is not a fraction in (0, 1] (e.g. 0.85)"));
   }
   *out = d;
   return absl::OkStatus();
@@ -97,7 +97,7 @@ absl::Status SetAdmission(std::string_view key, std::string_view value, std::str
 absl::Status SetUint32(std::string_view key, std::string_view value, uint32_t min, uint32_t max,
                        uint32_t* out) {
   uint32_t n = 0;
-  if (!absl::SimpleAtoi(Sv(value), &n) || n < min || n > max) {
+  if (!absl::SimpleAtoi(base::AbslView(value), &n) || n < min || n > max) {
     return Bad(key, absl::StrCat("expected an integer in [", min, ", ", max, "]"));
   }
   *out = n;
@@ -141,7 +141,7 @@ const std::vector<OptionRow>& Table() {
       {{"dram_bytes", "bytes or auto", "auto",
         "DRAM tier size; auto = 25% of MemAvailable, at least 64MiB, at most 8GiB"},
        [](auto k, auto v, NodeConfig* c) {
-         if (absl::AsciiStrToLower(Sv(v)) == "auto") {
+         if (absl::AsciiStrToLower(base::AbslView(v)) == "auto") {
            c->dram_bytes = 0;
            return absl::OkStatus();
          }
@@ -242,9 +242,10 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->shutdown_grace); }},
       {{"log_level", "info|warning|error", "info", "least severe log line written to stderr"},
        [](auto k, auto v, NodeConfig* c) {
-         const std::string level = absl::AsciiStrToLower(Sv(v));
+         const std::string level = absl::AsciiStrToLower(base::AbslView(v));
          if (level != "info" && level != "warning" && level != "error") {
-           return Bad(k, absl::StrCat("\"", Sv(v), "\" is not one of info, warning, error"));
+           return Bad(
+               k, absl::StrCat("\"", base::AbslView(v), "\" is not one of info, warning, error"));
          }
          c->log_level = level;
          return absl::OkStatus();
@@ -252,7 +253,8 @@ const std::vector<OptionRow>& Table() {
       {{"log_verbosity", "integer", "0", "glog VLOG verbosity (1: every failed RPC)"},
        [](auto k, auto v, NodeConfig* c) {
          int n = 0;
-         if (!absl::SimpleAtoi(Sv(v), &n) || n < 0) return Bad(k, "expected an integer >= 0");
+         if (!absl::SimpleAtoi(base::AbslView(v), &n) || n < 0)
+           return Bad(k, "expected an integer >= 0");
          c->log_verbosity = n;
          return absl::OkStatus();
        }},
@@ -286,7 +288,7 @@ absl::Status SetNodeOption(std::string_view key, std::string_view value, NodeCon
   for (const OptionRow& row : Table()) {
     if (row.option.key == key) return row.set(key, value, config);
   }
-  return absl::NotFoundError(absl::StrCat("unknown option \"", Sv(key), "\""));
+  return absl::NotFoundError(absl::StrCat("unknown option \"", base::AbslView(key), "\""));
 }
 
 absl::Status NodeConfig::Validate() const {
@@ -363,15 +365,17 @@ std::string UsageText() {
       "\n"
       "options (default in brackets):\n";
   for (const NodeOption& option : NodeOptions()) {
-    absl::StrAppend(&text, "  --", Sv(option.key), "=<", Sv(option.value_syntax), ">  [",
-                    Sv(option.default_text), "]\n      ", Sv(option.help), "\n");
+    absl::StrAppend(&text, "  --", base::AbslView(option.key), "=<",
+                    base::AbslView(option.value_syntax), ">  [",
+                    base::AbslView(option.default_text), "]\n      ", base::AbslView(option.help),
+                    "\n");
   }
   absl::StrAppend(&text, "  --help        this text\n  --version     print the version\n");
   return text;
 }
 
 absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port) {
-  const absl::string_view t = Sv(text);
+  const absl::string_view t = base::AbslView(text);
   const size_t colon = t.rfind(':');
   if (colon == absl::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat("\"", t, "\" is not host:port"));

@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
+
 namespace strata::proto {
 
 void ToProto(const radix::PrefixHash& hash, v1::PrefixHash* out) {
@@ -19,13 +21,16 @@ radix::PrefixHash PrefixHashFromProto(const v1::PrefixHash& hash) {
   return radix::PrefixHash{.hi = hash.hi(), .lo = hash.lo()};
 }
 
+radix::BlobKey BlobKeyOf(const v1::BlobKey& key) {
+  return radix::BlobKey{.hash = {.hi = key.hi(), .lo = key.lo()}};
+}
+
 absl::StatusOr<radix::BlobKey> BlobKeyFromProto(const v1::BlobKey& key, std::string_view field) {
   if (key.hi() == 0 && key.lo() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(absl::string_view(field.data(), field.size()),
-                     ": missing (the all-zero blob key is reserved for unset)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        base::AbslView(field), ": missing (the all-zero blob key is reserved for unset)"));
   }
-  return radix::BlobKey{.hash = {.hi = key.hi(), .lo = key.lo()}};
+  return BlobKeyOf(key);
 }
 
 }  // namespace strata::proto

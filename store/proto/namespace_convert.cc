@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::proto {
@@ -21,17 +22,14 @@ static_assert(static_cast<int>(radix::DType::kUInt8) == v1::DTYPE_UINT8);
 static_assert(static_cast<int>(radix::KvFormat::kKeyValue) == v1::KV_FORMAT_KEY_VALUE);
 static_assert(static_cast<int>(radix::KvFormat::kMlaLatent) == v1::KV_FORMAT_MLA_LATENT);
 
-// Debian's Abseil has its own string_view, which StrCat takes.
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 absl::Status Missing(std::string_view field) {
-  return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": missing"));
+  return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ": missing"));
 }
 
 // Prefixes a radix error with the wire field it came from.
 absl::Status AtField(std::string_view field, const absl::Status& status) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(Sv(field), ": ", status.message()));
+  return absl::Status(status.code(), absl::StrCat(base::AbslView(field), ": ", status.message()));
 }
 
 }  // namespace
@@ -59,7 +57,7 @@ absl::StatusOr<radix::DType> DTypeFromProto(int value, std::string_view field) {
     case v1::DTYPE_UINT8:
       return radix::DType::kUInt8;
   }
-  return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": unknown value ", value));
+  return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ": unknown value ", value));
 }
 
 absl::StatusOr<radix::KvFormat> KvFormatFromProto(int value, std::string_view field) {
@@ -71,7 +69,7 @@ absl::StatusOr<radix::KvFormat> KvFormatFromProto(int value, std::string_view fi
     case v1::KV_FORMAT_MLA_LATENT:
       return radix::KvFormat::kMlaLatent;
   }
-  return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": unknown value ", value));
+  return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ": unknown value ", value));
 }
 
 void ToProto(const radix::KvLayout& layout, v1::KvLayout* out) {

@@ -8,20 +8,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/limits.h"
 
 namespace strata::proto {
-namespace {
-
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-}  // namespace
+namespace {}  // namespace
 
 absl::Status CheckCount(std::string_view field, size_t count, size_t limit) {
   if (count <= limit) return absl::OkStatus();
   return absl::InvalidArgumentError(
-      absl::StrCat(Sv(field), ": ", count, " entries exceed the limit of ", limit));
+      absl::StrCat(base::AbslView(field), ": ", count, " entries exceed the limit of ", limit));
 }
 
 // The wire's token layout is the host's TokenId array only on a little-endian
@@ -44,8 +41,9 @@ TokenView& TokenView::operator=(TokenView&& other) noexcept {
 
 absl::StatusOr<TokenView> TokensFromProto(std::string_view bytes, std::string_view field) {
   if (bytes.size() % kTokenIdBytes != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Sv(field), ": ", bytes.size(), " bytes is not a whole number of 4-byte token ids"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(base::AbslView(field), ": ", bytes.size(),
+                     " bytes is not a whole number of 4-byte token ids"));
   }
   const size_t count = bytes.size() / kTokenIdBytes;
   STRATA_RETURN_IF_ERROR(CheckCount(field, count, kMaxTokensPerRequest));
@@ -94,11 +92,12 @@ void ToProto(const radix::ByteRange& range, v1::ByteRange* out) {
 absl::StatusOr<radix::ByteRange> ByteRangeFromProto(const v1::ByteRange& range,
                                                     std::string_view field) {
   if (range.length() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(Sv(field), ".length: must be > 0, got 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(base::AbslView(field), ".length: must be > 0, got 0"));
   }
   if (range.offset() > std::numeric_limits<uint64_t>::max() - range.length()) {
-    return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": offset ", range.offset(),
-                                                   " + length ", range.length(),
+    return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ": offset ",
+                                                   range.offset(), " + length ", range.length(),
                                                    " overflows 64 bits"));
   }
   return radix::ByteRange{.offset = range.offset(), .length = range.length()};

@@ -9,24 +9,10 @@
 #include "glog/logging.h"
 
 #include "strata/proto/report_convert.h"
-#include "strata/proto/status_convert.h"
+#include "strata/store/rpc/call_status.h"
 #include "strata/store/rpc/reply_convert.h"
 
 namespace strata::store::rpc {
-namespace {
-
-grpc::Status Answer(const char* method, const absl::Status& status) {
-  if (!status.ok()) {
-    if (absl::IsInternal(status)) {
-      LOG(ERROR) << "Admin." << method << ": " << status;
-    } else {
-      VLOG(1) << "Admin." << method << ": " << status;
-    }
-  }
-  return proto::ToGrpcStatus(status);
-}
-
-}  // namespace
 
 AdminService::AdminService(core::NodeEngine* engine) : engine_(engine) {
   CHECK(engine_ != nullptr);
@@ -43,9 +29,9 @@ grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* r
                                  v1::EvictResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<report::Tier> tier = proto::TierFromProto(request->tier(), "tier");
-  if (!tier.ok()) return Answer("Evict", tier.status());
+  if (!tier.ok()) return CallStatus("Admin", "Evict", tier.status());
   absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
-  if (!reply.ok()) return Answer("Evict", reply.status());
+  if (!reply.ok()) return CallStatus("Admin", "Evict", reply.status());
   EvictToProto(*reply, response);
   return grpc::Status::OK;
 }
@@ -58,7 +44,7 @@ grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRe
   const absl::Duration left = absl::FromChrono(context->deadline()) - absl::Now();
   wait = std::max(absl::ZeroDuration(), std::min(wait, left));
   LOG(INFO) << "Admin.Drain: draining; waiting up to " << wait << " for pending puts and leases";
-  return Answer("Drain", engine_->Drain(wait));
+  return CallStatus("Admin", "Drain", engine_->Drain(wait));
 }
 
 }  // namespace strata::store::rpc

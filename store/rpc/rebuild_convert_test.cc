@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include "store/rpc/convert_test_util.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
@@ -20,9 +21,10 @@
 namespace strata::store::rpc {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1893456000);
+using convert_test::Key;
+using convert_test::kNow;
 
-radix::Namespace SmallNamespace() {
+radix::Namespace RebuildNamespace() {
   return radix::Namespace::Create("acme", "org/m",
                                   radix::KvLayout{.num_layers = 2,
                                                   .num_kv_heads = 1,
@@ -35,14 +37,6 @@ radix::Namespace SmallNamespace() {
       .value();
 }
 
-radix::BlobKey Key(uint64_t hi, uint64_t lo) {
-  return radix::BlobKey{.hash = {.hi = hi, .lo = lo}};
-}
-
-radix::BlobKey KeyOf(const v1::BlobKey& key) {
-  return radix::BlobKey{.hash = {.hi = key.hi(), .lo = key.lo()}};
-}
-
 std::vector<radix::TokenId> TokensOf(const std::string& bytes) {
   absl::StatusOr<proto::TokenView> view = proto::TokensFromProto(bytes, "tokens");
   EXPECT_TRUE(view.ok()) << view.status();
@@ -50,31 +44,31 @@ std::vector<radix::TokenId> TokensOf(const std::string& bytes) {
   return std::vector<radix::TokenId>(view->span().begin(), view->span().end());
 }
 
-void ExpectInvalid(const absl::Status& status, std::string_view message) {
+void ExpectInvalidMessage(const absl::Status& status, std::string_view message) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_EQ(std::string(status.message()), std::string(message));
 }
 
 TEST(PrefetchRequestFromProtoTest, NamespaceAndTokens) {
   v1::PrefetchRequest request;
-  proto::ToProto(SmallNamespace(), request.mutable_ns());
+  proto::ToProto(RebuildNamespace(), request.mutable_ns());
   proto::TokensToProto(std::vector<radix::TokenId>{1, 2, 3, 4, 5}, request.mutable_tokens());
   ASSERT_OK_AND_ASSIGN(PrefetchArgs args, PrefetchRequestFromProto(request));
-  EXPECT_EQ(args.ns, SmallNamespace());
+  EXPECT_EQ(args.ns, RebuildNamespace());
   EXPECT_EQ(std::vector<radix::TokenId>(args.tokens.span().begin(), args.tokens.span().end()),
             (std::vector<radix::TokenId>{1, 2, 3, 4, 5}));
 
   request.mutable_tokens()->push_back('\x01');
-  ExpectInvalid(PrefetchRequestFromProto(request).status(),
-                "tokens: 21 bytes is not a whole number of 4-byte token ids");
+  ExpectInvalidMessage(PrefetchRequestFromProto(request).status(),
+                       "tokens: 21 bytes is not a whole number of 4-byte token ids");
   v1::PrefetchRequest no_ns;
   EXPECT_EQ(PrefetchRequestFromProto(no_ns).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RequestRebuildFromProtoTest, KeyRequired) {
   v1::RequestRebuildRequest request;
-  ExpectInvalid(RequestRebuildFromProto(request).status(),
-                "key: missing (the all-zero blob key is reserved for unset)");
+  ExpectInvalidMessage(RequestRebuildFromProto(request).status(),
+                       "key: missing (the all-zero blob key is reserved for unset)");
   request.mutable_key()->set_hi(7);
   request.mutable_key()->set_lo(8);
   request.set_with_prefix(true);
@@ -85,14 +79,14 @@ TEST(RequestRebuildFromProtoTest, KeyRequired) {
 
 TEST(PullRebuildTasksFromProtoTest, Limits) {
   v1::PullRebuildTasksRequest request;
-  ExpectInvalid(PullRebuildTasksFromProto(request).status(), "max_tasks: must be >= 1");
+  ExpectInvalidMessage(PullRebuildTasksFromProto(request).status(), "max_tasks: must be >= 1");
   request.set_max_tasks(proto::kMaxRebuildTasksPerPull + 1);
-  ExpectInvalid(PullRebuildTasksFromProto(request).status(),
-                "max_tasks: 1025 exceeds the limit of 1024");
+  ExpectInvalidMessage(PullRebuildTasksFromProto(request).status(),
+                       "max_tasks: 1025 exceeds the limit of 1024");
   request.set_max_tasks(proto::kMaxRebuildTasksPerPull);
   request.set_wait_ms(proto::kMaxRebuildWaitMs + 1);
-  ExpectInvalid(PullRebuildTasksFromProto(request).status(),
-                "wait_ms: 60001 exceeds the limit of 60000");
+  ExpectInvalidMessage(PullRebuildTasksFromProto(request).status(),
+                       "wait_ms: 60001 exceeds the limit of 60000");
   request.set_wait_ms(proto::kMaxRebuildWaitMs);
   ASSERT_OK_AND_ASSIGN(PullRebuildTasksArgs args, PullRebuildTasksFromProto(request));
   EXPECT_EQ(args.max_tasks, 1024u);
@@ -125,7 +119,7 @@ TEST(RebuildRepliesToProtoTest, PrefetchAndRequestRebuild) {
 TEST(RebuildTaskToProtoTest, EveryField) {
   core::RebuildTask task;
   task.task_id = 41;
-  task.ns = SmallNamespace();
+  task.ns = RebuildNamespace();
   task.key = Key(0xA, 0xB);
   task.parent = core::BlobParent{.key = Key(0xC, 0xD), .pages = 2};
   task.first_page = 2;
@@ -138,10 +132,10 @@ TEST(RebuildTaskToProtoTest, EveryField) {
   RebuildTaskToProto(task, kNow, &out);
   EXPECT_EQ(out.task_id(), 41u);
   ASSERT_OK_AND_ASSIGN(radix::Namespace ns, proto::NamespaceFromProto(out.ns(), "ns"));
-  EXPECT_EQ(ns, SmallNamespace());
-  EXPECT_EQ(KeyOf(out.key()), Key(0xA, 0xB));
+  EXPECT_EQ(ns, RebuildNamespace());
+  EXPECT_EQ(proto::BlobKeyOf(out.key()), Key(0xA, 0xB));
   ASSERT_TRUE(out.has_parent());
-  EXPECT_EQ(KeyOf(out.parent().key()), Key(0xC, 0xD));
+  EXPECT_EQ(proto::BlobKeyOf(out.parent().key()), Key(0xC, 0xD));
   EXPECT_EQ(out.parent().pages(), 2u);
   EXPECT_EQ(out.first_page(), 2u);
   EXPECT_EQ(out.pages(), 1u);

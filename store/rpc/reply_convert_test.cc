@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+#include "store/rpc/convert_test_util.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/key_convert.h"
 #include "strata/proto/namespace_convert.h"
@@ -15,6 +16,9 @@
 
 namespace strata::store::rpc {
 namespace {
+
+using convert_test::Key;
+using convert_test::kNow;
 
 radix::KvLayout SmallLayout() {
   return radix::KvLayout{.num_layers = 4,
@@ -26,16 +30,6 @@ radix::KvLayout SmallLayout() {
                          .tp_rank = 0,
                          .tp_world = 1};
 }
-
-radix::BlobKey Key(uint64_t hi, uint64_t lo) {
-  return radix::BlobKey{.hash = {.hi = hi, .lo = lo}};
-}
-
-radix::BlobKey KeyOf(const v1::BlobKey& key) {
-  return radix::BlobKey{.hash = {.hi = key.hi(), .lo = key.lo()}};
-}
-
-const absl::Time kNow = absl::FromUnixSeconds(1893456000);
 
 TEST(TimeConvertTest, ExpiresInMsIsWholeMillisecondsNeverNegative) {
   EXPECT_EQ(ExpiresInMs(kNow + absl::Microseconds(1500900), kNow), 1500u);
@@ -61,7 +55,7 @@ TEST(BeginPutToProtoTest, NewPutCarriesIdExpiryAndDataPlane) {
   v1::BeginPutResponse out;
   BeginPutToProto(reply, kNow, "127.0.0.1:7401", &out);
   EXPECT_FALSE(out.exists());
-  EXPECT_EQ(KeyOf(out.key()), Key(7, 8));
+  EXPECT_EQ(proto::BlobKeyOf(out.key()), Key(7, 8));
   EXPECT_EQ(out.put_id(), 42u);
   EXPECT_EQ(out.expires_in_ms(), 60000u);
   EXPECT_EQ(out.data_plane().ucx_address(), "127.0.0.1:7401");
@@ -72,7 +66,7 @@ TEST(BeginPutToProtoTest, ExistingKeyCarriesOnlyTheKey) {
   v1::BeginPutResponse out;
   BeginPutToProto(reply, kNow, "127.0.0.1:7401", &out);
   EXPECT_TRUE(out.exists());
-  EXPECT_EQ(KeyOf(out.key()), Key(7, 8));
+  EXPECT_EQ(proto::BlobKeyOf(out.key()), Key(7, 8));
   EXPECT_EQ(out.put_id(), 0u);
   EXPECT_EQ(out.expires_in_ms(), 0u);
   EXPECT_FALSE(out.has_data_plane());
@@ -81,7 +75,7 @@ TEST(BeginPutToProtoTest, ExistingKeyCarriesOnlyTheKey) {
 TEST(CommitAndDeleteToProtoTest, CopyFields) {
   v1::CommitPutResponse commit;
   CommitPutToProto(core::CommitPutReply{.key = Key(5, 6), .indexed_pages = 3}, &commit);
-  EXPECT_EQ(KeyOf(commit.key()), Key(5, 6));
+  EXPECT_EQ(proto::BlobKeyOf(commit.key()), Key(5, 6));
   EXPECT_EQ(commit.indexed_pages(), 3u);
   v1::DeleteResponse del;
   DeleteToProto(core::DeleteReply{.pages_removed = 12, .blobs_unlinked = 2}, &del);
@@ -116,7 +110,7 @@ TEST(ReadToProtoTest, OneGrantPerRangeWithChunkSizeAndChecksums) {
   EXPECT_EQ(out.data_plane().ucx_address(), "10.0.0.1:7401");
   ASSERT_EQ(out.grants_size(), 2);
   const v1::ReadGrant& g = out.grants(0);
-  EXPECT_EQ(KeyOf(g.blob()), Key(1, 2));
+  EXPECT_EQ(proto::BlobKeyOf(g.blob()), Key(1, 2));
   EXPECT_EQ(g.chunk_bytes(), chunk);
   ASSERT_EQ(g.layer_ranges_size(), 2);
   EXPECT_EQ(g.layer_ranges(1).offset(), 9 * chunk);
@@ -125,7 +119,7 @@ TEST(ReadToProtoTest, OneGrantPerRangeWithChunkSizeAndChecksums) {
             (std::vector<uint64_t>{11, 12, 13, 14}));
   EXPECT_EQ(g.blob_bytes(), 16 * chunk);
   EXPECT_EQ(g.arena_offset(), 1u << 20);
-  EXPECT_EQ(KeyOf(out.grants(1).blob()), Key(3, 4));
+  EXPECT_EQ(proto::BlobKeyOf(out.grants(1).blob()), Key(3, 4));
   EXPECT_EQ(out.grants(1).chunk_checksums_size(), 1);
 }
 
@@ -158,14 +152,14 @@ TEST(BlobInfoToProtoTest, CopiesEveryField) {
   const core::BlobInfo info = SampleInfo();
   v1::BlobInfo out;
   BlobInfoToProto(info, &out);
-  EXPECT_EQ(KeyOf(out.key()), info.key);
+  EXPECT_EQ(proto::BlobKeyOf(out.key()), info.key);
   ASSERT_OK_AND_ASSIGN(radix::Namespace ns, proto::NamespaceFromProto(out.ns(), "ns"));
   EXPECT_EQ(ns.tenant(), "acme");
   EXPECT_EQ(ns.model(), "org/model-7b");
   EXPECT_EQ(ns.layout(), SmallLayout());
   EXPECT_EQ(proto::PrefixHashFromProto(out.namespace_hash()), info.namespace_hash);
   ASSERT_TRUE(out.has_parent());
-  EXPECT_EQ(KeyOf(out.parent().key()), Key(0x11, 0x22));
+  EXPECT_EQ(proto::BlobKeyOf(out.parent().key()), Key(0x11, 0x22));
   EXPECT_EQ(out.parent().pages(), 3u);
   EXPECT_EQ(proto::PrefixHashFromProto(out.start_hash()), info.start_hash);
   EXPECT_EQ(out.first_page(), 3u);
@@ -208,8 +202,8 @@ TEST(ListToProtoTest, KeepsOrderAndToken) {
   v1::ListResponse out;
   ListToProto(reply, &out);
   ASSERT_EQ(out.blobs_size(), 2);
-  EXPECT_EQ(KeyOf(out.blobs(0).key()), Key(0xAB, 0xCD));
-  EXPECT_EQ(KeyOf(out.blobs(1).key()), Key(0xAC, 0));
+  EXPECT_EQ(proto::BlobKeyOf(out.blobs(0).key()), Key(0xAB, 0xCD));
+  EXPECT_EQ(proto::BlobKeyOf(out.blobs(1).key()), Key(0xAC, 0));
   EXPECT_EQ(out.next_page_token(), "v1:abc");
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include "strata/base/absl_view.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
@@ -16,17 +17,15 @@
 namespace strata::store::rpc {
 namespace {
 
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 absl::Status RangeError(int index, std::string_view field, std::string_view what) {
   return absl::InvalidArgumentError(
-      absl::StrCat("ranges[", index, "].", Sv(field), ": ", Sv(what)));
+      absl::StrCat("ranges[", index, "].", base::AbslView(field), ": ", base::AbslView(what)));
 }
 
 }  // namespace
 
 absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field) {
-  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(Sv(field), ": missing"));
+  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ": missing"));
   return id;
 }
 

@@ -16,7 +16,7 @@
 #include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/report_convert.h"
-#include "strata/proto/status_convert.h"
+#include "strata/store/rpc/call_status.h"
 #include "strata/store/rpc/reply_convert.h"
 #include "strata/store/rpc/request_convert.h"
 
@@ -26,19 +26,6 @@
 
 namespace strata::store::rpc {
 namespace {
-
-// The answer to a call: logs failures at verbosity 1 (they are the caller's business,
-// except INTERNAL, which is ours) and maps the status.
-grpc::Status Answer(const char* method, const absl::Status& status) {
-  if (!status.ok()) {
-    if (absl::IsInternal(status)) {
-      LOG(ERROR) << "Store." << method << ": " << status;
-    } else {
-      VLOG(1) << "Store." << method << ": " << status;
-    }
-  }
-  return proto::ToGrpcStatus(status);
-}
 
 const core::Clock* ClockOf(const core::NodeEngine& engine) {
   return engine.options().clock != nullptr ? engine.options().clock : core::RealClock::Default();
@@ -145,23 +132,23 @@ StoreService::StoreService(core::NodeEngine* engine, ServiceOptions options)
 grpc::Status StoreService::Match(grpc::ServerContext*, const v1::MatchRequest* request,
                                  v1::MatchResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("Match", DoMatch(*engine_, *request, response));
+  return CallStatus("Store", "Match", DoMatch(*engine_, *request, response));
 }
 
 grpc::Status StoreService::BeginPut(grpc::ServerContext*, const v1::BeginPutRequest* request,
                                     v1::BeginPutResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("BeginPut",
-                DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
+  return CallStatus("Store", "BeginPut",
+                    DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRequest* request,
                                      v1::CommitPutResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
-  if (!put_id.ok()) return Answer("CommitPut", put_id.status());
+  if (!put_id.ok()) return CallStatus("Store", "CommitPut", put_id.status());
   absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id);
-  if (!reply.ok()) return Answer("CommitPut", reply.status());
+  if (!reply.ok()) return CallStatus("Store", "CommitPut", reply.status());
   CommitPutToProto(*reply, response);
   return grpc::Status::OK;
 }
@@ -170,24 +157,25 @@ grpc::Status StoreService::AbortPut(grpc::ServerContext*, const v1::AbortPutRequ
                                     v1::AbortPutResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
-  if (!put_id.ok()) return Answer("AbortPut", put_id.status());
-  return Answer("AbortPut", engine_->AbortPut(*put_id));
+  if (!put_id.ok()) return CallStatus("Store", "AbortPut", put_id.status());
+  return CallStatus("Store", "AbortPut", engine_->AbortPut(*put_id));
 }
 
 grpc::Status StoreService::Read(grpc::ServerContext*, const v1::ReadRequest* request,
                                 v1::ReadResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("Read", DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
+  return CallStatus("Store", "Read",
+                    DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLeaseRequest* request,
                                       v1::RenewLeaseResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
-  if (!lease_id.ok()) return Answer("RenewLease", lease_id.status());
+  if (!lease_id.ok()) return CallStatus("Store", "RenewLease", lease_id.status());
   absl::StatusOr<absl::Time> expiry =
       engine_->RenewLease(*lease_id, TtlFromProto(request->ttl_ms()));
-  if (!expiry.ok()) return Answer("RenewLease", expiry.status());
+  if (!expiry.ok()) return CallStatus("Store", "RenewLease", expiry.status());
   response->set_expires_in_ms(ExpiresInMs(*expiry, clock_->Now()));
   return grpc::Status::OK;
 }
@@ -196,17 +184,17 @@ grpc::Status StoreService::Release(grpc::ServerContext*, const v1::ReleaseReques
                                    v1::ReleaseResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
-  if (!lease_id.ok()) return Answer("Release", lease_id.status());
-  return Answer("Release", engine_->Release(*lease_id));
+  if (!lease_id.ok()) return CallStatus("Store", "Release", lease_id.status());
+  return CallStatus("Store", "Release", engine_->Release(*lease_id));
 }
 
 grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest* request,
                                   v1::DeleteResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
-  if (!key.ok()) return Answer("Delete", key.status());
+  if (!key.ok()) return CallStatus("Store", "Delete", key.status());
   absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key);
-  if (!reply.ok()) return Answer("Delete", reply.status());
+  if (!reply.ok()) return CallStatus("Store", "Delete", reply.status());
   DeleteToProto(*reply, response);
   return grpc::Status::OK;
 }
@@ -215,25 +203,25 @@ grpc::Status StoreService::Pin(grpc::ServerContext*, const v1::PinRequest* reque
                                v1::PinResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
-  if (!key.ok()) return Answer("Pin", key.status());
-  return Answer("Pin", engine_->Pin(*key));
+  if (!key.ok()) return CallStatus("Store", "Pin", key.status());
+  return CallStatus("Store", "Pin", engine_->Pin(*key));
 }
 
 grpc::Status StoreService::Unpin(grpc::ServerContext*, const v1::UnpinRequest* request,
                                  v1::UnpinResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
-  if (!key.ok()) return Answer("Unpin", key.status());
-  return Answer("Unpin", engine_->Unpin(*key));
+  if (!key.ok()) return CallStatus("Store", "Unpin", key.status());
+  return CallStatus("Store", "Unpin", engine_->Unpin(*key));
 }
 
 grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* request,
                                 v1::StatResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
-  if (!key.ok()) return Answer("Stat", key.status());
+  if (!key.ok()) return CallStatus("Store", "Stat", key.status());
   absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens());
-  if (!info.ok()) return Answer("Stat", info.status());
+  if (!info.ok()) return CallStatus("Store", "Stat", info.status());
   BlobInfoToProto(*info, response->mutable_blob());
   return grpc::Status::OK;
 }
@@ -242,9 +230,9 @@ grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* req
                                 v1::ListResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
   absl::StatusOr<core::ListRequest> list = ListRequestFromProto(*request);
-  if (!list.ok()) return Answer("List", list.status());
+  if (!list.ok()) return CallStatus("Store", "List", list.status());
   absl::StatusOr<core::ListReply> reply = engine_->List(*list);
-  if (!reply.ok()) return Answer("List", reply.status());
+  if (!reply.ok()) return CallStatus("Store", "List", reply.status());
   ListToProto(*reply, response);
   return grpc::Status::OK;
 }
@@ -262,23 +250,23 @@ grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*
 grpc::Status StoreService::Prefetch(grpc::ServerContext*, const v1::PrefetchRequest* request,
                                     v1::PrefetchResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("Prefetch", DoPrefetch(*engine_, *request, response));
+  return CallStatus("Store", "Prefetch", DoPrefetch(*engine_, *request, response));
 }
 
 grpc::Status StoreService::RequestRebuild(grpc::ServerContext*,
                                           const v1::RequestRebuildRequest* request,
                                           v1::RequestRebuildResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("RequestRebuild", DoRequestRebuild(*engine_, *request, response));
+  return CallStatus("Store", "RequestRebuild", DoRequestRebuild(*engine_, *request, response));
 }
 
 grpc::Status StoreService::PullRebuildTasks(grpc::ServerContext* context,
                                             const v1::PullRebuildTasksRequest* request,
                                             v1::PullRebuildTasksResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  return Answer("PullRebuildTasks",
-                DoPullRebuildTasks(*engine_, *clock_, absl::FromChrono(context->deadline()),
-                                   *request, response));
+  return CallStatus("Store", "PullRebuildTasks",
+                    DoPullRebuildTasks(*engine_, *clock_, absl::FromChrono(context->deadline()),
+                                       *request, response));
 }
 
 }  // namespace strata::store::rpc

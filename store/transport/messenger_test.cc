@@ -25,6 +25,7 @@ using testing::Bytes;
 using testing::Completion;
 using testing::Pattern;
 using testing::Text;
+using testing::TransportName;
 
 constexpr size_t kGuard = 64;  // bytes around each destination that must stay untouched
 constexpr uint8_t kGuardByte = 0xEE;
@@ -428,14 +429,6 @@ TEST_P(MessengerTest, RegisteredRegionsCarryPayloadsAndBoundThem) {
   client_->Send(to_server_, 11, {}, elsewhere, {.region = source_region.get()}, outside.Callback());
   ASSERT_TRUE(outside.Wait());
   EXPECT_CODE(outside.status(), absl::StatusCode::kInvalidArgument);
-}
-
-std::string TransportName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& c : name) {
-    if (c == ',') c = '_';
-  }
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, MessengerTest, ::testing::Values("tcp", "shm,cma,tcp"),

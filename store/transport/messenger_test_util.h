@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "gtest/gtest.h"
 
 #include "strata/store/transport/messenger.h"
 
@@ -73,6 +74,15 @@ inline absl::Span<const uint8_t> Bytes(const std::string& s) {
 
 inline std::string Text(absl::Span<const uint8_t> bytes) {
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+// A parameterized test's name for its UCX transport list: "shm,cma,tcp" -> "shm_cma_tcp".
+inline std::string TransportName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (c == ',') c = '_';
+  }
+  return name;
 }
 
 }  // namespace strata::store::transport::testing

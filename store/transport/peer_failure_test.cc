@@ -21,6 +21,7 @@ namespace {
 
 using testing::Completion;
 using testing::Pattern;
+using testing::TransportName;
 
 constexpr uint16_t kPut = 1;
 // Peer failure must be noticed well within this (TCP reset, not a keepalive timeout).
@@ -197,14 +198,6 @@ TEST_P(PeerFailureTest, KeptPayloadAcceptedAfterShutdownIsCancelled) {
   EXPECT_CODE(received.status(), absl::StatusCode::kCancelled);
   ASSERT_TRUE(sent.Wait(kPromptly));
   EXPECT_FALSE(sent.status().ok());
-}
-
-std::string TransportName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& c : name) {
-    if (c == ',') c = '_';
-  }
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, PeerFailureTest, ::testing::Values("tcp", "shm,cma,tcp"),

@@ -31,7 +31,8 @@
 #include "strata/testing/process.h"
 #include "strata/testing/temp_dir.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::cli_test {
 
 using strata::testing::ChildProcess;
 using strata::testing::NodeProcess;
@@ -856,4 +857,4 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::cli_test

@@ -16,7 +16,8 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::client_concurrency_test {
 
 using strata::testing::NodeProcess;
 
@@ -148,4 +149,4 @@ INSTANTIATE_TEST_SUITE_P(Transports, ClientConcurrencyTest,
                          });
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::client_concurrency_test

@@ -18,7 +18,8 @@
 #include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::client_data_loss_test {
 
 using strata::testing::ContextWithDeadline;
 using strata::testing::ScopedTempDir;
@@ -126,4 +127,4 @@ TEST_F(ClientDataLossTest, CorruptChunkIsDataLossAndCleanChunksStillRead) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::client_data_loss_test

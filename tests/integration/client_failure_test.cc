@@ -16,7 +16,8 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::client_failure_test {
 
 using strata::testing::NodeProcess;
 
@@ -114,4 +115,4 @@ TEST(ClientFailureTest, DeadlineMidReadReturnsAndLeavesTheBufferAlone) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::client_failure_test

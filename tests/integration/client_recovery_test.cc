@@ -43,7 +43,8 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/testing/child_process.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::client_recovery_test {
 
 using strata::testing::ChildProcess;
 using strata::testing::ChildProcessOptions;
@@ -534,15 +535,15 @@ INSTANTIATE_TEST_SUITE_P(TransportsAndSignals, ClientReconnectTest,
                          });
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::client_recovery_test
 
 // The test binary, or (arguments --recovery_child GRPC TLS TENANT PAGES SEED) the child
 // reader. strata_add_test links gtest_main, whose main() this one replaces (a static
 // archive member is only linked when main is undefined).
 int main(int argc, char** argv) {
-  using strata::integration::kChildFlag;
+  using strata::integration::client_recovery_test::kChildFlag;
   if (argc >= 2 && std::strcmp(argv[1], kChildFlag) == 0) {
-    strata::integration::ChildRead job;
+    strata::integration::client_recovery_test::ChildRead job;
     if (argc != 7 || !absl::SimpleAtoi(argv[5], &job.pages) ||
         !absl::SimpleAtoi(argv[6], &job.seed)) {
       std::fprintf(stderr, "usage: %s %s GRPC TLS TENANT PAGES SEED\n", argv[0], kChildFlag);
@@ -551,7 +552,7 @@ int main(int argc, char** argv) {
     job.grpc_address = argv[2];
     job.ucx_tls = argv[3];
     job.tenant = argv[4];
-    return strata::integration::RunChild(job);
+    return strata::integration::client_recovery_test::RunChild(job);
   }
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

@@ -14,7 +14,8 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/strata_c.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::client_roundtrip_test {
 
 using strata::testing::NodeProcess;
 
@@ -388,4 +389,4 @@ INSTANTIATE_TEST_SUITE_P(Transports, ClientRoundTripTest,
                          });
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::client_roundtrip_test

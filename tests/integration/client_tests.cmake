@@ -31,10 +31,7 @@ if(TARGET strata::client AND TARGET strata::testing_node AND TARGET strata::rebu
    AND TARGET strata-worker)
   strata_add_test(NAME integration_rebuild_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/rebuild_test.cc
                   LIBS strata_client_e2e_support strata::rebuild_worker absl::strings
-                  LABELS integration)
-  if(TARGET integration_rebuild_test)
-    target_compile_definitions(integration_rebuild_test
-      PRIVATE STRATA_WORKER_BINARY="$<TARGET_FILE:strata-worker>")
-    add_dependencies(integration_rebuild_test strata-worker)
-  endif()
+                  LABELS integration
+                  DEFINITIONS STRATA_WORKER_BINARY="$<TARGET_FILE:strata-worker>"
+                  DEPENDS strata-worker)
 endif()

@@ -20,7 +20,8 @@
 #include "strata/testing/node_process.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::data_plane_e2e_test {
 
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
@@ -197,4 +198,4 @@ TEST_F(DataPlaneEndToEndTest, SigtermDrainWaitsForAFetchInFlightThenStops) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::data_plane_e2e_test

@@ -28,7 +28,8 @@
 #include "strata/testing/file.h"
 #include "strata/testing/json.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::http_metrics_test {
 
 using strata::testing::NodeProcess;
 
@@ -354,4 +355,4 @@ TEST(HttpReadinessTest, EmptyHttpListenServesNothing) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::http_metrics_test

@@ -18,7 +18,8 @@
 #include "strata/testing/shared_node_test.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::node_bad_input_test {
 
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
@@ -355,4 +356,4 @@ TEST_F(NodeBadInputTest, RawCallsUnknownMethodAndUnparsablePayload) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::node_bad_input_test

@@ -23,7 +23,8 @@
 #include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::node_lifecycle_test {
 
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
@@ -292,4 +293,4 @@ TEST(NodeLifecycleTest, NoArgumentsRunsOnEmbeddedDefaults) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::node_lifecycle_test

@@ -22,7 +22,8 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/testing/temp_dir.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::node_restart_test {
 
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
@@ -287,4 +288,4 @@ TEST_F(NodeRestartTest, MetaOffStartsEmptyAndIsRefusedOverAnExistingStore) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::node_restart_test

@@ -17,7 +17,8 @@
 #include "strata/testing/shared_node_test.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::node_rpc_test {
 
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
@@ -326,4 +327,4 @@ TEST(NodeDrainTest, DrainWaitIsBoundedByTheCallersDeadline) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::node_rpc_test

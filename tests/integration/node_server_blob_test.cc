@@ -26,7 +26,8 @@
 #include "strata/testing/temp_dir.h"
 #include "strata/testing/wire_requests.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::node_server_blob_test {
 
 using strata::testing::BeginPutFor;
 using strata::testing::Call;
@@ -423,4 +424,4 @@ TEST_F(NodeServerBlobTest, DrainWaitsForHeldLeases) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::node_server_blob_test

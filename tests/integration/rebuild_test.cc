@@ -23,7 +23,8 @@
 #include "strata/testing/process.h"
 #include "strata/testing/shared_node_test.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::rebuild_test {
 
 using strata::testing::Call;
 using strata::testing::ContextWithDeadline;
@@ -321,4 +322,4 @@ TEST_F(RebuildTest, BadInput) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::rebuild_test

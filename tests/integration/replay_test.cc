@@ -17,7 +17,8 @@
 #include "strata/testing/process.h"
 #include "strata/testing/temp_dir.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::replay_test {
 
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
@@ -105,4 +106,4 @@ TEST(ReplayTest, MooncakeHeadAgainstARealNode) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::replay_test

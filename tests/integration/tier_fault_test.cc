@@ -40,7 +40,8 @@
 #include "strata/testing/temp_dir.h"
 #include "strata/testing/tmpfs.h"
 
-namespace strata::integration {
+// This file's own namespace: the folder's tests share unity batches.
+namespace strata::integration::tier_fault_test {
 
 using strata::testing::NodeProcess;
 using strata::testing::NodeProcessOptions;
@@ -500,4 +501,4 @@ TEST(CorruptSsdExtentTest, ReadIsDataLossBlobBecomesTextOthersAreServed) {
 }
 
 }  // namespace
-}  // namespace strata::integration
+}  // namespace strata::integration::tier_fault_test

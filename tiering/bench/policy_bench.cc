@@ -1,6 +1,6 @@
 // BM_PolicyEvents/<policy>: the cost of one eviction-policy event (OnAccess, OnInsert,
 // OnErase, and the CollectVictims walk that precedes each eviction) as the node engine
-// drives it: a tier of kCapacity blobs under a prefix-cache workload of chat sessions.
+// drives it: a tier of kPolicyCapacity blobs under a prefix-cache workload of chat sessions.
 //
 // A request picks a session (a few are hot), reads the cached prefix of its chain (OnAccess,
 // root first), inserts the rest of the chain and one or two new blobs (OnInsert, root
@@ -22,7 +22,7 @@
 namespace strata::tiering {
 namespace {
 
-constexpr uint64_t kCapacity = 20000;  // blobs of the tier
+constexpr uint64_t kPolicyCapacity = 20000;  // blobs of the tier
 constexpr uint64_t kBlobBytes = 1 << 20;
 constexpr int kSessions = 2000;
 constexpr int kPrompts = 16;
@@ -59,7 +59,7 @@ class PolicyWorkload {
       ++hit;
     }
     for (size_t i = hit; i < chain.size(); ++i) {
-      while (policy_->size() >= kCapacity && EvictOne(chain)) {
+      while (policy_->size() >= kPolicyCapacity && EvictOne(chain)) {
       }
       Insert(chain[i], i == 0 ? 0 : chain[i - 1], i, static_cast<uint64_t>(s) + 1);
     }

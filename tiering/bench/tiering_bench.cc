@@ -24,15 +24,16 @@
 
 #include "benchmark/benchmark.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/extent_allocator.h"
 
 namespace strata::tiering {
 namespace {
 
-constexpr uint64_t kKiB = uint64_t{1} << 10;
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr uint64_t kGiB = uint64_t{1} << 30;
+using ::strata::base::kGiB;
+using ::strata::base::kKiB;
+using ::strata::base::kMiB;
 constexpr uint64_t kGranule = 64 * kKiB;
 constexpr uint64_t kCapacity = 256 * kGiB;  // virtual: the allocators need no memory behind it
 

@@ -14,11 +14,12 @@
 #include "strata/testing/tmpfs.h"
 #include "strata/tiering/io/ssd_tier.h"
 #include "strata/tiering/io/uring_block_file.h"
+#include "tiering/io/block_test_util.h"
 
 namespace strata::tiering::io {
 namespace {
 
-constexpr uint64_t kMiB = 1024 * 1024;
+using namespace ::strata::tiering::io::block_test;  // NOLINT(build/namespaces)
 
 class FullDiskTest : public ::testing::Test {
  protected:

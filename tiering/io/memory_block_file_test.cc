@@ -12,22 +12,12 @@
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
+#include "tiering/io/block_test_util.h"
 
 namespace strata::tiering::io {
 namespace {
 
-constexpr uint64_t kBlock = 4096;
-
-struct FreeDeleter {
-  void operator()(std::byte* p) const { std::free(p); }
-};
-using AlignedBytes = std::unique_ptr<std::byte, FreeDeleter>;
-
-AlignedBytes Aligned(uint64_t bytes, uint8_t fill = 0) {
-  AlignedBytes buffer(static_cast<std::byte*>(std::aligned_alloc(kBlock, bytes)));
-  std::memset(buffer.get(), fill, bytes);
-  return buffer;
-}
+using namespace ::strata::tiering::io::block_test;  // NOLINT(build/namespaces)
 
 std::unique_ptr<MemoryBlockFile> MustCreate(uint64_t size, bool async = false) {
   MemoryBlockFileOptions options;

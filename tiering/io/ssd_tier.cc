@@ -12,7 +12,8 @@
 #include "strata/tiering/io/uring_block_file.h"
 
 namespace strata::tiering::io {
-namespace {
+// Not in the anonymous namespace: SsdTier's plans hold bounce buffers.
+namespace ssd_tier_internal {
 
 struct FreeDeleter {
   void operator()(std::byte* bytes) const { std::free(bytes); }
@@ -23,6 +24,13 @@ using AlignedBytes = std::unique_ptr<std::byte, FreeDeleter>;
 AlignedBytes AllocateAligned(uint64_t alignment, uint64_t bytes) {
   return AlignedBytes(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes)));
 }
+
+}  // namespace ssd_tier_internal
+
+using ssd_tier_internal::AlignedBytes;
+using ssd_tier_internal::AllocateAligned;
+
+namespace {
 
 absl::Status NoBounceMemory(uint64_t bytes) {
   return absl::ResourceExhaustedError(

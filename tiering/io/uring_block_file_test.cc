@@ -22,29 +22,12 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/io/ssd_tier.h"
+#include "tiering/io/block_test_util.h"
 
 namespace strata::tiering::io {
 namespace {
 
-constexpr uint64_t kBlock = 4096;
-constexpr uint64_t kKiB = 1024;
-constexpr uint64_t kMiB = 1024 * kKiB;
-
-struct FreeDeleter {
-  void operator()(std::byte* p) const { std::free(p); }
-};
-using AlignedBytes = std::unique_ptr<std::byte, FreeDeleter>;
-
-AlignedBytes Aligned(uint64_t bytes) {
-  AlignedBytes buffer(static_cast<std::byte*>(std::aligned_alloc(kBlock, bytes)));
-  std::memset(buffer.get(), 0, bytes);
-  return buffer;
-}
-
-void Fill(absl::Span<std::byte> bytes, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (std::byte& b : bytes) b = static_cast<std::byte>(rng());
-}
+using namespace ::strata::tiering::io::block_test;  // NOLINT(build/namespaces)
 
 class UringBlockFileTest : public ::testing::Test {
  protected:

@@ -45,7 +45,7 @@ class BruteForceLru {
   absl::flat_hash_map<uint64_t, std::list<Entry>::iterator> where_;
 };
 
-uint64_t Mix(uint64_t x) {  // splitmix64's finalizer: a well-mixed key per id
+uint64_t Finalize(uint64_t x) {  // splitmix64's finalizer: a well-mixed key per id
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -93,7 +93,7 @@ TEST(ExactMrcTest, ARepeatedKeyHitsAtItsOwnSizeAndSizesFollowTheLatestAccess) {
 
 TEST(ExactMrcTest, CurveSortsAndDeduplicatesCapacitiesAndHasADefaultGrid) {
   ExactMrc exact;
-  for (int i = 0; i < 10; ++i) exact.Access(Mix(i % 3), 800);  // reuse distance 2400
+  for (int i = 0; i < 10; ++i) exact.Access(Finalize(i % 3), 800);  // reuse distance 2400
   const std::vector<uint64_t> caps = {10000, 800, 10000, 1600};
   const MissRatioCurve curve = exact.Curve(caps);
   ASSERT_EQ(curve.points.size(), 3u);
@@ -122,14 +122,14 @@ TEST(ExactMrcTest, MatchesABruteForceLruOnRandomStreams) {
     for (uint64_t& k : stream) k = rng() % (1 + rng() % keys);
 
     ExactMrc exact;
-    for (uint64_t k : stream) exact.Access(Mix(k), sizes[k]);
+    for (uint64_t k : stream) exact.Access(Finalize(k), sizes[k]);
     const std::vector<uint64_t> caps = {1000, 1500, 3000, 7777, 20000, 60000, 1000000};
     const MissRatioCurve curve = exact.Curve(caps);
     ASSERT_EQ(curve.points.size(), caps.size());
     for (size_t i = 0; i < caps.size(); ++i) {
       BruteForceLru lru(caps[i]);
       uint64_t hits = 0;
-      for (uint64_t k : stream) hits += lru.Access(Mix(k), sizes[k]);
+      for (uint64_t k : stream) hits += lru.Access(Finalize(k), sizes[k]);
       EXPECT_DOUBLE_EQ(curve.points[i].hit_ratio,
                        static_cast<double>(hits) / static_cast<double>(stream.size()))
           << "seed " << seed << " capacity " << caps[i];
@@ -145,7 +145,7 @@ TEST(ExactMrcTest, HandlesManyDistinctKeys) {
   // 300k accesses over 100k keys, a cyclic scan: every reuse distance is the whole set.
   ExactMrc exact;
   constexpr uint64_t kKeys = 100000;
-  for (uint64_t i = 0; i < 3 * kKeys; ++i) exact.Access(Mix(i % kKeys), 4);
+  for (uint64_t i = 0; i < 3 * kKeys; ++i) exact.Access(Finalize(i % kKeys), 4);
   const std::vector<uint64_t> caps = {4 * kKeys - 1, 4 * kKeys};
   const MissRatioCurve curve = exact.Curve(caps);
   EXPECT_EQ(curve.points[0].hit_ratio, 0.0);

@@ -17,6 +17,8 @@
 // A value is rounded before its unit is chosen (1048575 B is "1 MiB", not "1024 KiB").
 // Negative values get a '-'; a non-finite one is "nan" / "inf" / "-inf".
 //
+// kKiB, kMiB, kGiB: the binary units as constants, for code and tests that size things.
+//
 // Pure functions; thread-safe.
 #pragma once
 
@@ -27,6 +29,10 @@
 #include "absl/status/statusor.h"
 
 namespace strata::base {
+
+inline constexpr uint64_t kKiB = uint64_t{1} << 10;
+inline constexpr uint64_t kMiB = uint64_t{1} << 20;
+inline constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 absl::StatusOr<uint64_t> ParseBytes(std::string_view text);
 

@@ -26,6 +26,10 @@ void ToProto(const radix::BlobKey& key, v1::BlobKey* out);
 // Never fails.
 radix::PrefixHash PrefixHashFromProto(const v1::PrefixHash& hash);
 
+// The key as it is, zero included (for a key the caller has no reason to check: a node's
+// answer to the client, a test's expectation). Never fails.
+radix::BlobKey BlobKeyOf(const v1::BlobKey& key);
+
 // The key, or INVALID_ARGUMENT "<field>: missing (...)" when it is zero
 // (unset).
 absl::StatusOr<radix::BlobKey> BlobKeyFromProto(const v1::BlobKey& key, std::string_view field);
