@@ -23,19 +23,25 @@ endif()
 # thread-safety analysis, -Werror) but no code is generated and nothing is linked: objects,
 # libraries and programs are empty stamp files. For a configuration whose only check is the
 # compiler's analysis (deploy/test.sh's tsa); code generation and linking would be half of
-# its time and check nothing more. Generated sources (protoc) are still generated.
+# its time and check nothing more. Generated sources (protoc) are still generated, and so
+# are precompiled headers (cmake/analysis_compile.sh compiles a file for real only when it
+# is one): every library loads cmake/analysis_pch.h (the standard library, Abseil, glog;
+# with gRPC and the generated code, cmake/analysis_grpc_pch.h, where strata_grpc_pch asks),
+# which halves the analysis. Programs (-fPIE, which a clang PCH must match) parse theirs.
+# What that gives up: a file that uses one of those outside headers without including it
+# is not caught here when the precompiled header has it.
 option(STRATA_ANALYSIS_ONLY "Compile for diagnostics only (-fsyntax-only), link nothing" OFF)
 if(STRATA_ANALYSIS_ONLY)
   if(STRATA_BUILD_TESTS OR STRATA_BUILD_BENCHMARKS)
     message(FATAL_ERROR "STRATA_ANALYSIS_ONLY builds no runnable program: "
                         "set STRATA_BUILD_TESTS=OFF and STRATA_BUILD_BENCHMARKS=OFF")
   endif()
-  # A precompiled header would be "compiled" for diagnostics only too, i.e. not written.
-  set(CMAKE_DISABLE_PRECOMPILE_HEADERS ON)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "STRATA_ANALYSIS_ONLY needs clang (its precompiled headers)")
+  endif()
   foreach(lang C CXX)
     set(CMAKE_${lang}_COMPILE_OBJECT
-        "<CMAKE_${lang}_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -fsyntax-only <SOURCE>"
-        "${CMAKE_COMMAND} -E touch <OBJECT>")
+        "${CMAKE_CURRENT_LIST_DIR}/analysis_compile.sh <OBJECT> <CMAKE_${lang}_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
     set(CMAKE_${lang}_LINK_EXECUTABLE "${CMAKE_COMMAND} -E touch <TARGET>")
     set(CMAKE_${lang}_CREATE_SHARED_LIBRARY "${CMAKE_COMMAND} -E touch <TARGET>")
     set(CMAKE_${lang}_CREATE_SHARED_MODULE "${CMAKE_COMMAND} -E touch <TARGET>")
@@ -43,6 +49,19 @@ if(STRATA_ANALYSIS_ONLY)
     set(CMAKE_${lang}_ARCHIVE_APPEND "${CMAKE_COMMAND} -E touch <TARGET>")
     set(CMAKE_${lang}_ARCHIVE_FINISH "")
   endforeach()
+  # One precompiled header serves every library, so every file has the same -pthread
+  # (a clang PCH must match it; it changes nothing else in an analysis).
+  target_compile_options(strata_compile_options INTERFACE -pthread)
+  foreach(pch strata_analysis_pch strata_analysis_grpc_pch)
+    add_library(${pch} OBJECT ${CMAKE_CURRENT_LIST_DIR}/test_pch_anchor.cc)
+    target_link_libraries(${pch} PRIVATE strata_compile_options absl::status absl::statusor
+                                         absl::strings absl::synchronization absl::time
+                                         absl::span absl::flat_hash_map glog::glog)
+  endforeach()
+  target_precompile_headers(strata_analysis_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/analysis_pch.h)
+  target_link_libraries(strata_analysis_grpc_pch PRIVATE strata::proto)
+  target_precompile_headers(strata_analysis_grpc_pch
+                            PRIVATE ${CMAKE_CURRENT_LIST_DIR}/analysis_grpc_pch.h)
 endif()
 
 # strata_target_defaults(target [kind]): warnings, -Werror, sanitizer and thread-safety
@@ -51,6 +70,10 @@ endif()
 set_property(GLOBAL PROPERTY STRATA_TARGETS "")
 function(strata_target_defaults target)
   target_link_libraries(${target} PRIVATE strata_compile_options)
+  get_target_property(type ${target} TYPE)
+  if(STRATA_ANALYSIS_ONLY AND type MATCHES "^(STATIC|SHARED|OBJECT)_LIBRARY$")
+    target_precompile_headers(${target} REUSE_FROM strata_analysis_pch)
+  endif()
   set(kind lib)
   if(ARGC GREATER 1)
     set(kind ${ARGV1})
@@ -67,7 +90,10 @@ endfunction()
 # the header costs more than parsing them twice (and loading it, ~3 s a translation unit
 # on the 2-core machine, is most of a parse).
 function(strata_grpc_pch target)
-  if(NOT STRATA_UNITY_BUILD)
+  if(STRATA_ANALYSIS_ONLY)
+    set_property(TARGET ${target} PROPERTY PRECOMPILE_HEADERS_REUSE_FROM strata_analysis_grpc_pch)
+    add_dependencies(${target} strata_analysis_grpc_pch)
+  elseif(NOT STRATA_UNITY_BUILD)
     target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/grpc_pch.h)
   endif()
 endfunction()
@@ -75,7 +101,7 @@ endfunction()
 # strata_json_pch(target): the same for libraries most of whose files build JSON with
 # nlohmann/json (cmake/json_pch.h).
 function(strata_json_pch target)
-  if(NOT STRATA_UNITY_BUILD)
+  if(NOT STRATA_UNITY_BUILD AND NOT STRATA_ANALYSIS_ONLY)
     target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/json_pch.h)
   endif()
 endfunction()

@@ -13,6 +13,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   cmake ninja-build pkg-config g++ clang-14 clang-format git
+  # the test command links with lld (deploy/test.sh: a third of GNU ld's time)
+  lld
   # libraries strata links (found by cmake/StrataDependencies.cmake)
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
