@@ -63,6 +63,8 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
   DeleteReply reply;
   STRATA_RETURN_IF_ERROR(
       keeper_.RemoveFromIndex(mu_, record, prefix, /*count_evictions=*/false, &reply));
+  // A TEXT parent kept over the TEXT budget only for this blob may go now.
+  mover_.TrimText(mu_);
   return reply;
 }
 
@@ -87,6 +89,8 @@ absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
   if (!record->pinned) return absl::OkStatus();
   keeper_.Unpin(mu_, record);
   journal_.Persist(*record);
+  // A TEXT blob the pin kept past the TEXT budget may go now (it may be this one).
+  mover_.TrimText(mu_);
   return absl::OkStatus();
 }
 

@@ -348,6 +348,49 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
               absl::StatusCode::kFailedPrecondition);
 }
 
+// No TEXT tier (SmallOptions): a dropped blob leaves the index, unless its pages are
+// pinned (here by a pending put's prefix); then it stays as TEXT, and must go as soon as
+// nothing keeps it, not linger until some later drop.
+class TextKeptByAPendingPutTest : public NodeEnginePutTest {
+ protected:
+  // Commits p, begins c continuing it, and drops p's bytes while c is pending: p is TEXT.
+  void SetUp() override {
+    NodeEnginePutTest::SetUp();
+    p_ = PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, 2, 40)).value();
+    begin_ = BeginBlob(*engine_, ns_, BlobParent{p_.key, 2}, c_).value();
+    ASSERT_OK_AND_ASSIGN(EvictReply evicted, engine_->Evict(Tier::kDram, 1 << 30));
+    EXPECT_EQ(evicted.blobs_dropped, 1u);
+    ASSERT_OK_AND_ASSIGN(BlobInfo kept, engine_->Stat(p_.key));
+    EXPECT_EQ(kept.tiers, std::vector<Tier>{Tier::kText});
+  }
+  void ExpectEmpty() {
+    EXPECT_CODE(engine_->Stat(p_.key), absl::StatusCode::kNotFound);
+    const NodeTiers tiers = engine_->Tiers();
+    EXPECT_EQ(tiers.engine.blobs, 0u);
+    EXPECT_EQ(tiers.index.pages, 0u);
+    EXPECT_EQ(tiers.text.blobs, 0u);
+  }
+
+  const BlobContent c_ = MakeBlob(ns_, 1, 41);
+  CommitPutReply p_;
+  BeginPutReply begin_;
+};
+
+TEST_F(TextKeptByAPendingPutTest, GoesWhenThePutIsAborted) {
+  // (An expired put and one that commits nothing end the same way.)
+  ASSERT_OK(engine_->AbortPut(begin_.put_id));
+  ExpectEmpty();
+}
+
+TEST_F(TextKeptByAPendingPutTest, StaysAsTheParentOfTheCommittedPutAndGoesWithIt) {
+  ASSERT_OK(SendBlob(*engine_, begin_.put_id, c_));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, engine_->CommitPut(begin_.put_id));
+  ASSERT_OK_AND_ASSIGN(BlobInfo parent, engine_->Stat(p_.key));
+  EXPECT_EQ(parent.tiers, std::vector<Tier>{Tier::kText});
+  ASSERT_OK(engine_->Delete(cc.key));
+  ExpectEmpty();
+}
+
 TEST_F(NodeEnginePutTest, EvictionNeverDropsAContinuedParentOrAPinnedPath) {
   // z caches pages [0, 4); a repeats them and adds [4, 6), so only a's last two pages
   // are a's own nodes; b branches off a at page 3, under z's node.

@@ -81,6 +81,12 @@ absl::StatusOr<PendingPut*> PutKeeper::Find(absl::Mutex& mu, uint64_t put_id, ab
 }
 
 void PutKeeper::Abort(absl::Mutex& mu, uint64_t put_id) {
+  Discard(mu, put_id);
+  // The prefix pin is gone: a TEXT blob it kept past the TEXT budget may go now.
+  deps_.mover->TrimText(mu);
+}
+
+void PutKeeper::Discard(absl::Mutex& mu, uint64_t put_id) {
   CheckLock(mu);
   BlobRecord* record = nullptr;
   {
@@ -118,6 +124,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::Commit(absl::Mutex& mu, uint64_t put_i
   if (*inserted == 0) {
     deps_.table->Unlink(record);
     deps_.keeper->Release(mu, record);
+    deps_.mover->TrimText(mu);  // as after an abort
     return reply;
   }
   record->pages_in_index = *inserted;
@@ -136,7 +143,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::Refill(absl::Mutex& mu, uint64_t put_i
   const radix::BlobKey key = record->key;
   if (text->has_bytes() || text->moving) {
     // Refilled by another put, or promoted, meanwhile: this one is redundant.
-    Abort(mu, put_id);
+    Discard(mu, put_id);
     return CommitPutReply{key, 0};
   }
   if (record->checksums != text->checksums) {
@@ -146,12 +153,12 @@ absl::StatusOr<CommitPutReply> PutKeeper::Refill(absl::Mutex& mu, uint64_t put_i
         "put ", put_id, " would rebuild blob ", key.ToHex(), " with other bytes than the original ",
         "(chunk ", i,
         " differs: another model, seed or layout?); put aborted, the blob stays TEXT"));
-    Abort(mu, put_id);
+    Discard(mu, put_id);
     return differ;
   }
   const tiering::Extent extent = *record->extent;
   record->extent.reset();  // the bytes move to the TEXT record
-  Abort(mu, put_id);
+  Discard(mu, put_id);
   deps_.ledger->AttachDram(text, extent);
   text->last_access = now;
   deps_.ledger->CountRebuild();

@@ -131,15 +131,17 @@ void TierMover::DropToText(absl::Mutex& mu, BlobRecord* record, EvictReply* repl
         record, record->end_page() - record->pages_in_index, &removed);
     reply->pages_evicted += removed.pages_removed;
     reply->blobs_unlinked += removed.blobs_unlinked;
-    if (status.ok()) return;
+    if (status.ok()) {
+      // Its parent may be a TEXT blob that only this one's pins or pending puts kept.
+      TrimText(mu, reply);
+      return;
+    }
     VLOG(1) << "dropping " << record->key.ToHex() << ": " << status;
   }
   // Durable state changed only if an SSD copy went (a DRAM-only blob is TEXT after a
   // restart anyway).
   if (had_ssd) deps_.journal->Persist(*record);
-  if (ledger.text().used_bytes > options_.text_bytes) {
-    EvictText(mu, ledger.text().used_bytes - options_.text_bytes, reply);
-  }
+  TrimText(mu, reply);
 }
 
 void TierMover::EvictText(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
@@ -179,6 +181,14 @@ void TierMover::EvictText(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
     }
     if (freed == freed_before) return;  // every candidate is held by the index
   }
+}
+
+void TierMover::TrimText(absl::Mutex& mu, EvictReply* reply) {
+  CheckLock(mu);
+  const uint64_t used = deps_.ledger->text().used_bytes;
+  if (used <= options_.text_bytes) return;
+  EvictReply ignored;
+  EvictText(mu, used - options_.text_bytes, reply != nullptr ? reply : &ignored);
 }
 
 // ------------------------------------------------------------------------- DRAM, SSD

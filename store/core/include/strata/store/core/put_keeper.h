@@ -90,7 +90,9 @@ class PutKeeper {
   // The pending put `put_id` at `now`; an expired one is aborted (NOT_FOUND either way).
   absl::StatusOr<PendingPut*> Find(absl::Mutex& mu, uint64_t put_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  // Drops put `put_id`: its record is unlinked and released. REQUIRES: pending.
+  // Drops put `put_id`: its record is unlinked and released, its prefix pin given back,
+  // and TEXT trimmed to its budget (TierMover::TrimText: a blob that pin kept may go now;
+  // any TEXT record may be erased). REQUIRES: pending.
   void Abort(absl::Mutex& mu, uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Commits put `put_id`, whose checksums were verified: a refill of the linked TEXT record
   // of its key if there is one, else into the index (indexed_pages 0: redundant, dropped).
@@ -99,6 +101,8 @@ class PutKeeper {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
  private:
+  // Abort without the TEXT trim: for Refill, which holds the TEXT record it fills.
+  void Discard(absl::Mutex& mu, uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::StatusOr<CommitPutReply> Refill(absl::Mutex& mu, uint64_t put_id, BlobRecord* text,
                                         absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void CheckLock(const absl::Mutex& mu) const;

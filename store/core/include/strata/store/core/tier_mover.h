@@ -147,6 +147,13 @@ class TierMover {
   // freed or nothing more may go.
   void EvictText(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Evicts TEXT down to its budget (text_bytes) if it is over it, counting in `reply` if
+  // given. A drop that found the blob's pages pinned (by a pending put's prefix, or by a
+  // Pin of a blob below it) left it as TEXT over the budget (with text_bytes = 0: in the
+  // index at all); whatever releases such a pin or removes what continued the blob calls
+  // this (the end of a put, Unpin, Delete, every drop), so that it goes then rather than
+  // at some later drop. Any TEXT record without holds may be erased.
+  void TrimText(absl::Mutex& mu, EvictReply* reply = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Drops every byte copy of a linked record: it becomes TEXT (or leaves the index when
   // there is no TEXT tier). Enforces the TEXT budget. REQUIRES: no child has bytes.
   void DropToText(absl::Mutex& mu, BlobRecord* record, EvictReply* reply)
