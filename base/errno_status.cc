@@ -33,6 +33,16 @@ absl::StatusCode ErrnoToStatusCode(int error_number) {
     case EINTR:
     case EBUSY:
     case ETIMEDOUT:
+    case ECONNREFUSED:
+    case ECONNRESET:
+    case ECONNABORTED:
+    case EPIPE:
+    case ENOTCONN:
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case ENETDOWN:
+    case EADDRINUSE:
+    case EADDRNOTAVAIL:
       return absl::StatusCode::kUnavailable;
     case ENOENT:
     case ENOTDIR:

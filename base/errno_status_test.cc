@@ -31,7 +31,10 @@ TEST(ErrnoStatusTest, CodesFollowStrataMeanings) {
       {EEXIST, StatusCode::kAlreadyExists},
       {EISDIR, StatusCode::kFailedPrecondition},
       {EIO, StatusCode::kDataLoss},
-      {EPIPE, StatusCode::kInternal},
+      {EPIPE, StatusCode::kUnavailable},
+      {ECONNRESET, StatusCode::kUnavailable},
+      {EADDRINUSE, StatusCode::kUnavailable},
+      {EXDEV, StatusCode::kInternal},
       {0, StatusCode::kInternal},
   };
   for (const auto& [error, code] : cases) {

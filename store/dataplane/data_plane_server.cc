@@ -37,6 +37,11 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
   messenger_options.name = self->options_.name;
   messenger_options.transports = self->options_.transports;
   messenger_options.busy_poll = self->options_.busy_poll;
+  messenger_options.max_peers = self->options_.max_connections;
+  messenger_options.handshake_timeout = self->options_.handshake_timeout;
+  messenger_options.transfer_timeout = self->options_.transfer_timeout;
+  // The node never keeps a payload undecided: nothing to park.
+  messenger_options.max_parked_bytes = 0;
   messenger_options.on_peer_connected = [self](PeerId, absl::Status) {
     self->counters_.peers_connected.fetch_add(1, std::memory_order_relaxed);
   };

@@ -101,6 +101,9 @@ absl::StatusOr<std::unique_ptr<TestClient>> TestClient::Connect(const std::strin
   transport::MessengerOptions messenger_options;
   messenger_options.name = "test-client";
   messenger_options.transports = self->options_.transports;
+  messenger_options.on_peer_failed = [self](PeerId, absl::Status status) {
+    self->OnPeerFailed(status);
+  };
   STRATA_ASSIGN_OR_RETURN(self->messenger_,
                           transport::Messenger::Create(std::move(messenger_options)));
   STRATA_RETURN_IF_ERROR(self->messenger_->RegisterHandler(
@@ -139,6 +142,22 @@ void TestClient::OnFetchData(absl::Span<const uint8_t> header, IncomingData data
     return;
   }
   call->OnData(*decoded, std::move(data));
+}
+
+void TestClient::OnPeerFailed(const absl::Status& status) {
+  absl::flat_hash_map<uint64_t, std::shared_ptr<FetchCall>> fetches;
+  absl::flat_hash_map<DoneKey, std::shared_ptr<DoneWaiter>> waiters;
+  {
+    absl::MutexLock lock(&mu_);
+    fetches.swap(fetches_);
+    waiters.swap(waiters_);
+  }
+  for (auto& [id, call] : fetches) call->OnDone(status);
+  for (auto& [key, waiter] : waiters) {
+    absl::MutexLock lock(&waiter->mu);
+    waiter->done = true;
+    waiter->status = status;
+  }
 }
 
 void TestClient::OnDone(wire::MessageType type, absl::Span<const uint8_t> header) {

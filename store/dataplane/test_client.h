@@ -127,6 +127,8 @@ class TestClient {
   using DoneKey = std::pair<uint8_t, uint64_t>;  // (reply type, request_id)
 
   explicit TestClient(TestClientOptions options) : options_(std::move(options)) {}
+  // The node's connection failed: every unfinished fetch and reply ends with `status`.
+  void OnPeerFailed(const absl::Status& status);
   void OnFetchData(absl::Span<const uint8_t> header, transport::IncomingData data)
       ABSL_LOCKS_EXCLUDED(mu_);
   void OnDone(transport::wire::MessageType type, absl::Span<const uint8_t> header)

@@ -71,11 +71,6 @@ void InitLogging(const char* argv0, const NodeConfig& config) {
 }
 
 int Run(int argc, char** argv) {
-  // A node restarted on its data-plane port must be able to listen while the connections of
-  // its predecessor sit in TIME_WAIT: UCX 1.13 sets SO_REUSEADDR on its listening socket only
-  // with TCP_CM_REUSEADDR (default off; it must be on in the old node too). An operator's
-  // own UCX_TCP_CM_REUSEADDR wins. Set before any thread exists.
-  setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
   const sigset_t signals = TerminationSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 

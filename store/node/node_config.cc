@@ -121,6 +121,21 @@ const std::vector<OptionRow>& Table() {
       {{"dataplane_listen", "address", "127.0.0.1:7401",
         "data plane (UCX) listen address, reported to clients in BeginPut/Read/Health"},
        [](auto k, auto v, NodeConfig* c) { return SetAddress(k, v, &c->dataplane_listen); }},
+      {{"dataplane_max_connections", "integer", "1024",
+        "data-plane client connections kept at once; more are closed when accepted"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1000000, &c->dataplane_max_connections);
+       }},
+      {{"dataplane_handshake_timeout", "duration", "10s",
+        "a data-plane connection must complete its handshake within this or is closed"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetDuration(k, v, &c->dataplane_handshake_timeout);
+       }},
+      {{"dataplane_transfer_timeout", "duration", "30s",
+        "a data-plane transfer (one payload) taking longer fails its client's connection"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetDuration(k, v, &c->dataplane_transfer_timeout);
+       }},
       {{"http_listen", "address or empty", "127.0.0.1:7402",
         "HTTP endpoint (/metrics, /v1/tiers, /healthz, /readyz); port 0 picks a free port; "
         "empty: off"},
@@ -305,6 +320,12 @@ absl::Status NodeConfig::Validate() const {
                                                    absl::FormatDuration(max_lease_ttl)));
   }
   if (put_ttl <= absl::ZeroDuration()) return absl::InvalidArgumentError("put_ttl: must be > 0");
+  if (dataplane_handshake_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("dataplane_handshake_timeout: must be > 0");
+  }
+  if (dataplane_transfer_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("dataplane_transfer_timeout: must be > 0");
+  }
   if (reap_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("reap_interval: must be > 0");
   }

@@ -38,13 +38,18 @@ struct IncomingData::Rep {
   std::thread::id progress_thread;
   PeerId peer = PeerId::kNone;
   size_t size = 0;
+  // Rendezvous: the bytes are still at the sender (UCX) or in the peer's TCP stream.
   bool rendezvous = false;
+  // Came on the peer's TCP stream (StreamConnection), not through UCX.
+  bool stream = false;
+  // A streamed payload's name on its connection (StreamConnection::Frame::sequence).
+  uint64_t stream_sequence = 0;
 
   mutable absl::Mutex mu;
   State state ABSL_GUARDED_BY(mu) = State::kUndecided;
   // True while the handler that received this payload runs.
   bool in_handler ABSL_GUARDED_BY(mu) = true;
-  // Eager: the transport's bytes (valid while in_handler). Rendezvous: UCX's descriptor.
+  // Eager: the transport's bytes (valid while in_handler). UCX rendezvous: UCX's descriptor.
   void* ucx_data ABSL_GUARDED_BY(mu) = nullptr;
   // Eager bytes copied when the handler kept the descriptor.
   std::vector<uint8_t> kept_bytes ABSL_GUARDED_BY(mu);

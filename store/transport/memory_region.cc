@@ -13,6 +13,7 @@ MemoryRegion::MemoryRegion(const uint8_t* data, size_t size, std::unique_ptr<Rep
     : data_(data), size_(size), rep_(std::move(rep)) {}
 
 MemoryRegion::~MemoryRegion() {
+  if (rep_->context == nullptr) return;  // a messenger without UCX registers nothing
   const ucs_status_t status = ucp_mem_unmap(rep_->context->get(), rep_->memh);
   LOG_IF(WARNING, status != UCS_OK) << ucx::UcsToStatus(status, "ucp_mem_unmap");
 }

@@ -7,13 +7,20 @@
 #include <cstring>
 #include <utility>
 
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 
 #include "store/transport/host_identity.h"
 #include "store/transport/ucx/ucs_status.h"
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::store::transport {
@@ -25,6 +32,22 @@ constexpr uint16_t kDefaultHandledIds = 64;
 constexpr int kProgressBurst = 64;
 // How long shutdown keeps progressing so that UCX can complete force-closed operations.
 constexpr absl::Duration kShutdownDrain = absl::Seconds(2);
+// Largest message header on a stream (UCX's AM header limit is a little above 8 KiB).
+constexpr size_t kStreamMaxHeader = 8 * 1024;
+// How often deadlines are checked.
+constexpr absl::Duration kDeadlineCheckInterval = absl::Milliseconds(100);
+
+// The UCX transports to use given the messenger's list (UCX_TLS syntax): never tcp (UCX's
+// TCP code must not face the network). Empty: no UCX at all.
+std::string UcxTransports(const std::string& list) {
+  if (list.empty()) return "shm,cma";
+  if (list[0] == '^') return absl::StrCat(list, ",tcp");  // "all but ...": tcp is excluded too
+  std::vector<std::string> kept;
+  for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    if (name != "tcp") kept.emplace_back(name);
+  }
+  return absl::StrJoin(kept, ",");
+}
 
 }  // namespace
 
@@ -47,13 +70,24 @@ MessengerImpl::MessengerImpl(MessengerOptions options, std::shared_ptr<CommandQu
 
 MessengerImpl::~MessengerImpl() { CHECK(!thread_.joinable()) << "Stop() was not called"; }
 
-absl::Status MessengerImpl::InitializeUcx() {
-  STRATA_ASSIGN_OR_RETURN(context_, ucx::UcpContext::Create({options_.transports, options_.name}));
-  STRATA_ASSIGN_OR_RETURN(worker_, ucx::UcpWorker::Create(context_));
-  max_header_size_ = worker_->max_am_header();
-  if (options_.same_host_shared_memory && context_->has_shared_memory_and_cma()) {
-    host_identity_ = LocalHostIdentity();
+absl::Status MessengerImpl::Initialize() {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) return base::ErrnoToStatus(errno, "epoll_create1");
+  STRATA_RETURN_IF_ERROR(EpollAdd(epoll_fd_, queue_->wake_fd(), EPOLLIN, kWakeTag));
+  max_header_size_ = kStreamMaxHeader;
+  std::string transports = options_.transports;
+  if (transports.empty()) {
+    if (const char* env = std::getenv("UCX_TLS"); env != nullptr) transports = env;
   }
+  const std::string ucx_transports = UcxTransports(transports);
+  if (options_.same_host_shared_memory && !ucx_transports.empty()) {
+    STRATA_RETURN_IF_ERROR(InitializeUcx(ucx_transports));
+  } else if (!ucx_transports.empty()) {
+    // Still validate the names the caller gave.
+    STRATA_RETURN_IF_ERROR(ucx::UcpContext::Create({ucx_transports, options_.name}).status());
+  }
+  frame_limits_.max_header_size = kStreamMaxHeader;
+  frame_limits_.max_payload_size = options_.max_payload_bytes;
   // Ids without a handler of ours: UCX 1.13 warns and then reads a missing callback on its
   // reply path (seen as a SEGV under ASan when a peer sent an id the receiver never
   // registered). Every id below kDefaultHandledIds gets a handler that drops the message, so
@@ -67,6 +101,23 @@ absl::Status MessengerImpl::InitializeUcx() {
   }
   return InstallHandler(kHandshakeId, [this](PeerId from, absl::Span<const uint8_t> header,
                                              IncomingData) { OnHandshakeMessage(from, header); });
+}
+
+absl::Status MessengerImpl::InitializeUcx(const std::string& transports) {
+  absl::StatusOr<std::shared_ptr<ucx::UcpContext>> context =
+      ucx::UcpContext::Create({transports, options_.name});
+  if (!context.ok()) return context.status();
+  if (!(*context)->has_shared_memory_and_cma()) {
+    LOG(INFO) << options_.name << ": UCX transports \"" << transports
+              << "\" offer no shared memory and CMA: every peer uses the TCP stream";
+    return absl::OkStatus();
+  }
+  context_ = *std::move(context);
+  STRATA_ASSIGN_OR_RETURN(worker_, ucx::UcpWorker::Create(context_));
+  max_header_size_ = std::min(kStreamMaxHeader, worker_->max_am_header());
+  STRATA_RETURN_IF_ERROR(EpollAdd(epoll_fd_, worker_->event_fd(), EPOLLIN, kWorkerTag));
+  host_identity_ = LocalHostIdentity();
+  return absl::OkStatus();
 }
 
 void MessengerImpl::Stop() {
@@ -83,12 +134,13 @@ void MessengerImpl::Stop() {
 
 void MessengerImpl::Run() {
   started_.WaitForNotification();
-  init_status_ = InitializeUcx();
+  init_status_ = Initialize();
   const bool initialized = init_status_.ok();
   ready_.Notify();
   if (!initialized) {
     worker_.reset();
     handlers_.clear();
+    if (epoll_fd_ >= 0) close(epoll_fd_);
     return;
   }
   const bool busy_poll = options_.busy_poll > absl::ZeroDuration();
@@ -98,6 +150,9 @@ void MessengerImpl::Run() {
     if (stop_requested_) break;
     busy |= ProgressWorker();
     busy |= HandleRecordedEvents();
+    busy |= ServiceQueuedStreams();
+    busy |= PollEvents(0);
+    CheckDeadlines();
     if (busy) {
       if (busy_poll) last_busy = absl::Now();
       continue;
@@ -115,25 +170,34 @@ bool MessengerImpl::RunCommands() {
 }
 
 bool MessengerImpl::ProgressWorker() {
+  if (worker_ == nullptr) return false;
   bool any = false;
   for (int i = 0; i < kProgressBurst && worker_->Progress() != 0; ++i) any = true;
   return any;
 }
 
 bool MessengerImpl::HandleRecordedEvents() {
-  const bool any = !connection_requests_.empty() || !handshakes_.empty() ||
-                   !failed_peers_.empty() || !closes_.empty() || !retired_handlers_.empty();
-  if (!connection_requests_.empty()) {
-    std::vector<ucp_conn_request_h> requests;
-    requests.swap(connection_requests_);
-    for (ucp_conn_request_h request : requests) AcceptConnection(request);
-  }
+  const bool any = !handshakes_.empty() || !failed_peers_.empty() || !closes_.empty() ||
+                   !retired_handlers_.empty();
   if (!handshakes_.empty()) {
     std::vector<Handshake> handshakes;
     handshakes.swap(handshakes_);
     for (const Handshake& handshake : handshakes) HandleHandshake(handshake);
   }
   if (!failed_peers_.empty()) FailPeers();
+  for (auto it = draining_.begin(); it != draining_.end();) {
+    Peer* peer = FindPeer(*it);
+    if (peer != nullptr && !peer->force_close && !peer->failed && peer->stream != nullptr &&
+        !peer->stream->idle()) {
+      ++it;
+      continue;
+    }
+    if (peer != nullptr) {
+      peer->draining = false;
+      closes_.push_back(*it);
+    }
+    it = draining_.erase(it);
+  }
   if (!closes_.empty()) CloseQueuedPeers();
   retired_handlers_.clear();
   const size_t closing_before = closing_.size();
@@ -162,23 +226,89 @@ void MessengerImpl::ReapClosedPeers() {
   }
 }
 
+bool MessengerImpl::PollEvents(int timeout_ms) {
+  epoll_event events[64];
+  const int count = epoll_wait(epoll_fd_, events, 64, timeout_ms);
+  if (count < 0) {
+    if (errno != EINTR) PLOG(FATAL) << "epoll_wait";
+    return false;
+  }
+  bool any = false;
+  for (int i = 0; i < count; ++i) {
+    const uint64_t tag = events[i].data.u64;
+    if (tag == kWakeTag || tag == kWorkerTag) continue;  // drained by the queue / progress
+    any = true;
+    if ((tag & kListenerTag) != 0) {
+      const size_t index = tag & ~kListenerTag;
+      if (index < listeners_.size()) AcceptStreams(listeners_[index]);
+      continue;
+    }
+    if (Peer* peer = FindPeer(static_cast<PeerId>(tag & ~kPeerTag)); peer != nullptr) {
+      ServiceStream(*peer, events[i].events);
+    }
+  }
+  return any;
+}
+
 void MessengerImpl::Sleep() {
   if (!queue_->PrepareToSleep()) return;
-  if (!worker_->Arm()) {
+  if (worker_ != nullptr && !worker_->Arm()) {
     queue_->WokeUp();
     return;
   }
-  pollfd fds[2] = {{worker_->event_fd(), POLLIN, 0}, {queue_->wake_fd(), POLLIN, 0}};
-  // A bounded sleep even when idle: a safety net should a transport miss a wakeup.
-  const int timeout_ms = operations_.empty() && closing_.empty() ? 1000 : 10;
-  if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR) PLOG(FATAL) << "poll";
+  // A bounded sleep even when idle: a safety net should a transport miss a wakeup, and the
+  // clock for deadlines while transfers are outstanding.
+  int timeout_ms = operations_.empty() && closing_.empty() ? 1000 : 10;
+  if (timeout_ms > 100) {
+    // Handshakes and drains have deadlines too.
+    for (const auto& [id, peer] : peers_) {
+      if (!peer->announced || peer->draining) {
+        timeout_ms = 100;
+        break;
+      }
+    }
+  }
+  PollEvents(timeout_ms);
   queue_->WokeUp();
+}
+
+void MessengerImpl::CheckDeadlines() {
+  const absl::Time now = absl::Now();
+  if (now < next_deadline_check_) return;
+  next_deadline_check_ = now + kDeadlineCheckInterval;
+  std::vector<std::pair<PeerId, absl::Status>> expired;
+  for (const auto& [id, peer] : peers_) {
+    if (peer->failed) continue;
+    if (!peer->announced && now - peer->started > options_.handshake_timeout) {
+      expired.emplace_back(id, absl::DeadlineExceededError(
+                                   absl::StrCat("the handshake did not complete within ",
+                                                absl::FormatDuration(options_.handshake_timeout))));
+      continue;
+    }
+    if (peer->stream != nullptr && now - peer->stream->busy_since() > options_.transfer_timeout) {
+      expired.emplace_back(id, absl::DeadlineExceededError(
+                                   absl::StrCat("a transfer did not finish within ",
+                                                absl::FormatDuration(options_.transfer_timeout))));
+    }
+  }
+  // Operations on shared-memory data endpoints (stream operations are covered above).
+  for (const auto& [raw, op] : operations_) {
+    if (op->unchecked && now - op->started > options_.transfer_timeout) {
+      expired.emplace_back(op->peer, absl::DeadlineExceededError(absl::StrCat(
+                                         "a transfer did not finish within ",
+                                         absl::FormatDuration(options_.transfer_timeout))));
+    }
+  }
+  for (auto& [id, why] : expired) {
+    if (Peer* peer = FindPeer(id); peer != nullptr) FailPeer(*peer, std::move(why));
+  }
 }
 
 void MessengerImpl::Shutdown() {
   shutting_down_ = true;
   // Work queued before the stop still runs (later pushes run cancelled on their thread).
   for (CommandQueue::Command& command : queue_->Close()) std::move(command)(false);
+  for (const StreamListener& listener : listeners_) close(listener.fd);
   listeners_.clear();
   std::vector<PeerId> ids;
   for (const auto& [id, peer] : peers_) ids.push_back(id);
@@ -190,6 +320,8 @@ void MessengerImpl::Shutdown() {
          absl::Now() < deadline) {
     ProgressWorker();
     HandleRecordedEvents();
+    ServiceQueuedStreams();
+    PollEvents(worker_ == nullptr ? 1 : 0);
   }
   // Payloads that handlers kept: give rendezvous descriptors back to UCX while the worker
   // lives; a later Accept reports CANCELLED. Not those of a data endpoint (no PEER mode):
@@ -222,6 +354,7 @@ void MessengerImpl::Shutdown() {
   closing_.clear();
   peers_.clear();
   worker_.reset();  // before the handler slots and orphans UCX points at
+  close(epoll_fd_);
   orphans_.clear();
   handlers_.clear();
   retired_handlers_.clear();
@@ -264,6 +397,12 @@ absl::Status MessengerImpl::InstallHandler(uint16_t id, MessageHandler handler) 
   slot->impl = this;
   slot->id = id;
   slot->handler = std::move(handler);
+  if (worker_ == nullptr) {
+    std::unique_ptr<HandlerSlot>& current = handlers_[id];
+    if (current != nullptr) retired_handlers_.push_back(std::move(current));
+    current = std::move(slot);
+    return absl::OkStatus();
+  }
   ucp_am_handler_param_t param;
   std::memset(&param, 0, sizeof(param));
   param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -283,21 +422,22 @@ absl::StatusOr<uint16_t> MessengerImpl::Listen(std::string_view address) {
   STRATA_ASSIGN_OR_RETURN(SocketAddress parsed, SocketAddress::Parse(address));
   absl::StatusOr<uint16_t> result = absl::InternalError("not run");
   STRATA_RETURN_IF_ERROR(RunSync([&] {
-    auto listener =
-        ucx::Listener::Create(*worker_, parsed, &MessengerImpl::OnConnectionRequest, this);
+    absl::StatusOr<StreamListener> listener = ListenStream(parsed);
     if (!listener.ok()) {
       result = listener.status();
       return;
     }
-    result = (*listener)->address().port();
-    LOG(INFO) << options_.name << ": listening on " << (*listener)->address().ToString();
-    listeners_.push_back(std::move(*listener));
+    const uint64_t tag = kListenerTag | listeners_.size();
+    if (absl::Status added = EpollAdd(epoll_fd_, listener->fd, EPOLLIN, tag); !added.ok()) {
+      close(listener->fd);
+      result = added;
+      return;
+    }
+    result = listener->bound.port();
+    LOG(INFO) << options_.name << ": listening on " << listener->bound.ToString();
+    listeners_.push_back(*std::move(listener));
   }));
   return result;
-}
-
-void MessengerImpl::OnConnectionRequest(ucp_conn_request_h request, void* arg) {
-  static_cast<MessengerImpl*>(arg)->connection_requests_.push_back(request);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -312,9 +452,10 @@ absl::StatusOr<std::string> MessengerImpl::DescribePeer(PeerId id) {
     }
     const Peer& peer = *FindPeer(id);
     std::string out;
-    for (const auto& [name, endpoint] :
-         {std::pair{"control", peer.control.get()}, std::pair{"data", peer.data.get()}}) {
-      if (endpoint == nullptr) continue;
+    if (peer.stream != nullptr) {
+      absl::StrAppend(&out, "stream: tcp ", DescribeSocket(peer.stream->fd()), "\n");
+    }
+    if (peer.data != nullptr) {
       char* text = nullptr;
       size_t length = 0;
       FILE* stream = open_memstream(&text, &length);
@@ -322,9 +463,9 @@ absl::StatusOr<std::string> MessengerImpl::DescribePeer(PeerId id) {
         result = absl::ResourceExhaustedError("open_memstream failed");
         return;
       }
-      ucp_ep_print_info(endpoint->get(), stream);
+      ucp_ep_print_info(peer.data->get(), stream);
       fclose(stream);
-      absl::StrAppend(&out, name, " endpoint:\n", absl::string_view(text, length));
+      absl::StrAppend(&out, "data endpoint:\n", absl::string_view(text, length));
       free(text);
     }
     result = std::move(out);

@@ -1,41 +1,47 @@
-// MessengerImpl: the machinery behind Messenger (private to store/transport; UCX inside).
+// MessengerImpl: the machinery behind Messenger (private to store/transport).
 //
-// Threading: one progress thread runs Run(); it alone touches the UCX context's worker,
-// endpoints, listeners and requests, and every field below marked "progress thread". Public
-// methods (any thread) read immutable state or package their work as a command for `queue_`
+// Threading: one progress thread runs Run(); it alone touches the sockets, the UCX worker,
+// endpoints and requests, and every field below marked "progress thread". Public methods
+// (any thread) read immutable state or package their work as a command for `queue_`
 // (running it inline when already on the progress thread).
 //
-// The loop: run queued commands; progress the worker until it reports no events; handle what
-// UCX callbacks recorded (connection requests, handshakes, failed endpoints, closes); when
-// idle — after `busy_poll` — arm the worker and poll() its event fd together with the queue's
-// wake fd. UCX callbacks only record: endpoints are created and closed outside
-// ucp_worker_progress, because closing an endpoint inside a callback that UCX runs from
-// ucp_ep_set_failed trips UCX 1.13's assertions.
+// The loop: run queued commands; progress the UCX worker (when there is one) until it
+// reports no events; handle what UCX callbacks recorded; service the sockets epoll reports
+// ready and the connections that have work queued; check deadlines; when idle — after
+// `busy_poll` — arm the worker and sleep in epoll_wait on the sockets, the worker's event
+// fd and the queue's wake fd. UCX callbacks only record: endpoints are created and closed
+// outside ucp_worker_progress, because closing an endpoint inside a callback that UCX runs
+// from ucp_ep_set_failed trips UCX 1.13's assertions.
 //
-// Connections. A peer has a control endpoint made through the listener (UCX's sockaddr
-// connection manager: TCP here, in PEER error mode) and, for a same-host peer, a data
-// endpoint made by worker address without PEER mode, on which UCX 1.13 uses shared memory
-// and CMA (it uses neither on CM-made endpoints nor in PEER mode). The handshake:
+// Connections. Every peer is first a TCP connection that this module owns
+// (StreamConnection, stream_frame.h): no UCX code ever listens on a port or reads a byte
+// from the network, because UCX 1.13's TCP transport and sockaddr connection manager abort
+// the process on malformed input. The UCX worker, when there is one, is limited to
+// shared-memory transports and CMA (never tcp): for a same-host peer a data endpoint is
+// made by worker address (UCP_ERR_HANDLING_MODE_NONE, on which UCX 1.13 uses sysv/posix
+// and CMA). The handshake, on the stream:
 //
 //   client                                  server
-//   Connect: control ep via listener  --->  AcceptConnection: control ep from conn request
-//   flush(control) completes
+//   Connect: TCP connect             --->   accept (counted against max_peers; closed
+//                                           unless HELLO arrives within handshake_timeout)
 //   HELLO(host id, client address)    --->  same host and both allow shared memory?
 //                                             yes: data ep = ConnectToWorker(client address)
 //                                     <---  WELCOME(direct?, server address)
 //   direct: data ep = ConnectToWorker(server address)   (UCX pairs the two data eps)
 //           flush(data) completes
-//   READY (on the data ep if direct)  --->  on_peer_connected
+//   READY (on the data ep if direct,  --->  on_peer_connected
+//          else on the stream)
 //   Connect returns
 //
 // The server announces the peer (and so may send to it) only on READY: by then the client's
 // data endpoint exists, so the server's messages arrive on an endpoint the client maps.
-// READY travels ahead of the client's own messages on the same endpoint.
+// READY travels ahead of the client's own messages on the same channel. Before READY the
+// server accepts nothing but HELLO on a stream; anything else closes the connection.
 //
-// Handshake header (AM id kHandshakeId), little-endian:
+// Handshake header (message id kHandshakeId), little-endian:
 //   offset size field
 //   0      1    magic    0x48 ('H')
-//   1      1    version  1
+//   1      1    version  2
 //   2      1    kind     1 = HELLO (client -> server), 2 = WELCOME (server -> client),
 //                        3 = READY (client -> server)
 //   3      1    flags    bit 0: HELLO: the client may use shared memory;
@@ -43,20 +49,25 @@
 //   4      2    host_len u16, length of the host identity (LocalHostIdentity())
 //   6      2    reserved 0
 //   8      h    host identity (HELLO; empty otherwise)
-//   8+h    n    the sender's UCX worker address (HELLO always; WELCOME when direct)
+//   8+h    n    the sender's UCX worker address (HELLO when it may use shared memory;
+//                WELCOME when direct)
 //
-// Messages flow on the data endpoint when there is one, else on the control endpoint; both
-// map to the peer. The control endpoint stays open as the liveness channel: its TCP reset
-// reports a dead peer at once, and the peer's failure force-closes both endpoints (UCX then
-// completes the data endpoint's outstanding requests CANCELLED; they are reported with the
-// peer's UNAVAILABLE error).
+// Messages flow on the data endpoint when there is one, else on the stream; both map to the
+// peer. The stream stays open as the liveness channel: its end reports a dead peer at once,
+// and the peer's failure closes both (UCX's requests on the data endpoint, which has no
+// PEER error mode, are completed by the messenger: OrphanOperations).
+//
+// Deadlines: a send or receive that has not finished transfer_timeout after it started (a
+// stalled or stopped peer) fails its peer with DEADLINE_EXCEEDED: the peer's operations
+// complete with that status and their buffers are the caller's again.
 //
 // Completion guarantee: every operation (send, receive, connect flush) is tracked in
-// `operations_` from submission to its single completion. UCX completes the requests of a
-// failed or force-closed PEER-mode endpoint itself; those of the data endpoint (no PEER mode)
-// it leaves hanging, so the messenger completes them (OrphanOperations). At shutdown
-// endpoints are force-closed, the worker is progressed until UCX completes what it can
-// (bounded), and any operation left is completed CANCELLED before the worker is destroyed.
+// `operations_` from submission to its single completion. Stream operations are completed
+// by their StreamConnection (when written, acknowledged or failed). UCX completes the
+// requests of a force-closed data endpoint only sometimes, so the messenger completes them
+// (OrphanOperations). At shutdown connections are closed, the worker is progressed until
+// UCX completes what it can (bounded), and any operation left is completed CANCELLED before
+// the worker is destroyed.
 #pragma once
 
 #include <atomic>
@@ -66,7 +77,6 @@
 #include <thread>
 #include <vector>
 
-#include <poll.h>
 #include <ucp/api/ucp.h>
 
 #include "absl/container/flat_hash_map.h"
@@ -78,8 +88,9 @@
 #include "store/transport/command_queue.h"
 #include "store/transport/incoming_data_rep.h"
 #include "store/transport/socket_address.h"
+#include "store/transport/stream_connection.h"
+#include "store/transport/stream_socket.h"
 #include "store/transport/ucx/endpoint.h"
-#include "store/transport/ucx/listener.h"
 #include "store/transport/ucx/ucp_context.h"
 #include "store/transport/ucx/ucp_worker.h"
 #include "strata/store/transport/messenger.h"
@@ -88,6 +99,12 @@ namespace strata::store::transport {
 
 // The handshake's active-message id (reserved: >= kFirstReservedId).
 inline constexpr uint16_t kHandshakeId = 0xFFFF;
+
+// epoll tags (epoll_event.data.u64) of the progress loop's descriptors.
+inline constexpr uint64_t kWakeTag = 0;
+inline constexpr uint64_t kWorkerTag = 1;
+inline constexpr uint64_t kListenerTag = uint64_t{1} << 62;  // | index into listeners_
+inline constexpr uint64_t kPeerTag = uint64_t{1} << 63;      // | peer id
 
 class MessengerImpl {
  public:
@@ -122,22 +139,27 @@ class MessengerImpl {
   struct Peer {
     MessengerImpl* impl = nullptr;
     PeerId id = PeerId::kNone;
-    std::string remote;                      // for messages
-    std::unique_ptr<ucx::Endpoint> control;  // through the listener
-    std::unique_ptr<ucx::Endpoint> data;     // by worker address; null until the handshake
-    ConnectCallback connect_done;            // client side, until Connect completes
-    bool welcomed = false;                   // HELLO handled (server) / WELCOME handled (client)
+    std::string remote;                        // for messages
+    std::unique_ptr<StreamConnection> stream;  // the TCP connection; null once closed
+    std::unique_ptr<ucx::Endpoint> data;       // by worker address; null unless direct
+    ConnectCallback connect_done;              // client side, until Connect completes
+    absl::Time started;                        // accepted / connect started (handshake deadline)
+    bool connecting = false;                   // client: the TCP connect is in progress
+    bool registered = false;                   // the stream's socket is in the epoll set
+    uint32_t interest = 0;                     // with these events
+    bool welcomed = false;                     // HELLO handled (server) / WELCOME handled (client)
     bool announced = false;  // connected (Connect returned it / on_peer_connected ran)
-    bool failed = false;     // UCX reported an error; closing soon
+    bool failed = false;     // an error ended it; closing soon
     bool closing = false;    // queued in closes_; unusable for new operations
+    bool draining = false;   // closing gracefully: waits until its stream is idle
     bool force_close = false;
     absl::Status error;
     // Why the peer's operations end early, shared with them (they may complete after the
     // peer left the tables): its `error` once it failed, else the reason it was force-closed
     // (CANCELLED at shutdown). OK while the peer is healthy.
     std::shared_ptr<absl::Status> failure = std::make_shared<absl::Status>();
-    ucp_ep_h send_endpoint() const { return (data != nullptr ? data : control)->get(); }
   };
+  using StreamListener = ListeningSocket;
   struct ClosingPeer {
     std::vector<void*> requests;  // ucp_ep_close_nbx requests still in progress
     // Kept rendezvous descriptors from this peer, released once the closes completed:
@@ -166,6 +188,7 @@ class MessengerImpl {
     // Submitted on the data endpoint (no PEER error mode): UCX completes such requests OK
     // when a force-close purges them, so OK counts only while the peer is healthy.
     bool unchecked = false;
+    absl::Time started;
     std::string header;  // a send's header: UCX reads it until completion
     CompletionCallback done;
   };
@@ -179,16 +202,35 @@ class MessengerImpl {
 
   // --- the loop (messenger_impl.cc) ---
   void Run();
-  // Creates the UCX context and worker on the progress thread (UCX 1.13 asserts that a
-  // single-threaded worker is progressed by the thread that created it).
-  absl::Status InitializeUcx();
+  // Creates the epoll set and, when shared memory is allowed, the UCX context and worker on
+  // the progress thread (UCX 1.13 asserts that a single-threaded worker is progressed by the
+  // thread that created it).
+  absl::Status Initialize();
+  absl::Status InitializeUcx(const std::string& transports);
   bool RunCommands();
   bool ProgressWorker();
   bool HandleRecordedEvents();
   void ReapClosedPeers();
+  // Waits up to `timeout_ms` for ready file descriptors and services them; true if any.
+  bool PollEvents(int timeout_ms);
   void Sleep();
+  void CheckDeadlines();
   void Shutdown();
   absl::Status RunSync(absl::AnyInvocable<void()> fn);
+
+  // --- streams (messenger_stream.cc) ---
+  void AcceptStreams(const StreamListener& listener);
+  // Reads and writes what `peer`'s stream can; a failure fails the peer.
+  void ServiceStream(Peer& peer, uint32_t events);
+  bool ServiceQueuedStreams();
+  void QueueStreamWork(PeerId id) { stream_work_.push_back(id); }
+  void UpdateInterest(Peer& peer);
+  void OnStreamFrame(Peer& peer, const StreamConnection::Frame& frame);
+  void SendOnStream(Peer& peer, uint16_t id, std::string header, absl::Span<const uint8_t> payload,
+                    bool streamed, CompletionCallback done);
+  // Marks the peer failed with `why` (handled by FailPeers).
+  void FailPeer(Peer& peer, absl::Status why);
+  void CloseStream(Peer& peer, const absl::Status& why);
 
   // --- peers (messenger_peers.cc) ---
   PeerId NewPeerId() { return static_cast<PeerId>(next_peer_id_++); }
@@ -196,12 +238,10 @@ class MessengerImpl {
   void MapEndpoint(Peer& peer, const ucx::Endpoint& endpoint);
   // The peer's failure, UNAVAILABLE when closing, INVALID_ARGUMENT when never known.
   absl::Status PeerUnusable(PeerId id);
-  void AcceptConnection(ucp_conn_request_h request);
   void StartConnect(const SocketAddress& address, ConnectCallback done);
-  void OnControlConnected(PeerId id, absl::Status status);
-  // Inside the AM callback: READY is handled at once (it must be before the client's next
-  // message, delivered in the same progress call, reaches a handler); HELLO and WELCOME,
-  // which create endpoints, are recorded for HandleRecordedEvents.
+  void OnStreamConnected(Peer& peer);
+  // Inside the AM callback (READY on a data endpoint): handled at once (it must be before
+  // the client's next message, delivered in the same progress call, reaches a handler).
   void OnHandshakeMessage(PeerId from, absl::Span<const uint8_t> header);
   void HandleHandshake(const Handshake& handshake);
   void FinishConnect(PeerId id, absl::Status status);
@@ -213,7 +253,6 @@ class MessengerImpl {
   // Flushes `ep`; `done` runs when everything before it is delivered (or it failed).
   void Flush(PeerId peer, ucp_ep_h ep, CompletionCallback done);
 
-  static void OnConnectionRequest(ucp_conn_request_h request, void* arg);
   static void OnEndpointError(void* arg, ucp_ep_h ep, ucs_status_t status);
 
   // --- operations and messages (messenger_ops.cc) ---
@@ -224,6 +263,7 @@ class MessengerImpl {
                       CompletionCallback done);
   Operation* NewOperation(Operation::Kind kind, PeerId peer, size_t bytes, CompletionCallback done);
   void FinishOperation(Operation* op, ucs_status_t status);
+  void FinishOperation(Operation* op, absl::Status status);
   // Completes the peer's outstanding sends and flushes on its data endpoint with `why` and
   // keeps their records in orphans_ until UCX calls back (if ever): UCX 1.13 does not
   // complete the requests of a force-closed endpoint that lacks PEER error mode. (A send
@@ -235,7 +275,15 @@ class MessengerImpl {
   void TrackRequest(Operation* op, void* request);
   ucs_status_t Deliver(HandlerSlot* slot, const void* header, size_t header_length, void* data,
                        size_t length, const ucp_am_recv_param_t* param);
+  // Runs the handler of message `id` from `from`; `rep` is null for a message without a
+  // payload. Returns what the handler decided (see FinishHandler).
+  void RunHandler(HandlerSlot& slot, PeerId from, absl::Span<const uint8_t> header,
+                  const std::shared_ptr<IncomingData::Rep>& rep);
+  std::shared_ptr<IncomingData::Rep> NewRep(PeerId from, size_t size, bool rendezvous, bool stream,
+                                            void* data);
   ucs_status_t FinishHandler(const std::shared_ptr<IncomingData::Rep>& rep);
+  // A stream payload that will not be received: read and thrown away.
+  void DiscardStreamPayload(PeerId peer, uint64_t sequence);
   void ReleaseKept(IncomingData::Rep& rep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(rep.mu);
   // Ends the kept payloads from `peer` (all when kNone): a later Accept reports `why`. Their
   // rendezvous descriptors are appended to `descriptors`, for the caller to release with
@@ -257,22 +305,28 @@ class MessengerImpl {
   absl::Notification started_;  // Create -> progress thread: progress_thread_id_ is set
   absl::Notification ready_;    // progress thread -> Create: init_status_ is set
   absl::Status init_status_;
-  std::shared_ptr<ucx::UcpContext> context_;
+  std::shared_ptr<ucx::UcpContext> context_;  // null without shared memory
   size_t max_header_size_ = 0;
+  FrameLimits frame_limits_;
   std::string host_identity_;  // LocalHostIdentity(), or empty when shared memory is off
   Counters counters_;
 
   // Progress thread only.
-  std::unique_ptr<ucx::UcpWorker> worker_;  // reset at the end of Shutdown()
+  int epoll_fd_ = -1;
+  std::unique_ptr<ucx::UcpWorker> worker_;  // null without shared memory; reset in Shutdown()
   bool stop_requested_ = false;
   bool shutting_down_ = false;
   uint64_t next_peer_id_ = 1;
-  std::vector<std::unique_ptr<ucx::Listener>> listeners_;
+  absl::Time next_deadline_check_ = absl::InfinitePast();
+  std::vector<StreamListener> listeners_;
   absl::flat_hash_map<PeerId, std::unique_ptr<Peer>> peers_;
   absl::flat_hash_map<ucp_ep_h, PeerId> peer_by_endpoint_;
   std::vector<ClosingPeer> closing_;
+  // Peers whose stream has work queued (sends, a decided payload): serviced this turn.
+  std::vector<PeerId> stream_work_;
+  // Peers closing gracefully whose streams still send or await acknowledgements.
+  std::vector<PeerId> draining_;
   // Recorded inside UCX callbacks, handled after ucp_worker_progress returns.
-  std::vector<ucp_conn_request_h> connection_requests_;
   std::vector<Handshake> handshakes_;
   std::vector<PeerId> failed_peers_;
   std::vector<PeerId> closes_;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "glog/logging.h"
 
 #include "store/transport/memory_region_rep.h"
@@ -17,7 +18,7 @@ namespace {
 using State = IncomingData::Rep::State;
 
 void SetRegion(const MemoryRegion* region, ucp_request_param_t& param) {
-  if (region == nullptr) return;
+  if (region == nullptr || region->rep().memh == nullptr) return;
   param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMH;
   param.memh = region->rep().memh;
 }
@@ -39,6 +40,7 @@ MessengerImpl::Operation* MessengerImpl::NewOperation(Operation::Kind kind, Peer
   op->kind = kind;
   op->peer = peer;
   op->bytes = bytes;
+  op->started = absl::Now();
   op->done = std::move(done);
   if (Peer* p = FindPeer(peer); p != nullptr) op->peer_failure = p->failure;
   Operation* raw = op.get();
@@ -48,14 +50,18 @@ MessengerImpl::Operation* MessengerImpl::NewOperation(Operation::Kind kind, Peer
 
 void MessengerImpl::FinishOperation(Operation* op, ucs_status_t ucs_status) {
   if (orphans_.erase(op) != 0) return;  // completed already; UCX let go of it at last
+  FinishOperation(
+      op, ucx::UcsToStatus(ucs_status,
+                           absl::StrCat(KindName(static_cast<int>(op->kind)), " of ", op->bytes,
+                                        " bytes, peer ", static_cast<uint64_t>(op->peer))));
+}
+
+void MessengerImpl::FinishOperation(Operation* op, absl::Status status) {
   auto it = operations_.find(op);
   CHECK(it != operations_.end()) << "operation completed twice";
   std::unique_ptr<Operation> owned = std::move(it->second);
   operations_.erase(it);
 
-  absl::Status status = ucx::UcsToStatus(
-      ucs_status, absl::StrCat(KindName(static_cast<int>(owned->kind)), " of ", owned->bytes,
-                               " bytes, peer ", static_cast<uint64_t>(owned->peer)));
   // An operation of a failed or force-closed peer reports why (UNAVAILABLE / CANCELLED),
   // also when UCX completed it CANCELLED because the force-close purged it — or OK, on the
   // unchecked data endpoint.
@@ -172,8 +178,14 @@ void MessengerImpl::SendNow(PeerId peer_id, uint16_t id, std::string header,
     std::move(done)(std::move(unusable));
     return;
   }
-  SendOnEndpoint(peer_id, FindPeer(peer_id)->send_endpoint(), id, std::move(header), payload,
-                 options, std::move(done));
+  Peer& peer = *FindPeer(peer_id);
+  if (peer.data != nullptr) {
+    SendOnEndpoint(peer_id, peer.data->get(), id, std::move(header), payload, options,
+                   std::move(done));
+  } else {
+    SendOnStream(peer, id, std::move(header), payload,
+                 options.protocol == DataProtocol::kRendezvous, std::move(done));
+  }
 }
 
 void MessengerImpl::SendOnEndpoint(PeerId peer_id, ucp_ep_h ep, uint16_t id, std::string header,
@@ -235,19 +247,34 @@ ucs_status_t MessengerImpl::Deliver(HandlerSlot* slot, const void* header, size_
     slot->handler(from, header_bytes, IncomingData());
     return UCS_OK;
   }
+  std::shared_ptr<IncomingData::Rep> rep = NewRep(from, length, rendezvous, /*stream=*/false, data);
+  slot->handler(from, header_bytes, IncomingData(rep));
+  return FinishHandler(rep);
+}
+
+std::shared_ptr<IncomingData::Rep> MessengerImpl::NewRep(PeerId from, size_t size, bool rendezvous,
+                                                         bool stream, void* data) {
   auto rep = std::make_shared<IncomingData::Rep>();
   rep->impl = this;
   rep->queue = queue_;
   rep->progress_thread = progress_thread_id_;
   rep->peer = from;
-  rep->size = length;
+  rep->size = size;
   rep->rendezvous = rendezvous;
-  {
-    absl::MutexLock lock(&rep->mu);
-    rep->ucx_data = data;
+  rep->stream = stream;
+  absl::MutexLock lock(&rep->mu);
+  rep->ucx_data = data;
+  return rep;
+}
+
+void MessengerImpl::RunHandler(HandlerSlot& slot, PeerId from, absl::Span<const uint8_t> header,
+                               const std::shared_ptr<IncomingData::Rep>& rep) {
+  if (rep == nullptr) {
+    slot.handler(from, header, IncomingData());
+    return;
   }
-  slot->handler(from, header_bytes, IncomingData(rep));
-  return FinishHandler(rep);
+  slot.handler(from, header, IncomingData(rep));
+  FinishHandler(rep);
 }
 
 ucs_status_t MessengerImpl::FinishHandler(const std::shared_ptr<IncomingData::Rep>& rep) {
@@ -267,7 +294,9 @@ ucs_status_t MessengerImpl::FinishHandler(const std::shared_ptr<IncomingData::Re
     case State::kReceiving:
       return UCS_INPROGRESS;
     case State::kDroppedInHandler:
-      // UCX completes the rendezvous sender's request with this status.
+      // A stream's payload is read and thrown away (the sender's send ends ABORTED); UCX
+      // completes the rendezvous sender's request with this status.
+      if (rep->stream && rep->rendezvous) DiscardStreamPayload(rep->peer, rep->stream_sequence);
       return rep->rendezvous ? UCS_ERR_REJECTED : UCS_OK;
     case State::kFinished:
     case State::kGone:
@@ -277,7 +306,10 @@ ucs_status_t MessengerImpl::FinishHandler(const std::shared_ptr<IncomingData::Re
 }
 
 void MessengerImpl::ReleaseKept(IncomingData::Rep& rep) {
-  if (rep.rendezvous && rep.ucx_data != nullptr) ucp_am_data_release(worker_->get(), rep.ucx_data);
+  if (rep.stream && rep.rendezvous) DiscardStreamPayload(rep.peer, rep.stream_sequence);
+  if (!rep.stream && rep.rendezvous && rep.ucx_data != nullptr) {
+    ucp_am_data_release(worker_->get(), rep.ucx_data);
+  }
   rep.ucx_data = nullptr;
   rep.kept_bytes.clear();
   rep.kept_bytes.shrink_to_fit();
@@ -342,6 +374,31 @@ void MessengerImpl::AcceptNow(const std::shared_ptr<IncomingData::Rep>& rep,
       rep->state = State::kFinished;
       counters_.payload_bytes_received.fetch_add(rep->size, std::memory_order_relaxed);
       if (!rep->in_handler) ReleaseKept(*rep);
+    } else if (rep->stream) {
+      rep->state = State::kReceiving;
+      kept_.erase(rep.get());
+      Peer* peer = FindPeer(rep->peer);
+      Operation* receive =
+          peer == nullptr || peer->stream == nullptr
+              ? nullptr
+              : NewOperation(Operation::Kind::kReceive, rep->peer, rep->size, std::move(done));
+      if (receive != nullptr &&
+          peer->stream->ReceivePayload(rep->stream_sequence, dest.first(rep->size),
+                                       [this, receive](absl::Status status) {
+                                         FinishOperation(receive, std::move(status));
+                                       })) {
+        QueueStreamWork(rep->peer);
+        return;
+      }
+      if (receive != nullptr) {
+        // Not undecided on the connection any more (it failed meanwhile).
+        FinishOperation(
+            receive, absl::UnavailableError(absl::StrCat("peer ", static_cast<uint64_t>(rep->peer),
+                                                         " is disconnected")));
+        return;
+      }
+      early = absl::UnavailableError(
+          absl::StrCat("peer ", static_cast<uint64_t>(rep->peer), " is disconnected"));
     } else {
       // UCX takes the descriptor over: it is no longer ours to release.
       descriptor = rep->ucx_data;
@@ -395,6 +452,10 @@ absl::StatusOr<std::unique_ptr<MemoryRegion>> MessengerImpl::RegisterMemory(void
   params.address = data;
   params.length = size;
   auto rep = std::make_unique<MemoryRegion::Rep>();
+  if (context_ == nullptr) {  // nothing to register with: the stream reads and writes directly
+    return std::unique_ptr<MemoryRegion>(
+        new MemoryRegion(static_cast<const uint8_t*>(data), size, std::move(rep)));
+  }
   rep->context = context_;
   const ucs_status_t status = ucp_mem_map(rep->context->get(), &params, &rep->memh);
   if (status != UCS_OK) {

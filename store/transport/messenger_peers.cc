@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "glog/logging.h"
 
 #include "store/transport/messenger_impl.h"
@@ -14,7 +15,7 @@ namespace strata::store::transport {
 namespace {
 
 constexpr uint8_t kHandshakeMagic = 0x48;  // 'H'
-constexpr uint8_t kHandshakeVersion = 1;
+constexpr uint8_t kHandshakeVersion = 2;
 constexpr uint8_t kHello = 1;
 constexpr uint8_t kWelcome = 2;
 constexpr uint8_t kReady = 3;
@@ -95,35 +96,6 @@ void MessengerImpl::Announce(Peer& peer) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Server side.
-
-void MessengerImpl::AcceptConnection(ucp_conn_request_h request) {
-  auto peer = std::make_unique<Peer>();
-  peer->impl = this;
-  peer->id = NewPeerId();
-  ucp_conn_request_attr_t attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
-  if (ucp_conn_request_query(request, &attr) == UCS_OK) {
-    peer->remote =
-        SocketAddress::FromSockaddr(reinterpret_cast<const sockaddr*>(&attr.client_address),
-                                    sizeof(attr.client_address))
-            .ToString();
-  }
-  auto endpoint =
-      ucx::Endpoint::Accept(*worker_, request, &MessengerImpl::OnEndpointError, peer.get());
-  if (!endpoint.ok()) {
-    LOG(WARNING) << options_.name << ": cannot accept " << peer->remote << ": "
-                 << endpoint.status();
-    return;
-  }
-  peer->control = std::move(*endpoint);
-  MapEndpoint(*peer, *peer->control);
-  // The client's HELLO completes the connection (HandleHandshake).
-  peers_[peer->id] = std::move(peer);
-}
-
-// ---------------------------------------------------------------------------------------
 // Client side.
 
 absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Duration timeout) {
@@ -170,39 +142,39 @@ absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Du
 }
 
 void MessengerImpl::StartConnect(const SocketAddress& address, ConnectCallback done) {
+  if (peers_.size() >= options_.max_peers) {
+    std::move(done)(absl::ResourceExhaustedError(
+        absl::StrCat(peers_.size(), " connections already (max_peers ", options_.max_peers, ")")));
+    return;
+  }
+  absl::StatusOr<int> fd = StartConnectStream(address);
+  if (!fd.ok()) {
+    std::move(done)(fd.status().code() == absl::StatusCode::kResourceExhausted
+                        ? fd.status()
+                        : absl::UnavailableError(fd.status().message()));
+    return;
+  }
   auto peer = std::make_unique<Peer>();
   peer->impl = this;
   peer->id = NewPeerId();
   peer->remote = address.ToString();
-  auto endpoint =
-      ucx::Endpoint::Connect(*worker_, address, &MessengerImpl::OnEndpointError, peer.get());
-  if (!endpoint.ok()) {
-    std::move(done)(endpoint.status());
-    return;
-  }
-  peer->control = std::move(*endpoint);
+  peer->started = absl::Now();
+  peer->connecting = true;
+  peer->stream = std::make_unique<StreamConnection>(*fd, frame_limits_, options_.max_parked_bytes);
   peer->connect_done = std::move(done);
-  MapEndpoint(*peer, *peer->control);
   const PeerId id = peer->id;
-  ucp_ep_h control = peer->control->get();
-  peers_[id] = std::move(peer);
-  // The flush completes once the listener accepted and the connection is wired up.
-  Flush(id, control, [this, id](absl::Status status) { OnControlConnected(id, status); });
+  Peer& added = *(peers_[id] = std::move(peer));
+  UpdateInterest(added);  // writable once connected (ServiceStream -> OnStreamConnected)
 }
 
-void MessengerImpl::OnControlConnected(PeerId id, absl::Status status) {
-  if (status.ok()) status = PeerUnusable(id);
-  if (!status.ok()) {
-    FinishConnect(id, status);
-    return;
-  }
-  Peer& peer = *FindPeer(id);
-  SendOnEndpoint(
-      id, peer.control->get(), kHandshakeId,
-      HandshakeHeader(kHello, !host_identity_.empty(), host_identity_, worker_->address()), {}, {},
-      [this, id](absl::Status sent) {
-        if (!sent.ok()) FinishConnect(id, sent);
-      });
+void MessengerImpl::OnStreamConnected(Peer& peer) {
+  const PeerId id = peer.id;
+  SendOnStream(peer, kHandshakeId,
+               HandshakeHeader(kHello, !host_identity_.empty(), host_identity_,
+                               host_identity_.empty() ? "" : worker_->address()),
+               {}, /*streamed=*/false, [this, id](absl::Status sent) {
+                 if (!sent.ok()) FinishConnect(id, sent);
+               });
 }
 
 void MessengerImpl::FinishConnect(PeerId id, absl::Status status) {
@@ -244,7 +216,7 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
         valid = !peer->connect_done && !peer->welcomed;
         break;
       case kWelcome:  // to a client whose Connect waits, once
-        valid = peer->connect_done && !peer->welcomed;
+        valid = peer->connect_done && !peer->welcomed && (!parsed.direct || worker_ != nullptr);
         break;
       case kReady:  // to a server that welcomed the client
         valid = !peer->connect_done && peer->welcomed && !peer->announced;
@@ -275,7 +247,7 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
       peer->data = std::move(*endpoint);
       MapEndpoint(*peer, *peer->data);
     } else if (parsed.kind == kHello) {
-      // The server may still fall back to the control endpoint.
+      // The server may still fall back to the stream.
       LOG(WARNING) << options_.name << ": no shared-memory endpoint to " << PeerName(id) << ": "
                    << endpoint.status();
       direct = false;
@@ -285,9 +257,9 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
     }
   }
   if (parsed.kind == kHello) {
-    SendOnEndpoint(id, peer->control->get(), kHandshakeId,
-                   HandshakeHeader(kWelcome, direct, "", direct ? worker_->address() : ""), {}, {},
-                   [](absl::Status) {});
+    SendOnStream(*peer, kHandshakeId,
+                 HandshakeHeader(kWelcome, direct, "", direct ? worker_->address() : ""), {},
+                 /*streamed=*/false, [](absl::Status) {});
     return;  // announced on READY
   }
   // Client: READY travels on the endpoint the client's messages will take, ahead of them,
@@ -295,8 +267,13 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
   // arrive on an endpoint this side knows).
   auto ready = [this, id] {
     Peer* p = FindPeer(id);
-    SendOnEndpoint(id, p->send_endpoint(), kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
-                   {}, [](absl::Status) {});
+    if (p->data != nullptr) {
+      SendOnEndpoint(id, p->data->get(), kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
+                     {}, [](absl::Status) {});
+    } else {
+      SendOnStream(*p, kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
+                   /*streamed=*/false, [](absl::Status) {});
+    }
     FinishConnect(id, absl::OkStatus());
   };
   if (!direct) {
@@ -394,6 +371,17 @@ void MessengerImpl::CloseQueuedPeers() {
   for (PeerId id : ids) {
     auto it = peers_.find(id);
     if (it == peers_.end()) continue;
+    Peer& open = *it->second;
+    // Closing gracefully: the stream first finishes what it sends and awaits (bounded by
+    // transfer_timeout, which fails the peer).
+    if (!open.force_close && !open.failed && !shutting_down_ && open.stream != nullptr &&
+        !open.stream->idle()) {
+      if (!open.draining) {
+        open.draining = true;
+        draining_.push_back(id);
+      }
+      continue;
+    }
     std::unique_ptr<Peer> peer = std::move(it->second);
     peers_.erase(it);
     if (peer->connect_done) {
@@ -416,11 +404,11 @@ void MessengerImpl::CloseQueuedPeers() {
     closing_.push_back({{}, {}, std::move(peer)});
     const size_t index = closing_.size() - 1;
     Peer& closed = *closing_[index].peer;
+    CloseStream(closed, gone);
     std::vector<void*> requests;
-    for (std::unique_ptr<ucx::Endpoint>* endpoint : {&closed.data, &closed.control}) {
-      if (*endpoint == nullptr) continue;
-      peer_by_endpoint_.erase((*endpoint)->get());
-      if (void* request = (*endpoint)->StartClose(closed.force_close); request != nullptr) {
+    if (closed.data != nullptr) {
+      peer_by_endpoint_.erase(closed.data->get());
+      if (void* request = closed.data->StartClose(closed.force_close); request != nullptr) {
         requests.push_back(request);
       }
     }

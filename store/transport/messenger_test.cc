@@ -138,13 +138,13 @@ TEST_P(MessengerTest, MessagesWithoutAHandlerAreDroppedAndTheReceiverSurvives) {
   EXPECT_OK(sent.status());
 }
 
-// "tcp" keeps everything on TCP; with shared memory allowed, a same-host peer's messages move
-// to a data endpoint on shared memory (AM) and CMA (rendezvous).
+// Every peer has the messenger's own TCP stream; "tcp" keeps everything there; with shared
+// memory allowed, a same-host peer's messages move to a UCX data endpoint on shared memory
+// (AM) and CMA (rendezvous) — never UCX's tcp.
 TEST_P(MessengerTest, UsesTheTransportsAskedFor) {
   ASSERT_OK_AND_ASSIGN(const std::string lanes, client_->DescribePeer(to_server_));
   const bool shared_memory = GetParam().find("shm") != std::string::npos;
-  EXPECT_NE(lanes.find("control endpoint"), std::string::npos) << lanes;
-  EXPECT_NE(lanes.find("tcp/"), std::string::npos) << lanes;
+  EXPECT_NE(lanes.find("stream: tcp 127.0.0.1:"), std::string::npos) << lanes;
   const size_t data = lanes.find("data endpoint");
   if (!shared_memory) {
     EXPECT_EQ(data, std::string::npos) << lanes;

@@ -31,6 +31,10 @@ class PeerFailureTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     MessengerOptions server_options{.name = "server", .transports = GetParam()};
+    server_options.on_peer_failed = [this](PeerId, absl::Status status) {
+      absl::MutexLock lock(&mu_);
+      server_saw_failure_ = status;
+    };
     ASSERT_OK_AND_ASSIGN(server_, Messenger::Create(std::move(server_options)));
     MessengerOptions client_options{.name = "client", .transports = GetParam()};
     client_options.on_peer_failed = [this](PeerId peer, absl::Status status) {
@@ -60,6 +64,7 @@ class PeerFailureTest : public ::testing::TestWithParam<std::string> {
   absl::Mutex mu_;
   std::vector<IncomingData> kept_ ABSL_GUARDED_BY(mu_);
   absl::Status client_saw_failure_ ABSL_GUARDED_BY(mu_);
+  absl::Status server_saw_failure_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Messenger> server_;
   std::unique_ptr<Messenger> client_;
   PeerId to_server_ = PeerId::kNone;
@@ -93,8 +98,11 @@ TEST_P(PeerFailureTest, ReceiverDeathFailsTheOutstandingSend) {
   EXPECT_CODE(later.status(), absl::StatusCode::kUnavailable);
 }
 
-// The sender dies with its payload announced but not yet pulled: its own sends complete
-// (CANCELLED) before its destructor returns, and the receiver's late Accept fails UNAVAILABLE.
+// The sender dies with its payload announced but not yet accepted: its own sends complete
+// (CANCELLED) before its destructor returns, and once the receiver saw the peer fail, a late
+// Accept of a kept payload fails UNAVAILABLE. (Over the stream the bytes may have arrived
+// whole, into the connection's parking buffer, before the sender died; they are dropped with
+// the peer all the same, so that both sides agree the transfer did not happen.)
 TEST_P(PeerFailureTest, SenderDeathFailsAKeptPayload) {
   KeepPayloads();
   const std::vector<uint8_t> payload = Pattern(size_t{16} << 20, 2);
@@ -108,6 +116,11 @@ TEST_P(PeerFailureTest, SenderDeathFailsAKeptPayload) {
   for (Completion& sent : sends) {
     ASSERT_TRUE(sent.done()) << "completions run before the messenger's destructor returns";
     EXPECT_FALSE(sent.status().ok()) << sent.status();
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    auto failed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !server_saw_failure_.ok(); };
+    ASSERT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&failed), kPromptly));
   }
   std::vector<uint8_t> dest(payload.size());
   std::vector<Completion> received(sends.size());

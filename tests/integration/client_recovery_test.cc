@@ -374,10 +374,8 @@ INSTANTIATE_TEST_SUITE_P(Transports, ClientKilledMidReadTest,
 std::string PortOf(const std::string& address) { return address.substr(address.rfind(':') + 1); }
 
 // A node whose data-plane listener may take a port that still has connections of a dead
-// predecessor in TIME_WAIT. UCX's listening socket gets SO_REUSEADDR only with
-// UCX_TCP_CM_REUSEADDR=y (default n in UCX 1.13), needed on the old node too; strata-node
-// sets it by default (store/node/main.cc), which this test relies on: without it a restart
-// on the same data-plane port fails with "Device is busy" while TIME_WAIT lasts (60 s).
+// predecessor in TIME_WAIT: the data plane's listening socket has SO_REUSEADDR
+// (store/transport/stream_socket.cc), which this test relies on.
 absl::StatusOr<std::unique_ptr<NodeProcess>> StartRestartableNode(const std::string& ucx_tls,
                                                                   const std::string& grpc_listen,
                                                                   const std::string& dp_listen,
@@ -519,7 +517,7 @@ TEST_P(ClientReconnectTest, SameClientReconnectsToANewNodeOnTheSamePorts) {
   ASSERT_OK(client->Read(ns, after.segments, kPages, Host(back)));
   EXPECT_TRUE(back == kv);
   ASSERT_OK_AND_ASSIGN(const std::string lanes, client->DescribeDataPlane());
-  EXPECT_NE(lanes.find("tcp/"), std::string::npos) << lanes;
+  EXPECT_NE(lanes.find("stream: tcp "), std::string::npos) << lanes;
   EXPECT_EQ(client->stats().checksum_failures, 0u);
   EXPECT_LT(absl::Now() - up, kReconnectBound + absl::Seconds(10));
 }

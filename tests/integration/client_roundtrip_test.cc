@@ -49,7 +49,7 @@ class ClientRoundTripTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(ClientRoundTripTest, UsesTheTransportsAskedFor) {
   ASSERT_OK_AND_ASSIGN(const std::string lanes, client_->DescribeDataPlane());
-  EXPECT_NE(lanes.find("tcp/"), std::string::npos) << lanes;
+  EXPECT_NE(lanes.find("stream: tcp "), std::string::npos) << lanes;
   const size_t data = lanes.find("data endpoint");
   if (GetParam() == "tcp") {
     EXPECT_EQ(data, std::string::npos) << lanes;

@@ -2,6 +2,7 @@
 // control plane) and real UCX (the data plane, store/dataplane), and a SIGTERM drain that
 // waits for a fetch in flight before the node stops. The data-plane client is the bare
 // wire-protocol client of store/dataplane's tests (test_client.h).
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <memory>
@@ -9,6 +10,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 #include "store/dataplane/test_blobs.h"
@@ -17,6 +21,7 @@
 #include "strata/proto/repeated_convert.h"
 #include "strata/proto/status_convert.h"
 #include "strata/store/core/chunk_checksum.h"
+#include "strata/testing/net.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/wire_requests.h"
 
@@ -38,12 +43,38 @@ using store::dataplane::testing::FetchCall;
 using store::dataplane::testing::FetchOutcome;
 using store::dataplane::testing::TestClient;
 
+// One buffer per range, and the spans a fetch lands in.
+struct RangeBuffers {
+  explicit RangeBuffers(const std::vector<wire::ByteRange>& ranges) {
+    for (const wire::ByteRange& r : ranges) buffers.emplace_back(r.length);
+    for (auto& b : buffers) dests.push_back(absl::MakeSpan(b));
+  }
+  // Each buffer holds its range of `bytes`.
+  bool Hold(const std::vector<uint8_t>& bytes, const std::vector<wire::ByteRange>& ranges) const {
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      if (std::memcmp(buffers[i].data(), bytes.data() + ranges[i].offset, buffers[i].size()) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<absl::Span<uint8_t>> dests;
+};
+
+uint16_t PortOf(const std::string& address) {
+  uint32_t port = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) << address;
+  return static_cast<uint16_t>(port);
+}
+
 class DataPlaneEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(
-        node_,
-        NodeProcess::Start({.args = {"--dataplane_listen=127.0.0.1:0", "--drain_timeout=20s"}}));
+    std::vector<std::string> args = {"--dataplane_listen=127.0.0.1:0", "--drain_timeout=20s",
+                                     "--http_listen=127.0.0.1:0"};
+    args.insert(args.end(), ExtraArgs().begin(), ExtraArgs().end());
+    ASSERT_OK_AND_ASSIGN(node_, NodeProcess::Start({.args = args}));
     // A listening data plane ("strata-node: dataplane listening on HOST:PORT"), its port printed.
     ASSERT_TRUE(absl::StrContains(node_->StdoutText(), "strata-node: dataplane listening on "))
         << node_->StdoutText();
@@ -51,6 +82,11 @@ class DataPlaneEndToEndTest : public ::testing::Test {
     ASSERT_TRUE(absl::StartsWith(address_, "127.0.0.1:")) << node_->StdoutText();
     ASSERT_NE(address_, "127.0.0.1:0");
     store_ = node_->StoreStub();
+  }
+
+  virtual const std::vector<std::string>& ExtraArgs() const {
+    static const std::vector<std::string> none;
+    return none;
   }
 
   // BeginPut over gRPC, the bytes over UCX, CommitPut over gRPC.
@@ -131,20 +167,15 @@ TEST_F(DataPlaneEndToEndTest, PutThenFetchAPrefixOfEveryLayerThroughGrpcAndUcx) 
   const v1::ReadGrant& grant = read.grants(0);
   const std::vector<wire::ByteRange> ranges = Ranges(grant);
   ASSERT_EQ(ranges.size(), ns_.layout().num_layers);
-  std::vector<std::vector<uint8_t>> buffers;
-  std::vector<absl::Span<uint8_t>> dests;
-  for (const wire::ByteRange& r : ranges) buffers.emplace_back(r.length);
-  for (auto& b : buffers) dests.push_back(absl::MakeSpan(b));
-  const FetchOutcome got = client->Fetch(read.lease_id(), key, ranges, dests);
+  RangeBuffers buffers(ranges);
+  const FetchOutcome got = client->Fetch(read.lease_id(), key, ranges, buffers.dests);
   ASSERT_OK(got.status);
+  ASSERT_TRUE(buffers.Hold(blob.bytes, ranges));
   int checksum = 0;
   for (size_t i = 0; i < ranges.size(); ++i) {
-    ASSERT_EQ(
-        0, std::memcmp(buffers[i].data(), blob.bytes.data() + ranges[i].offset, buffers[i].size()))
-        << "layer " << i;
-    for (uint64_t off = 0; off < buffers[i].size(); off += grant.chunk_bytes()) {
+    for (uint64_t off = 0; off < buffers.buffers[i].size(); off += grant.chunk_bytes()) {
       const absl::Span<const std::byte> chunk(
-          reinterpret_cast<const std::byte*>(buffers[i].data() + off), grant.chunk_bytes());
+          reinterpret_cast<const std::byte*>(buffers.buffers[i].data() + off), grant.chunk_bytes());
       EXPECT_EQ(store::core::ChunkChecksum(chunk), grant.chunk_checksums(checksum++));
     }
   }
@@ -152,7 +183,7 @@ TEST_F(DataPlaneEndToEndTest, PutThenFetchAPrefixOfEveryLayerThroughGrpcAndUcx) 
   ASSERT_OK(Release(read.lease_id()));
 
   // A released lease no longer reads.
-  EXPECT_CODE(client->Fetch(read.lease_id(), key, ranges, dests).status,
+  EXPECT_CODE(client->Fetch(read.lease_id(), key, ranges, buffers.dests).status,
               absl::StatusCode::kNotFound);
   client.reset();
   node_->Signal(SIGTERM);
@@ -171,11 +202,8 @@ TEST_F(DataPlaneEndToEndTest, SigtermDrainWaitsForAFetchInFlightThenStops) {
   // A slow reader: its FETCH_DATA payloads wait, undecided, until it takes them.
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> reader,
                        TestClient::Connect(address_, {.hold_data = true}));
-  std::vector<std::vector<uint8_t>> buffers;
-  std::vector<absl::Span<uint8_t>> dests;
-  for (const wire::ByteRange& r : ranges) buffers.emplace_back(r.length);
-  for (auto& b : buffers) dests.push_back(absl::MakeSpan(b));
-  std::shared_ptr<FetchCall> call = reader->StartFetch(read.lease_id(), key, ranges, dests);
+  RangeBuffers buffers(ranges);
+  std::shared_ptr<FetchCall> call = reader->StartFetch(read.lease_id(), key, ranges, buffers.dests);
   ASSERT_TRUE(call->WaitForData(ranges.size()));
 
   node_->Signal(SIGTERM);
@@ -186,10 +214,7 @@ TEST_F(DataPlaneEndToEndTest, SigtermDrainWaitsForAFetchInFlightThenStops) {
   call->AcceptHeld();
   ASSERT_TRUE(call->Wait());
   ASSERT_OK(call->outcome().status);
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    EXPECT_EQ(
-        0, std::memcmp(buffers[i].data(), blob.bytes.data() + ranges[i].offset, buffers[i].size()));
-  }
+  EXPECT_TRUE(buffers.Hold(blob.bytes, ranges));
   ASSERT_OK(Release(read.lease_id()));
   ASSERT_OK_AND_ASSIGN(const int code, node_->WaitExit(absl::Seconds(15)));
   EXPECT_EQ(code, 0);
@@ -197,5 +222,76 @@ TEST_F(DataPlaneEndToEndTest, SigtermDrainWaitsForAFetchInFlightThenStops) {
   EXPECT_TRUE(absl::StrContains(node_->StdoutText(), "strata-node: stopped"));
 }
 
+// Every port the node listens on — and it listens on exactly its gRPC, data-plane and HTTP
+// addresses (no port of UCX's) — gets the hostile streams (the 17 bytes that aborted UCX
+// 1.13's TCP connection manager, 64 KiB of 0x00 / 0xFF, UCX's TCP magic with an absurd
+// length, frames with impossible sizes or before the handshake, random bytes), and a
+// client's first bytes replayed four times in one write. The node keeps serving: a put and a
+// fetch afterwards are byte-exact.
+TEST_F(DataPlaneEndToEndTest, HostileByteStreamsOnEveryPortLeaveTheNodeServing) {
+  ASSERT_OK_AND_ASSIGN(std::vector<uint16_t> ports,
+                       strata::testing::ListeningTcpPorts(node_->pid()));
+  std::vector<uint16_t> expected = {PortOf(node_->grpc_address()), PortOf(address_),
+                                    PortOf(node_->http_address())};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ports, expected) << "the node listens on a port it was not told to";
+  std::vector<strata::testing::HostileStream> streams = strata::testing::HostileStreams(7);
+  for (uint16_t port : ports) {
+    for (const strata::testing::HostileStream& stream : streams) {
+      SCOPED_TRACE(absl::StrCat(stream.name, " to port ", port));
+      ASSERT_OK(strata::testing::SendRawStream(absl::StrCat("127.0.0.1:", port), stream.bytes,
+                                               absl::Milliseconds(5)));
+    }
+    EXPECT_CODE(node_->WaitExit(absl::ZeroDuration()).status(), absl::StatusCode::kDeadlineExceeded)
+        << "the node died after the streams to port " << port << "\n"
+        << node_->StderrText();
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> client, TestClient::Connect(address_));
+  const BlobContent blob = store::dataplane::testing::MakeBlob(ns_, 8, 44);
+  ASSERT_OK_AND_ASSIGN(const radix::BlobKey key, Put(*client, blob));
+  ASSERT_OK_AND_ASSIGN(const v1::ReadResponse read, Read(key, 8));
+  const std::vector<wire::ByteRange> ranges = Ranges(read.grants(0));
+  RangeBuffers buffers(ranges);
+  ASSERT_OK(client->Fetch(read.lease_id(), key, ranges, buffers.dests).status);
+  EXPECT_TRUE(buffers.Hold(blob.bytes, ranges));
+  ASSERT_OK(Release(read.lease_id()));
+}
+
+// A reader that takes no more bytes (its FETCH_DATA payloads held, never acknowledged — as a
+// SIGSTOPped process's would be): after --dataplane_transfer_timeout the node fails that
+// connection and releases what the transfer held, so the lease's release and a SIGTERM drain
+// finish at once instead of after the drain timeout.
+class StalledReaderTest : public DataPlaneEndToEndTest {
+ protected:
+  const std::vector<std::string>& ExtraArgs() const override {
+    static const std::vector<std::string> args = {"--dataplane_transfer_timeout=1s"};
+    return args;
+  }
+};
+
+TEST_F(StalledReaderTest, TheTransferDeadlineReleasesWhatAStalledReaderHeld) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> writer, TestClient::Connect(address_));
+  const BlobContent blob = store::dataplane::testing::MakeBlob(ns_, 8, 45);
+  ASSERT_OK_AND_ASSIGN(const radix::BlobKey key, Put(*writer, blob));
+  ASSERT_OK_AND_ASSIGN(const v1::ReadResponse read, Read(key, 8));
+  const std::vector<wire::ByteRange> ranges = Ranges(read.grants(0));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> reader,
+                       TestClient::Connect(address_, {.hold_data = true}));
+  RangeBuffers buffers(ranges);
+  std::shared_ptr<FetchCall> call = reader->StartFetch(read.lease_id(), key, ranges, buffers.dests);
+  ASSERT_TRUE(call->WaitForData(1));
+  // The fetch ends for the reader: its connection is failed by the node.
+  ASSERT_TRUE(call->Wait());
+  EXPECT_FALSE(call->outcome().status.ok());
+  ASSERT_OK(Release(read.lease_id()));
+  const absl::Time stop = absl::Now();
+  node_->Signal(SIGTERM);
+  ASSERT_OK_AND_ASSIGN(const int code, node_->WaitExit(absl::Seconds(15)));
+  EXPECT_EQ(code, 0);
+  EXPECT_LT(absl::Now() - stop, absl::Seconds(10)) << "the drain waited for the stalled reader";
+  EXPECT_FALSE(absl::StrContains(node_->StderrText(), "still in flight")) << node_->StderrText();
+}
+
 }  // namespace
+
 }  // namespace strata::integration::data_plane_e2e_test

@@ -9,25 +9,6 @@
 
 namespace strata::store::transport::ucx {
 
-absl::StatusOr<std::unique_ptr<Endpoint>> Endpoint::Connect(UcpWorker& worker,
-                                                            const SocketAddress& address,
-                                                            ErrorCallback on_error, void* arg) {
-  ucp_ep_params_t params;
-  std::memset(&params, 0, sizeof(params));
-  params.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
-                      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  params.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-  params.sockaddr.addr = address.get();
-  params.sockaddr.addrlen = address.length();
-  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  params.err_handler.cb = on_error;
-  params.err_handler.arg = arg;
-  ucp_ep_h ep = nullptr;
-  STRATA_RETURN_IF_ERROR(UcsToStatus(ucp_ep_create(worker.get(), &params, &ep),
-                                     "ucp_ep_create(" + address.ToString() + ")"));
-  return std::unique_ptr<Endpoint>(new Endpoint(&worker, ep));
-}
-
 absl::StatusOr<std::unique_ptr<Endpoint>> Endpoint::ConnectToWorker(UcpWorker& worker,
                                                                     std::string_view address,
                                                                     bool peer_error_mode,
@@ -44,23 +25,6 @@ absl::StatusOr<std::unique_ptr<Endpoint>> Endpoint::ConnectToWorker(UcpWorker& w
   ucp_ep_h ep = nullptr;
   STRATA_RETURN_IF_ERROR(
       UcsToStatus(ucp_ep_create(worker.get(), &params, &ep), "ucp_ep_create(worker address)"));
-  return std::unique_ptr<Endpoint>(new Endpoint(&worker, ep));
-}
-
-absl::StatusOr<std::unique_ptr<Endpoint>> Endpoint::Accept(UcpWorker& worker,
-                                                           ucp_conn_request_h request,
-                                                           ErrorCallback on_error, void* arg) {
-  ucp_ep_params_t params;
-  std::memset(&params, 0, sizeof(params));
-  params.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  params.conn_request = request;
-  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  params.err_handler.cb = on_error;
-  params.err_handler.arg = arg;
-  ucp_ep_h ep = nullptr;
-  STRATA_RETURN_IF_ERROR(
-      UcsToStatus(ucp_ep_create(worker.get(), &params, &ep), "ucp_ep_create(conn_request)"));
   return std::unique_ptr<Endpoint>(new Endpoint(&worker, ep));
 }
 

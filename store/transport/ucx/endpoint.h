@@ -1,10 +1,11 @@
 // Endpoint: owns one ucp_ep_h (ucp_ep_create ... ucp_ep_close_nbx).
 //
-// Private to store/transport. Endpoints made by Connect / Accept use UCP_ERR_HANDLING_MODE_PEER:
+// Private to store/transport. Endpoints are made by worker address only (the messenger's own
+// TCP stream carries the addresses): UCX's sockaddr connection manager is never used, because
+// UCX 1.13 aborts on malformed bytes arriving at its listener. In UCP_ERR_HANDLING_MODE_PEER,
 // when the peer dies or the connection breaks, UCX calls `on_error` (on the worker's thread)
-// and fails the endpoint's outstanding requests instead of hanging them. The owner must then
-// close the endpoint (StartClose(/*force=*/true)); UCX requires that a failed endpoint be
-// closed. ConnectToWorker may opt out of PEER mode (see there).
+// and fails the endpoint's outstanding requests instead of hanging them; the owner must then
+// close the endpoint (StartClose(/*force=*/true)).
 //
 // Not thread-safe: used only on the worker's thread, and closed before the worker is
 // destroyed. Closing is asynchronous: StartClose returns the close request (or nullptr when
@@ -13,10 +14,8 @@
 // never closed force-closes it and progresses the worker until the close completes — a
 // fallback for error paths, since progress may run other callbacks re-entrantly.
 //
-// Errors: Connect / Accept return UcsToStatus(...) of ucp_ep_create (INVALID_ARGUMENT for a
-// bad address; UNAVAILABLE when no transport reaches the peer). A refused connection is not
-// an error here: it arrives later through `on_error` (UCS_ERR_UNREACHABLE / CONNECTION_RESET
-// / REJECTED).
+// Errors: ConnectToWorker returns UcsToStatus(...) of ucp_ep_create (INVALID_ARGUMENT for a
+// bad address; UNAVAILABLE when no transport reaches the peer).
 #pragma once
 
 #include <memory>
@@ -26,7 +25,6 @@
 
 #include "absl/status/statusor.h"
 
-#include "store/transport/socket_address.h"
 #include "store/transport/ucx/ucp_worker.h"
 
 namespace strata::store::transport::ucx {
@@ -35,11 +33,6 @@ class Endpoint {
  public:
   using ErrorCallback = void (*)(void* arg, ucp_ep_h ep, ucs_status_t status);
 
-  // Client side: connects to a listener at `address` (through UCX's sockaddr connection
-  // manager; with UCX 1.13's TCP CM the endpoint only ever uses TCP lanes).
-  static absl::StatusOr<std::unique_ptr<Endpoint>> Connect(UcpWorker& worker,
-                                                           const SocketAddress& address,
-                                                           ErrorCallback on_error, void* arg);
   // Connects to a worker by its UCX address (UcpWorker::address() of the peer). When both
   // workers create an endpoint to each other this way, UCX pairs the two into one connection
   // (endpoint matching by creation order). With `peer_error_mode` false the endpoint uses
@@ -51,10 +44,6 @@ class Endpoint {
                                                                    bool peer_error_mode,
                                                                    ErrorCallback on_error,
                                                                    void* arg);
-  // Server side: accepts a connection request a Listener delivered.
-  static absl::StatusOr<std::unique_ptr<Endpoint>> Accept(UcpWorker& worker,
-                                                          ucp_conn_request_h request,
-                                                          ErrorCallback on_error, void* arg);
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;

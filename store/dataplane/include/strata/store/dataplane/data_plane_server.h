@@ -102,9 +102,18 @@ namespace strata::store::dataplane {
 struct DataPlaneOptions {
   // "host:port" to listen on; port 0 picks an ephemeral port.
   std::string listen_address = "127.0.0.1:7401";
-  // UCX_TLS syntax (e.g. "tcp", "tcp,shm,cma"); empty: the UCX_TLS environment variable,
-  // else UCX's default. The connection itself always needs "tcp" (see messenger.h).
+  // UCX_TLS syntax (e.g. "tcp", "tcp,shm,cma"); empty: the UCX_TLS environment variable.
+  // Connections are always the messenger's own TCP streams; a list allowing shared memory
+  // (or none) also lets same-host clients use shm + CMA (see messenger.h).
   std::string transports;
+  // Client connections kept at once; more are closed as soon as they are accepted.
+  size_t max_connections = 1024;
+  // A connection that has not completed the handshake within this is closed.
+  absl::Duration handshake_timeout = absl::Seconds(10);
+  // A transfer (a FETCH_DATA send until the client acknowledged it, a PUT_DATA payload
+  // until it landed) that takes longer fails its client's connection (DEADLINE_EXCEEDED):
+  // its HeldSpans are released, so a stopped client holds no bytes longer than this.
+  absl::Duration transfer_timeout = absl::Seconds(30);
   // FETCH_DATA sends in flight per peer (each holds one range's bytes). REQUIRES: > 0.
   uint32_t max_sends_per_peer = 8;
   // FETCH requests of one peer accepted and not yet finished; more are refused with

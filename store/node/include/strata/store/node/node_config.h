@@ -43,6 +43,11 @@ struct NodeConfig {
   // Data plane (UCX active messages): where it listens; reported to clients in BeginPut,
   // Read and Health answers.
   std::string dataplane_listen = "127.0.0.1:7401";
+  // Data-plane limits (store/dataplane): connections kept at once, the handshake's and a
+  // transfer's deadlines.
+  uint32_t dataplane_max_connections = 1024;
+  absl::Duration dataplane_handshake_timeout = absl::Seconds(10);
+  absl::Duration dataplane_transfer_timeout = absl::Seconds(30);
   // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.
   std::string http_listen = "127.0.0.1:7402";
   // Holds the lock/pid file, the metadata store (meta/) and the SSD tier file

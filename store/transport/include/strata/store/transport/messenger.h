@@ -27,12 +27,23 @@
 //
 // Thread-safe: every method may be called from any thread, except where noted.
 //
-// Transports: MessengerOptions::transports (UCX_TLS syntax) or the UCX_TLS environment
-// variable. Connections are always set up through UCX's sockaddr connection manager, which
-// on this machine (UCX 1.13.1, no RDMA devices) is TCP: the list must contain "tcp" (UCX
-// answers UNAVAILABLE "Destination is unreachable" to a connect over "shm,cma" alone).
-// "tcp" carries everything over TCP; "tcp,shm,cma" (or unset) moves same-host messages to
-// shared memory and CMA (see same_host_shared_memory). DescribePeer shows what UCX chose.
+// Connections and transports. Every connection is a TCP connection that this module owns
+// and parses itself (Listen / Connect); UCX never listens on a port or reads bytes from the
+// network here, because UCX 1.13's TCP transport and sockaddr connection manager abort the
+// process on malformed input (17 bytes were enough). For a peer on the same host, when both
+// sides allow it, messages move to a UCX endpoint over shared memory (sysv/posix) and CMA,
+// and the TCP connection stays as the liveness channel. MessengerOptions::transports (UCX_TLS
+// syntax, else the UCX_TLS environment variable) says whether shared memory may be used:
+// "tcp" keeps everything on the TCP stream; unset or a list naming shm/sysv/posix/cma also
+// allows the same-host path. UCX is given that list without "tcp". DescribePeer shows what
+// each connection uses.
+//
+// Limits against hostile or stalled peers (each configurable below): a connection that has
+// not completed the handshake within handshake_timeout is closed; at most max_peers
+// connections are kept (further ones are closed at once); a message's header and payload
+// sizes are bounded (a larger one closes that connection); a send or receive that has not
+// finished within transfer_timeout fails its peer with DEADLINE_EXCEEDED, so a stopped
+// reader or writer holds no buffer longer than that.
 #pragma once
 
 #include <cstddef>
@@ -71,7 +82,8 @@ enum class DataProtocol {
 using MessageHandler =
     absl::AnyInvocable<void(PeerId from, absl::Span<const uint8_t> header, IncomingData data)>;
 // Peer events: (peer, OK) when a peer connected to our listener; (peer, error) when a peer
-// failed (UNAVAILABLE: connection reset, unreachable, endpoint timeout).
+// failed (UNAVAILABLE: connection reset or closed, protocol error; DEADLINE_EXCEEDED: a
+// transfer outlived transfer_timeout).
 using PeerCallback = absl::AnyInvocable<void(PeerId peer, absl::Status status)>;
 
 struct MessengerOptions {
@@ -89,6 +101,22 @@ struct MessengerOptions {
   // without it; peer failure is still detected on the listener-made (TCP, PEER mode)
   // endpoint, which then force-closes both. Used only when both sides allow it.
   bool same_host_shared_memory = true;
+  // A connection must complete the handshake within this time or it is closed.
+  absl::Duration handshake_timeout = absl::Seconds(10);
+  // A send (until written and, for a streamed payload, acknowledged) or a payload receive
+  // (from Accept until the bytes landed) that takes longer fails its peer
+  // (DEADLINE_EXCEEDED).
+  absl::Duration transfer_timeout = absl::Seconds(30);
+  // Connections kept at once (accepted and connected, handshaking or not); more are closed
+  // as soon as they are accepted.
+  size_t max_peers = 1024;
+  // Largest message payload accepted from a peer; a larger announcement closes the
+  // connection.
+  uint64_t max_payload_bytes = uint64_t{4} << 30;
+  // Bytes of kept, undecided payloads (IncomingData held past its handler) a connection
+  // buffers so that the messages behind them keep arriving; past it the connection stops
+  // reading until a decision. Handlers that decide at once never use it.
+  size_t max_parked_bytes = size_t{64} << 20;
   PeerCallback on_peer_connected;
   PeerCallback on_peer_failed;
 };
@@ -146,8 +174,10 @@ class Messenger {
   // message; it does not mean a handler accepted the payload (see IncomingData::Drop).
   // Statuses to `done`: INVALID_ARGUMENT header larger than max_header_size(), payload
   // outside options.region, or unknown peer; UNAVAILABLE the peer failed, was disconnected
-  // or died mid-transfer; ABORTED the receiver dropped a rendezvous payload in its handler;
-  // CANCELLED the messenger shut down; RESOURCE_EXHAUSTED UCX out of memory.
+  // or died mid-transfer; DEADLINE_EXCEEDED the transfer outlived transfer_timeout (the
+  // peer is failed); ABORTED the receiver dropped a rendezvous payload (one over the eager
+  // limit, 16 KiB on the stream); CANCELLED the messenger shut down; RESOURCE_EXHAUSTED UCX
+  // out of memory.
   void Send(PeerId peer, uint16_t id, absl::Span<const uint8_t> header,
             absl::Span<const uint8_t> payload, SendOptions options, CompletionCallback done);
 
