@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "glog/logging.h"
@@ -192,14 +193,16 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
   tiering::Tier& ssd = *deps_.ssd;
   uint64_t freed = 0;
   std::vector<tiering::BlobId> victims;
+  // Blobs whose demotion failed in this call: not tried again (each is counted once).
+  absl::flat_hash_set<tiering::BlobId> failed;
   while (freed < bytes) {
     // Pick this round's victims: leaves of DRAM in policy order.
     victims.clear();
     ledger.dram_policy().CollectVictims(
         std::min(bytes - freed, kMaxDemotionRoundBytes),
-        [&table](tiering::BlobId id) {
+        [&table, &failed](tiering::BlobId id) {
           const BlobRecord* r = table.Find(id);
-          return r != nullptr && TierLedger::DramEvictable(*r);
+          return r != nullptr && TierLedger::DramEvictable(*r) && !failed.contains(id);
         },
         &victims);
     if (victims.empty()) break;
@@ -278,7 +281,9 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
           ssd.Free(targets[i]);
           if (!status.ok()) {
             VLOG(1) << "demotion of " << record->key.ToHex() << " failed: " << status;
-            if (reply->demotions_failed++ == 0) reply->first_failure = status;
+            if (failed.insert(record->id).second && reply->demotions_failed++ == 0) {
+              reply->first_failure = status;
+            }
           }
           deps_.records->ReleaseRecord(record);
           continue;

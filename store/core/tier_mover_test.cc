@@ -54,6 +54,16 @@ class WatchedTier : public tiering::Tier {
       std::move(done)(std::vector<absl::Status>(writes.size(), write_error));
       return;
     }
+    if (!first_write_error.ok() && !writes.empty()) {
+      // The batch's first write fails; the others land.
+      writes.erase(writes.begin());
+      arena_->WriteBatch(std::move(writes),
+                         [this, done = std::move(done)](std::vector<absl::Status> results) mutable {
+                           results.insert(results.begin(), first_write_error);
+                           std::move(done)(std::move(results));
+                         });
+      return;
+    }
     arena_->WriteBatch(std::move(writes), std::move(done));
   }
   absl::Status Flush() override {
@@ -64,6 +74,7 @@ class WatchedTier : public tiering::Tier {
   tiering::TierCounters& counters() override { return counters_; }
 
   absl::Status write_error;
+  absl::Status first_write_error;  // fails only the first write of each batch
   mutable int io_calls = 0;
   mutable int io_under_lock = 0;
 
@@ -354,6 +365,24 @@ TEST_F(TierMoverTest, ADemotionWhoseRecordIsNotWrittenDoesNotCount) {
   EXPECT_FALSE(blob->on_ssd());  // as if never written
   EXPECT_EQ(ssd_arena_->Stats().used_bytes, 0u);
   EXPECT_EQ(dram_->counters().Snapshot().demotions, 0u);
+}
+
+// A blob whose demotion failed is not tried again in the same call, so it is counted once
+// (a second round for the rest used to pick it, and count it, again).
+TEST_F(TierMoverTest, AFailedDemotionIsCountedOncePerCall) {
+  Make(/*text_bytes=*/1 << 20);
+  ssd_->first_write_error = absl::DataLossError("EIO");
+  {
+    absl::MutexLock lock(&mu_);
+    for (tiering::BlobId id = 1; id <= 3; ++id) Linked(id);
+  }
+  EvictReply reply;
+  mover_->MoveOutOfDram(mu_, 3 * kGranule, &reply);
+  absl::MutexLock lock(&mu_);
+  EXPECT_EQ(reply.demotions_failed, 1u);
+  EXPECT_EQ(reply.blobs_demoted, 2u);
+  EXPECT_TRUE(absl::IsDataLoss(reply.first_failure)) << reply.first_failure;
+  EXPECT_EQ(records_->holds, 0u);
 }
 
 TEST_F(TierMoverTest, FailedDemotionLeavesTheBlobInDram) {

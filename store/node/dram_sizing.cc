@@ -20,7 +20,12 @@ uint64_t DefaultDramBytes(uint64_t mem_available_bytes) {
 }
 
 absl::StatusOr<uint64_t> MemAvailableBytes(std::string_view meminfo) {
-  constexpr absl::string_view kKey = "MemAvailable:";
+  return MemInfoBytes(meminfo, "MemAvailable");
+}
+
+absl::StatusOr<uint64_t> MemInfoBytes(std::string_view meminfo, std::string_view name) {
+  const std::string key = absl::StrCat(absl::string_view(name.data(), name.size()), ":");
+  const absl::string_view kKey = key;
   for (absl::string_view line :
        absl::StrSplit(absl::string_view(meminfo.data(), meminfo.size()), '\n')) {
     if (!absl::StartsWith(line, kKey)) continue;
@@ -36,15 +41,20 @@ absl::StatusOr<uint64_t> MemAvailableBytes(std::string_view meminfo) {
     }
     return value * multiplier;
   }
-  return absl::NotFoundError("no MemAvailable line in /proc/meminfo");
+  return absl::NotFoundError(
+      absl::StrCat("no ", absl::string_view(name.data(), name.size()), " line in /proc/meminfo"));
 }
 
-absl::StatusOr<uint64_t> ReadMemAvailableBytes(const std::string& path) {
+absl::StatusOr<uint64_t> ReadMemInfoBytes(std::string_view name, const std::string& path) {
   std::ifstream in(path);
   if (!in) return absl::UnavailableError(absl::StrCat("cannot read ", path));
   std::ostringstream text;
   text << in.rdbuf();
-  return MemAvailableBytes(text.str());
+  return MemInfoBytes(text.str(), name);
+}
+
+absl::StatusOr<uint64_t> ReadMemAvailableBytes(const std::string& path) {
+  return ReadMemInfoBytes("MemAvailable", path);
 }
 
 }  // namespace strata::store::node

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 
+#include "strata/base/byte_size.h"
 #include "strata/base/status_macros.h"
 #include "strata/store/dataplane/data_plane_server.h"
 #include "strata/store/http/http_server.h"
@@ -23,7 +24,9 @@ namespace {
 constexpr uint64_t kDramGranuleBytes = uint64_t{64} << 10;
 
 // config.dram_bytes, or the default from free memory; rounded down to the granule.
-uint64_t ChooseDramBytes(const NodeConfig& config) {
+// FAILED_PRECONDITION when an explicit size exceeds the machine's memory (MemTotal): such a
+// tier could never be filled without the kernel killing the node.
+absl::StatusOr<uint64_t> ChooseDramBytes(const NodeConfig& config) {
   uint64_t bytes = config.dram_bytes;
   if (bytes == 0) {
     absl::StatusOr<uint64_t> available = ReadMemAvailableBytes();
@@ -34,6 +37,18 @@ uint64_t ChooseDramBytes(const NodeConfig& config) {
     } else {
       bytes = kMinDefaultDramBytes;
       LOG(WARNING) << "dram_bytes = auto but " << available.status() << "; using " << bytes;
+    }
+  } else if (absl::StatusOr<uint64_t> total = ReadMemInfoBytes("MemTotal"); total.ok()) {
+    if (bytes > *total) {
+      return absl::FailedPreconditionError(absl::StrCat("dram_bytes: ", base::FormatBytes(bytes),
+                                                        " exceeds this machine's memory (",
+                                                        base::FormatBytes(*total), " MemTotal)"));
+    }
+    if (absl::StatusOr<uint64_t> available = ReadMemAvailableBytes();
+        available.ok() && bytes > *available) {
+      LOG(WARNING) << "dram_bytes: " << base::FormatBytes(bytes) << " is more than the "
+                   << base::FormatBytes(*available)
+                   << " of memory available now; the tier fills as it is used";
     }
   }
   return bytes / kDramGranuleBytes * kDramGranuleBytes;
@@ -169,12 +184,12 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   NodeConfig config = given;
   config.data_dir = lock.dir();
 
-  // 2., 3. The metadata store and the SSD tier, under the lock.
+  // 2., 3. The metadata store and the SSD tier, under the lock (the DRAM size checked first).
+  STRATA_ASSIGN_OR_RETURN(const uint64_t dram_bytes, ChooseDramBytes(config));
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<meta::RocksMetaStore> meta, OpenMetaStore(config));
   STRATA_ASSIGN_OR_RETURN(std::shared_ptr<tiering::io::SsdTier> ssd, OpenSsdTier(config));
 
   // 4. The engine and its DRAM tier; it reloads the index from the metadata store.
-  const uint64_t dram_bytes = ChooseDramBytes(config);
   core::NodeEngineOptions engine_options = EngineOptions(config, dram_bytes);
   engine_options.ssd = ssd;
   engine_options.meta = meta;

@@ -239,6 +239,18 @@ TEST_P(HostilePeerTest, AStalledReceiverFailsTheSendAtTheTransferDeadline) {
   ASSERT_OK(RoundTrip());
 }
 
+// A client that goes away after its work is an orderly disconnect (logged at INFO), not a
+// peer failure; a connection cut mid-message is a failure.
+TEST_P(HostilePeerTest, AnOrdinaryDisconnectIsNotAFailure) {
+  ASSERT_OK(RoundTrip());
+  const absl::Time deadline = absl::Now() + testing::kWaitLimit;
+  while (server_->stats().peers_disconnected == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(server_->stats().peers_disconnected, 1u);
+  EXPECT_EQ(server_->stats().peer_failures, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, HostilePeerTest, ::testing::Values("tcp", "shm,cma,tcp"),
                          TransportName);
 

@@ -484,6 +484,7 @@ MessengerStats MessengerImpl::stats() const {
   s.peers_accepted = counters_.peers_accepted.load(std::memory_order_relaxed);
   s.peers_connected = counters_.peers_connected.load(std::memory_order_relaxed);
   s.peer_failures = counters_.peer_failures.load(std::memory_order_relaxed);
+  s.peers_disconnected = counters_.peers_disconnected.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -150,6 +150,7 @@ class MessengerImpl {
     bool welcomed = false;                     // HELLO handled (server) / WELCOME handled (client)
     bool announced = false;  // connected (Connect returned it / on_peer_connected ran)
     bool failed = false;     // an error ended it; closing soon
+    bool orderly = false;    // ... an ordinary disconnect by the peer (logged at INFO)
     bool closing = false;    // queued in closes_; unusable for new operations
     bool draining = false;   // closing gracefully: waits until its stream is idle
     bool force_close = false;
@@ -196,6 +197,7 @@ class MessengerImpl {
     std::atomic<uint64_t> messages_sent{0}, payload_bytes_sent{0}, send_failures{0};
     std::atomic<uint64_t> messages_received{0}, payload_bytes_received{0}, receive_failures{0};
     std::atomic<uint64_t> peers_accepted{0}, peers_connected{0}, peer_failures{0};
+    std::atomic<uint64_t> peers_disconnected{0};
   };
 
   MessengerImpl(MessengerOptions options, std::shared_ptr<CommandQueue> queue);

@@ -327,9 +327,15 @@ void MessengerImpl::FailPeers() {
     }
     const absl::Status error = peer->error;
     const bool announced = peer->announced;
-    LOG_IF(WARNING, !shutting_down_)
-        << options_.name << ": " << PeerName(id) << " (" << peer->remote << ") failed: " << error;
-    counters_.peer_failures.fetch_add(1, std::memory_order_relaxed);
+    if (peer->orderly) {
+      LOG_IF(INFO, !shutting_down_)
+          << options_.name << ": " << PeerName(id) << " (" << peer->remote << ") disconnected";
+    } else {
+      LOG_IF(WARNING, !shutting_down_)
+          << options_.name << ": " << PeerName(id) << " (" << peer->remote << ") failed: " << error;
+    }
+    (peer->orderly ? counters_.peers_disconnected : counters_.peer_failures)
+        .fetch_add(1, std::memory_order_relaxed);
     FinishConnect(id, error);
     ClosePeer(id, /*force=*/true);
     if (announced && !shutting_down_ && options_.on_peer_failed) {

@@ -93,6 +93,7 @@ void MessengerImpl::ServiceStream(Peer& peer, uint32_t events) {
   }
   if (!status.ok()) {
     // A broken connection, an end of stream or a protocol error: the peer is gone.
+    peer.orderly = stream.closed_cleanly();
     FailPeer(peer, absl::UnavailableError(
                        absl::StrCat("connection to ", peer.remote, ": ", status.message())));
     return;

@@ -176,7 +176,10 @@ absl::StatusOr<size_t> StreamConnection::Receive(uint8_t* data, size_t size) {
   while (true) {
     const ssize_t got = recv(fd_, data, size, MSG_DONTWAIT);
     if (got > 0) return static_cast<size_t>(got);
-    if (got == 0) return absl::UnavailableError("the peer closed the data-plane connection");
+    if (got == 0) {
+      eof_ = true;
+      return absl::UnavailableError("the peer closed the data-plane connection");
+    }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
     return base::ErrnoToStatus(errno, "recv on the data-plane connection");

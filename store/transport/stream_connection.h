@@ -112,6 +112,10 @@ class StreamConnection {
   void NotePeerClosed() { peer_closed_ = true; }
   bool peer_closed() const { return peer_closed_; }
 
+  // The peer ended the stream at a message boundary with nothing outstanding in either
+  // direction: an ordinary disconnect, not a failure worth a warning.
+  bool closed_cleanly() const { return eof_ && idle() && in_begin_ == in_end_ && parked_.empty(); }
+
   // Completes everything pending with `why`; later sends complete with it at once.
   void Fail(const absl::Status& why);
   bool failed() const { return failed_; }
@@ -159,6 +163,7 @@ class StreamConnection {
   bool failed_ = false;
   absl::Status failure_;
   bool peer_closed_ = false;
+  bool eof_ = false;  // recv returned 0
 
   // Sending.
   std::deque<OutFrame> sendq_;

@@ -91,6 +91,9 @@ TEST_F(NodeBadInputTest, MalformedNamespacesAreInvalidArgumentNamingTheField) {
       {"ns.tenant", [](v1::Namespace* ns) { ns->set_tenant("has space"); }},
       {"ns.tenant", [](v1::Namespace* ns) { ns->set_tenant(std::string(129, 'a')); }},
       {"ns.tenant", [](v1::Namespace* ns) { ns->set_tenant(""); }},
+      // Not UTF-8: refused by the node's check, not by protobuf's parse.
+      {"ns.tenant", [](v1::Namespace* ns) { ns->set_tenant("t\xff\xfe"); }},
+      {"ns.model", [](v1::Namespace* ns) { ns->set_model("caf\xc3"); }},
       {"ns.model", [](v1::Namespace* ns) { ns->set_model(""); }},
       {"ns.model", [](v1::Namespace* ns) { ns->set_model("tab\there"); }},
       {"ns.layout: missing", [](v1::Namespace* ns) { ns->clear_layout(); }},

@@ -156,6 +156,22 @@ TEST(NodeLifecycleTest, TwoNodesCannotShareADataDir) {
   EXPECT_OK(first->WaitHealthy(absl::Seconds(5)));  // the first is unharmed
 }
 
+// A DRAM tier larger than the machine's memory is refused at start (exit 1, the sizes named),
+// before the SSD tier or the metadata store are made.
+TEST(NodeLifecycleTest, ADramTierLargerThanTheMachineRefusesToStart) {
+  const ScopedTempDir temp_dir("strata-node-dram-test");
+  const ProgramResult run = NodeProcess::RunToExit(
+      {"--grpc_listen=127.0.0.1:0", "--dataplane_listen=127.0.0.1:0",
+       "--http_listen=", "--dram_bytes=1000TiB", "--data_dir=" + temp_dir.path()});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_TRUE(absl::StrContains(run.err,
+                                "cannot start: FAILED_PRECONDITION: dram_bytes: 1000 TiB "
+                                "exceeds this machine's memory ("))
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(temp_dir.path() + "/ssd.tier"));
+  EXPECT_FALSE(std::filesystem::exists(temp_dir.path() + "/meta"));
+}
+
 TEST(NodeLifecycleTest, TwoNodesCannotShareAPort) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> first, NodeProcess::Start());
   const ProgramResult second = NodeProcess::RunToExit({"--grpc_listen=" + first->grpc_address(),

@@ -29,6 +29,10 @@ uint64_t DefaultDramBytes(uint64_t mem_available_bytes);
 
 // MemAvailable (in bytes) from the text of /proc/meminfo ("MemAvailable:  123 kB").
 absl::StatusOr<uint64_t> MemAvailableBytes(std::string_view meminfo);
+// Any line of /proc/meminfo by name ("MemTotal"), in bytes.
+absl::StatusOr<uint64_t> MemInfoBytes(std::string_view meminfo, std::string_view name);
+absl::StatusOr<uint64_t> ReadMemInfoBytes(std::string_view name,
+                                          const std::string& path = "/proc/meminfo");
 
 // MemAvailable of this machine, from `path`.
 absl::StatusOr<uint64_t> ReadMemAvailableBytes(const std::string& path = "/proc/meminfo");

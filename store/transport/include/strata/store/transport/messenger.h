@@ -135,9 +135,10 @@ struct MessengerStats {
   uint64_t messages_received = 0;       // messages handed to handlers
   uint64_t payload_bytes_received = 0;  // payload bytes accepted into caller buffers (OK)
   uint64_t receive_failures = 0;
-  uint64_t peers_accepted = 0;   // via Listen
-  uint64_t peers_connected = 0;  // via Connect
-  uint64_t peer_failures = 0;
+  uint64_t peers_accepted = 0;      // via Listen
+  uint64_t peers_connected = 0;     // via Connect
+  uint64_t peer_failures = 0;       // not counting peers that disconnected in an orderly way
+  uint64_t peers_disconnected = 0;  // peers that closed their connection in an orderly way
 };
 
 class Messenger {
