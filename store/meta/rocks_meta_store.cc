@@ -1,12 +1,14 @@
 #include "strata/store/meta/rocks_meta_store.h"
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -20,6 +22,8 @@
 #include "store/meta/meta_records.h"
 #include "store/meta/rocks_options.h"
 #include "store/meta/rocks_status.h"
+#include "strata/base/byte_size.h"
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
 #include "strata/store/meta/blob_meta_codec.h"
 #include "strata/store/meta/internal/namespace_gate.h"
@@ -65,6 +69,22 @@ absl::Status CheckFamilies(const rocksdb::DBOptions& db_options, const std::stri
   return absl::OkStatus();
 }
 
+// RESOURCE_EXHAUSTED unless the filesystem of `path` has kMinFreeBytesToOpen free.
+absl::Status CheckFreeSpace(const std::string& path) {
+  struct statvfs fs;
+  if (statvfs(path.c_str(), &fs) != 0) {
+    return base::ErrnoToStatus(errno, absl::StrCat("statvfs ", path));
+  }
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes < kMinFreeBytesToOpen) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": its filesystem has ", base::FormatBytes(free_bytes),
+                     " free; opening the store needs ", base::FormatBytes(kMinFreeBytesToOpen),
+                     " (free space there, or move meta_dir)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RocksMetaStore>> RocksMetaStore::Open(
@@ -84,6 +104,9 @@ absl::StatusOr<std::unique_ptr<RocksMetaStore>> RocksMetaStore::Open(
     }
   }
   STRATA_RETURN_IF_ERROR(CheckFamilies(set.db, path));
+  // Opening writes a new manifest, options file and log: on a full disk RocksDB 7.8 aborts
+  // inside DB::Open (an assertion in WritableFileWriter) instead of returning an error.
+  STRATA_RETURN_IF_ERROR(CheckFreeSpace(path));
 
   const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, set.defaults},

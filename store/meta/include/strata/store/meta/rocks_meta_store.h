@@ -31,7 +31,10 @@
 //     bounded;
 //   - WAL recovery: RocksDB's default point-in-time recovery — after a crash the store holds
 //     every batch up to the first torn one in the log, never part of a batch;
-//   - Close() flushes the memtables (flush_on_close), so a clean restart replays no WAL.
+//   - Close() flushes the memtables (flush_on_close), so a clean restart replays no WAL;
+//   - no fallocate (allow_fallocate = false): RocksDB would otherwise reserve 1.1 x the
+//     memtable (~35 MiB at the default 32 MiB) for each WAL up front; an idle node's store
+//     takes well under 1 MiB of disk.
 //
 // Durability: Apply with sync = true returns after the WAL is fsynced (concurrent writers
 // share the fsync: RocksDB's group commit); sync = false survives a process crash only.
@@ -47,7 +50,10 @@
 //          RocksDB's LOCK file is held (by this or another process); FAILED_PRECONDITION when
 //          the directory is a RocksDB that is not a strata metadata store (other column
 //          families) or holds a newer format;
-//          DATA_LOSS corruption found while opening; UNAVAILABLE any other I/O error.
+//          DATA_LOSS corruption found while opening; UNAVAILABLE any other I/O error;
+//          RESOURCE_EXHAUSTED the directory's filesystem has less than kMinFreeBytesToOpen
+//          free (RocksDB 7.8 aborts the process inside DB::Open on a full disk, so this is
+//          checked first).
 //   Apply / LoadAll / GetBlob / GetNamespace: as MetaStore (meta_store.h): RocksDB IOError
 //          -> UNAVAILABLE, Corruption -> DATA_LOSS, NotFound -> NOT_FOUND.
 //   Close  UNAVAILABLE / DATA_LOSS when the flush or the close failed (the store is closed
@@ -65,6 +71,9 @@
 #include "strata/store/meta/meta_store.h"
 
 namespace strata::store::meta {
+
+// Free space a store's filesystem needs before Open touches it.
+inline constexpr uint64_t kMinFreeBytesToOpen = uint64_t{4} << 20;
 
 enum class MetaCompression : uint8_t {
   kAuto,  // LZ4, and ZSTD on the bottommost level, where built in; else none
