@@ -20,8 +20,11 @@ pkg_check_modules(UCX REQUIRED IMPORTED_TARGET ucx)
 find_package(RocksDB CONFIG REQUIRED)
 # SSD tier: liburing (tiering/io only).
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
-# HTTP endpoint: cpp-httplib (store/http only). Debian builds it as a shared library; its
-# pkg-config flags (TLS, zlib, brotli support) must match the library's class layouts.
+# HTTP endpoint (store/http only): libmicrohttpd serves it (event-driven: a slow client
+# holds a connection, not a thread); cpp-httplib is the small GET client of tests and tools.
+# Debian builds cpp-httplib as a shared library; its pkg-config flags (TLS, zlib, brotli
+# support) must match the library's class layouts.
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # JSON: nlohmann/json (header-only; store/http and client/cli write it, tests read it).
 find_package(nlohmann_json 3 CONFIG REQUIRED)

@@ -19,8 +19,9 @@ PACKAGES=(
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libucx-dev librocksdb-dev liburing-dev
-  # store/http's server (cpp-httplib); client/plot draws with cairo, its text in DejaVu Sans
-  libcpp-httplib-dev libcairo2-dev fonts-dejavu-core
+  # store/http's server (libmicrohttpd: event-driven, so slow clients cannot hold its
+  # workers) and HTTP client (cpp-httplib); client/plot draws with cairo, its text in DejaVu Sans
+  libmicrohttpd-dev libcpp-httplib-dev libcairo2-dev fonts-dejavu-core
   # JSON writing (store/http, client/cli) and reading (tests): nlohmann/json
   nlohmann-json3-dev
   # tests and benchmarks

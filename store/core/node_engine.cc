@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <malloc.h>
+
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
@@ -87,7 +89,14 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
       clock_(clock),
       arena_(std::move(arena)),
       ids_(id_secret),
-      puts_(options.put_ttl),
+      puts_(options.put_ttl,
+            PutLimits{.max_puts = options.max_pending_puts,
+                      .max_metadata_bytes = options.max_pending_metadata_bytes,
+                      .max_bytes = static_cast<uint64_t>(options.max_pending_share *
+                                                         static_cast<double>(arena_->capacity())),
+                      .max_tenant_bytes =
+                          static_cast<uint64_t>(options.max_pending_tenant_share *
+                                                static_cast<double>(arena_->capacity()))}),
       lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
       ledger_(&table_, arena_.get(), options.ssd.get(), std::move(policies), options.text_bytes),
@@ -145,6 +154,10 @@ void NodeEngine::ReaperLoop() {
       VLOG(1) << "reaper: " << reaped.leases_expired << " leases expired, " << reaped.puts_expired
               << " puts abandoned";
     }
+    // An abandoned put's tokens and checksums (up to max_pending_metadata_bytes in all) were
+    // allocated on gRPC's threads, in glibc arenas that keep freed pages unless trimmed:
+    // give them back to the system (issue 12: 1.3 GB stayed after 175 puts expired).
+    if (reaped.puts_expired > 0) malloc_trim(0);
   }
 }
 

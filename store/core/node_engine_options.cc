@@ -22,6 +22,16 @@ absl::Status NodeEngineOptions::Validate() const {
   if (o.put_ttl <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("put_ttl must be > 0");
   }
+  if (o.max_pending_puts == 0 || o.max_pending_metadata_bytes == 0) {
+    return absl::InvalidArgumentError(
+        "max_pending_puts and max_pending_metadata_bytes must be > 0");
+  }
+  if (!(o.max_pending_share > 0 && o.max_pending_share <= 1) ||
+      !(o.max_pending_tenant_share > 0 && o.max_pending_tenant_share <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_pending_share ", o.max_pending_share, " and max_pending_tenant_share ",
+                     o.max_pending_tenant_share, " must be in (0, 1]"));
+  }
   if (o.reap_interval < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("reap_interval must be >= 0");
   }

@@ -93,6 +93,19 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     ++parent->children;  // keeps the parent's record through the eviction below
   }
   sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
+  // Before the allocation evicts anything: does it fit, within the pending puts' limits?
+  if (absl::Status admitted = puts_.Admit(
+          ns.tenant(), request.bytes,
+          PutTable::MetadataBytes(request.tokens.size(), sequence.size(), request.checksums.size()),
+          arena_->capacity());
+      !admitted.ok()) {
+    if (parent != nullptr) {
+      --parent->children;
+      prefix_pin.Release();
+      keeper_.Release(mu_, parent);
+    }
+    return admitted;
+  }
   return put_keeper_.Begin(mu_,
                            NewPut{.ns = &ns,
                                   .namespace_hash = h0,

@@ -140,6 +140,50 @@ TEST_F(NodeEnginePutTest, TooLargeAndTierFull) {
               absl::StatusCode::kResourceExhausted);
 }
 
+// Issue 12, defect 4: a reservation that cannot fit is refused before anything is evicted,
+// and pending puts that never send data cannot take more than their share of the cache.
+TEST_F(NodeEnginePutTest, ReservationsThatCannotFitOrPassTheirShareEvictNothing) {
+  FakeClock clock;
+  ASSERT_OK_AND_ASSIGN(auto engine, NodeEngine::Create(SmallOptions(&clock, 64 << 10)));
+  // Ten committed blobs of 4 KiB (16 pages of 256 B): 40 KiB of the 64 KiB tier.
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    ASSERT_OK(PutBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 16, seed)).status());
+  }
+  auto dram = [&] { return *engine->Tiers().Find(Tier::kDram); };
+  ASSERT_EQ(dram().blobs, 10u);
+  // 76800 B can never fit the 64 KiB tier: refused, nothing evicted.
+  absl::Status never = BeginBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 300, 99)).status();
+  EXPECT_CODE(never, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(never.message().find("cannot fit"), absl::string_view::npos) << never;
+  EXPECT_EQ(dram().blobs, 10u);
+  EXPECT_EQ(dram().evictions, 0u);
+  // A storm of 8 KiB reservations that never send data: the first is admitted (it evicts what
+  // it needs), the rest stop at the tenant's share (16 KiB of 64) and evict nothing more.
+  int admitted = 0;
+  absl::Status refused;
+  for (uint64_t seed = 100; seed < 140; ++seed) {
+    absl::StatusOr<BeginPutReply> begin =
+        BeginBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 32, seed));
+    if (begin.ok()) {
+      ++admitted;
+    } else {
+      refused = begin.status();
+    }
+  }
+  EXPECT_EQ(admitted, 2);
+  EXPECT_CODE(refused, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("a tenant's share"), absl::string_view::npos) << refused;
+  EXPECT_EQ(engine->Tiers().engine.pending_puts, 2u);
+  // 40 KiB committed + 16 KiB reserved fit 64 KiB: every committed blob is still cached.
+  EXPECT_EQ(dram().blobs, 12u);
+  EXPECT_EQ(dram().evictions, 0u);
+  // Once they expire, puts are admitted again.
+  clock.Advance(absl::Minutes(2));
+  engine->ReapExpired();
+  EXPECT_EQ(engine->Tiers().engine.pending_puts, 0u);
+  EXPECT_OK(PutBlob(*engine, ns_, std::nullopt, MakeBlob(ns_, 32, 200)).status());
+}
+
 TEST_F(NodeEnginePutTest, PendingBlobIsInvisible) {
   const BlobContent blob = MakeBlob(ns_, 2, 4);
   ASSERT_OK_AND_ASSIGN(BeginPutReply begin, BeginBlob(*engine_, ns_, std::nullopt, blob));

@@ -1,6 +1,7 @@
 // PutTable (put_table.h).
 #include "strata/store/core/put_table.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -54,9 +55,70 @@ absl::Status PutTable::Validate(const radix::Namespace& ns, const PutRequest& re
   return absl::OkStatus();
 }
 
+namespace {
+
+// The tenant a put is accounted to ("" for a record without a namespace: unit tests).
+std::string TenantOf(const BlobRecord& record) {
+  return record.ns == nullptr ? std::string() : record.ns->tenant();
+}
+
+}  // namespace
+
+uint64_t PutTable::MetadataBytes(size_t tokens, size_t sequence_tokens, size_t checksums) {
+  return sizeof(BlobRecord) + sizeof(PendingPut) + 64 +
+         sizeof(radix::TokenId) * (uint64_t{tokens} + sequence_tokens) +
+         sizeof(uint64_t) * uint64_t{checksums};
+}
+
+uint64_t PutTable::MetadataOf(const PendingPut& put) {
+  return MetadataBytes(put.record->tokens.size(), put.sequence.size(),
+                       put.record->checksums.size());
+}
+
+uint64_t PutTable::tenant_bytes(const std::string& tenant) const {
+  auto it = tenant_bytes_.find(tenant);
+  return it == tenant_bytes_.end() ? 0 : it->second;
+}
+
+absl::Status PutTable::Admit(const std::string& tenant, uint64_t bytes, uint64_t metadata_bytes,
+                             uint64_t capacity) const {
+  if (bytes > capacity || bytes > capacity - std::min(capacity, usage_.bytes)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a blob of ", bytes, " bytes cannot fit the DRAM tier of ", capacity,
+                     " bytes beside the ", usage_.bytes, " bytes pending puts reserve"));
+  }
+  if (usage_.puts >= limits_.max_puts) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(usage_.puts, " puts are pending, the limit (max_pending_puts)"));
+  }
+  if (usage_.metadata_bytes + metadata_bytes > limits_.max_metadata_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "pending puts' tokens and checksums would take ", usage_.metadata_bytes + metadata_bytes,
+        " bytes of memory, more than max_pending_metadata_bytes (", limits_.max_metadata_bytes,
+        ")"));
+  }
+  if (usage_.puts > 0 && usage_.bytes + bytes > limits_.max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("pending puts would reserve ", usage_.bytes + bytes,
+                     " bytes of DRAM, more than their share (", limits_.max_bytes, " bytes)"));
+  }
+  const uint64_t mine = tenant_bytes(tenant);
+  if (mine > 0 && mine + bytes > limits_.max_tenant_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "tenant ", tenant, "'s pending puts would reserve ", mine + bytes,
+        " bytes of DRAM, more than a tenant's share (", limits_.max_tenant_bytes, " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
 PendingPut& PutTable::Add(PendingPut put, absl::Time now) {
   const uint64_t id = put.record->id;
   put.deadline = now + put_ttl_;
+  ++usage_.puts;
+  usage_.bytes += put.record->bytes;
+  put.metadata_bytes = MetadataOf(put);
+  usage_.metadata_bytes += put.metadata_bytes;
+  if (put.record->bytes > 0) tenant_bytes_[TenantOf(*put.record)] += put.record->bytes;
   CHECK(by_key_.emplace(put.record->key, id).second) << "a put of this key is pending";
   auto [it, added] = puts_.emplace(id, std::move(put));
   CHECK(added) << "put " << id << " is pending already";
@@ -80,6 +142,13 @@ PendingPut PutTable::Take(uint64_t put_id) {
   PendingPut put = std::move(it->second);
   puts_.erase(it);
   by_key_.erase(put.record->key);
+  --usage_.puts;
+  usage_.bytes -= put.record->bytes;
+  usage_.metadata_bytes -= put.metadata_bytes;
+  auto tenant = tenant_bytes_.find(TenantOf(*put.record));
+  if (tenant != tenant_bytes_.end() && (tenant->second -= put.record->bytes) == 0) {
+    tenant_bytes_.erase(tenant);
+  }
   return put;
 }
 

@@ -126,5 +126,48 @@ TEST(PutTableCheckParentTest, TheNewBlobStartsInsideOrAtTheEndOfItsParent) {
   EXPECT_TRUE(absl::IsInvalidArgument(PutTable::CheckParent(parent, 10, UINT32_MAX - 9)));
 }
 
+// Usage follows Add and Take; Admit refuses, naming the limit, what can never fit beside the
+// pending puts and what would pass a limit, but admits a tenant's first put and the first of
+// all whatever their share.
+TEST_F(PutTableTest, AdmitAppliesEveryLimitAndUsageFollowsAddAndTake) {
+  PutTable puts(absl::Seconds(60), PutLimits{.max_puts = 3,
+                                             .max_metadata_bytes = 1 << 20,
+                                             .max_bytes = 2048,
+                                             .max_tenant_bytes = 1024});
+  const uint64_t capacity = 4096;
+  const uint64_t meta = PutTable::MetadataBytes(16, 16, 4);
+  EXPECT_GT(meta, 16 * 4 * 2 + 4 * 8);
+  EXPECT_OK(puts.Admit("t", 4096, meta, capacity));  // the first may take the whole tier
+  EXPECT_CODE(puts.Admit("t", 4097, meta, capacity), absl::StatusCode::kResourceExhausted);
+  puts.Add(PendingPut(Record(1)), t0_);  // 1024 bytes, tenant ""
+  EXPECT_EQ(puts.usage().puts, 1u);
+  EXPECT_EQ(puts.usage().bytes, 1024u);
+  EXPECT_EQ(puts.tenant_bytes(""), 1024u);
+  // Never fits beside the 1024 reserved bytes: refused whatever the shares say.
+  absl::Status never = puts.Admit("other", 3073, meta, capacity);
+  EXPECT_CODE(never, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(never.message().find("cannot fit the DRAM tier"), absl::string_view::npos) << never;
+  // Another tenant's first put: within the total share.
+  EXPECT_OK(puts.Admit("other", 1024, meta, capacity));
+  // Past the total share (1024 + 1025 > 2048).
+  EXPECT_NE(puts.Admit("other", 1025, meta, capacity).message().find("share (2048"),
+            absl::string_view::npos);
+  // The same tenant past its share (1024 + 1 > 1024).
+  EXPECT_NE(puts.Admit("", 1, meta, capacity).message().find("a tenant's share"),
+            absl::string_view::npos);
+  // Metadata.
+  EXPECT_NE(puts.Admit("other", 1, 1 << 20, capacity).message().find("max_pending_metadata_bytes"),
+            absl::string_view::npos);
+  puts.Add(PendingPut(Record(2)), t0_);
+  puts.Add(PendingPut(Record(3)), t0_);
+  EXPECT_NE(puts.Admit("other", 1, meta, capacity).message().find("max_pending_puts"),
+            absl::string_view::npos);
+  for (uint64_t id : {1, 2, 3}) puts.Take(id);
+  EXPECT_EQ(puts.usage().puts, 0u);
+  EXPECT_EQ(puts.usage().bytes, 0u);
+  EXPECT_EQ(puts.usage().metadata_bytes, 0u);
+  EXPECT_EQ(puts.tenant_bytes(""), 0u);
+}
+
 }  // namespace
 }  // namespace strata::store::core

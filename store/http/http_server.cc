@@ -1,18 +1,27 @@
+// HttpServer (http_server.h) on libmicrohttpd: an epoll loop per worker thread, so a client
+// that trickles its request or never reads its response holds a connection slot and
+// nothing else.
 #include "strata/store/http/http_server.h"
 
-#include <thread>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
 #include <utility>
 
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
-#include "absl/time/clock.h"
 #include "glog/logging.h"
 
-#include "httplib.h"
 #include "strata/store/http/metrics_format.h"
 #include "strata/store/http/tiers_json.h"
 
@@ -20,59 +29,119 @@ namespace strata::store::http {
 namespace {
 
 constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
-// How long Stop waits for the workers to finish their connections.
-constexpr absl::Duration kStopWait = absl::Seconds(5);
+constexpr char kTextContentType[] = "text/plain; charset=utf-8";
 
-// SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
-// node bind the same port and take half of its connections.
-void ReuseAddressOnly(socket_t sock) {
-  int yes = 1;
-  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+// Queues `body` with `status` on `connection` (copied: the response owns its bytes).
+MHD_Result Reply(MHD_Connection* connection, unsigned status, const std::string& body,
+                 const char* content_type, bool close = false) {
+  MHD_Response* response = MHD_create_response_from_buffer(
+      body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (response == nullptr) return MHD_NO;  // out of memory: MHD closes the connection
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  }
+  if (close) MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+  const MHD_Result queued = MHD_queue_response(connection, status, response);
+  MHD_destroy_response(response);
+  return queued;
 }
 
-// (seconds, microseconds) of a duration for httplib's timeouts.
-std::pair<time_t, time_t> SecondsAndMicros(absl::Duration d) {
-  const int64_t micros = absl::ToInt64Microseconds(d);
-  return {static_cast<time_t>(micros / 1000000), static_cast<time_t>(micros % 1000000)};
+// libmicrohttpd's diagnostics (a refused connection, a malformed request) are a client's
+// doing, not the node's: verbose only, so a hostile client cannot flood the log.
+void LogFromMhd(void*, const char* format, va_list args) {
+  if (!VLOG_IS_ON(1)) return;
+  char line[512];
+  std::vsnprintf(line, sizeof(line), format, args);
+  VLOG(1) << "HTTP endpoint: " << line;
+}
+
+// A listening TCP socket on host:port (non-blocking, SO_REUSEADDR only: SO_REUSEPORT would
+// let a second node bind the same port and take half of its connections); -1 and `error`
+// when it cannot be made.
+int Listen(const std::string& host, int port, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = absl::StrCat(port);
+  if (const int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    *error = gai_strerror(rc);
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      *error = std::strerror(errno);
+      continue;
+    }
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    if (a->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof(yes));
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+      *error = std::strerror(errno);
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  return fd;
+}
+
+// The port `fd` is bound to (0 when unknown).
+int BoundPort(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
 }
 
 }  // namespace
 
 struct HttpServer::Impl {
-  httplib::Server server;
   HttpHandlers handlers;
-  std::thread listener;
-  // The listener sets it when listen_after_bind returned (its workers joined).
-  absl::Notification listener_done;
-  // Calls into `handlers` in progress, and whether Stop forbade new ones: after Stop a
-  // worker still writing to a slow client never touches the handlers (or what they borrow).
-  absl::Mutex mu;
-  int calls ABSL_GUARDED_BY(mu) = 0;
-  bool closed ABSL_GUARDED_BY(mu) = false;
+  MHD_Daemon* daemon = nullptr;
+  int listen_fd = -1;  // the server's own; libmicrohttpd has a duplicate
 
-  // Runs `f` unless closed; false when closed.
-  template <typename F>
-  bool Call(F&& f) {
-    {
-      absl::MutexLock lock(&mu);
-      if (closed) return false;
-      ++calls;
+  // libmicrohttpd's access handler: called once the request's headers are in (and again
+  // for each piece of a body, which is never wanted: the answer is queued on the first call,
+  // and libmicrohttpd then closes a connection whose body was not read).
+  static MHD_Result Answer(void* cls, MHD_Connection* connection, const char* url,
+                           const char* method, const char* /*version*/, const char* /*upload_data*/,
+                           size_t* upload_data_size, void** request_state) {
+    if (*request_state != nullptr) {  // a body arrived after the answer: drop it
+      *upload_data_size = 0;
+      return MHD_YES;
     }
-    f();
-    absl::MutexLock lock(&mu);
-    --calls;
-    return true;
+    *request_state = connection;  // answered
+    Impl* impl = static_cast<Impl*>(cls);
+    const std::string_view m(method);
+    if (m != MHD_HTTP_METHOD_GET && m != MHD_HTTP_METHOD_HEAD) {
+      return Reply(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", kTextContentType,
+                   /*close=*/true);
+    }
+    const std::string_view path(url);
+    if (path == "/metrics") {
+      return Reply(connection, MHD_HTTP_OK, FormatMetrics(impl->handlers.snapshot()),
+                   kMetricsContentType);
+    }
+    if (path == "/v1/tiers") {
+      return Reply(connection, MHD_HTTP_OK, FormatTiersJson(impl->handlers.snapshot()),
+                   "application/json");
+    }
+    if (path == "/healthz") return Reply(connection, MHD_HTTP_OK, "ok\n", kTextContentType);
+    if (path == "/readyz") {
+      const absl::Status ready = impl->handlers.readiness();
+      if (ready.ok()) return Reply(connection, MHD_HTTP_OK, "ready\n", kTextContentType);
+      return Reply(connection, MHD_HTTP_SERVICE_UNAVAILABLE,
+                   absl::StrCat("not ready: ", ready.message(), "\n"), kTextContentType);
+    }
+    return Reply(connection, MHD_HTTP_NOT_FOUND, "not found\n", kTextContentType);
   }
 };
-
-namespace {
-
-void Closed(httplib::Response& res) {
-  res.status = 503;
-  res.set_content("shutting down\n", "text/plain; charset=utf-8");
-}
-
-}  // namespace
 
 absl::Status SplitHostPort(const std::string& address, std::string* host, int* port) {
   const size_t colon = address.rfind(':');
@@ -102,131 +171,69 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   if (absl::Status s = SplitHostPort(options.listen_address, &host, &port); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("http_listen: ", s.message()));
   }
-  if (options.worker_threads <= 0 || !handlers.snapshot || !handlers.readiness) {
+  if (options.worker_threads <= 0 || options.max_connections <= 0 ||
+      options.max_connections_per_client <= 0 || options.timeout < absl::Seconds(1) ||
+      !handlers.snapshot || !handlers.readiness) {
     return absl::InvalidArgumentError(
-        "HTTP server: worker_threads must be > 0 and both handlers set");
+        "HTTP server: worker_threads, max_connections and max_connections_per_client must be "
+        "> 0, timeout at least 1 s, and both handlers set");
+  }
+  std::string error;
+  const int fd = Listen(host, port, &error);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on http_listen = ", options.listen_address, ": ", error));
   }
   auto impl = std::make_unique<Impl>();
   impl->handlers = std::move(handlers);
-  httplib::Server& server = impl->server;
-  const size_t workers = static_cast<size_t>(options.worker_threads);
-  server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
-  server.set_socket_options(ReuseAddressOnly);
-  const auto [io_s, io_us] = SecondsAndMicros(options.io_timeout);
-  server.set_read_timeout(io_s, io_us);
-  server.set_write_timeout(io_s, io_us);
-  server.set_keep_alive_timeout(
-      std::max<time_t>(1, static_cast<time_t>(absl::ToInt64Seconds(options.idle_timeout))));
-
-  // Only GET and HEAD: anything else is refused before httplib reads a request body (it
-  // would otherwise read any body, of any size, into memory first), and the connection
-  // closes. Bodies are capped too, as a second guard.
-  server.set_payload_max_length(4096);
-  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.method == "GET" || req.method == "HEAD")
-      return httplib::Server::HandlerResponse::Unhandled;
-    res.status = 405;
-    res.set_header("Allow", "GET, HEAD");
-    res.set_header("Connection", "close");
-    res.set_content("only GET and HEAD\n", "text/plain; charset=utf-8");
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  Impl* i = impl.get();  // lives as long as the server (or is leaked with it: see Stop)
-  server.Get("/metrics", [i](const httplib::Request&, httplib::Response& res) {
-    if (!i->Call(
-            [&] { res.set_content(FormatMetrics(i->handlers.snapshot()), kMetricsContentType); })) {
-      Closed(res);
-    }
-  });
-  server.Get("/v1/tiers", [i](const httplib::Request&, httplib::Response& res) {
-    if (!i->Call([&] {
-          res.set_content(FormatTiersJson(i->handlers.snapshot()), "application/json");
-        })) {
-      Closed(res);
-    }
-  });
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok\n", "text/plain; charset=utf-8");
-  });
-  server.Get("/readyz", [i](const httplib::Request&, httplib::Response& res) {
-    absl::Status ready;
-    if (!i->Call([&] { ready = i->handlers.readiness(); }))
-      ready = absl::UnavailableError("shutting down");
-    if (ready.ok()) {
-      res.set_content("ready\n", "text/plain; charset=utf-8");
-    } else {
-      res.status = 503;
-      res.set_content(absl::StrCat("not ready: ", ready.message(), "\n"),
-                      "text/plain; charset=utf-8");
-    }
-  });
-
-  int bound = port;
-  if (port == 0) {
-    bound = server.bind_to_any_port(host);
-  } else if (!server.bind_to_port(host, port)) {
-    bound = -1;
+  impl->listen_fd = fd;
+  // libmicrohttpd gets a duplicate: whether it closes a socket it was given when it fails to
+  // start is not documented, and the server closes its own after MHD_stop_daemon.
+  const int given = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (given < 0) {
+    close(fd);
+    return absl::UnavailableError(absl::StrCat("HTTP server: dup: ", std::strerror(errno)));
   }
-  if (bound <= 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on http_listen = ", options.listen_address,
-                     " (address in use, or not an address of this host?)"));
+  // One worker: libmicrohttpd's own polling thread (a pool of 1 means the same).
+  const unsigned pool = static_cast<unsigned>(options.worker_threads);
+  // clang-format off
+  impl->daemon = MHD_start_daemon(
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
+      /*apc=*/nullptr, nullptr, &Impl::Answer, impl.get(),
+      MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr,  // first: it applies from here on
+      MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(given),
+      MHD_OPTION_THREAD_POOL_SIZE, pool,
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(options.max_connections),
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+          static_cast<unsigned>(options.max_connections_per_client),
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(absl::ToInt64Seconds(options.timeout)),
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, kHttpConnectionMemory,
+      MHD_OPTION_END);
+  // clang-format on
+  if (impl->daemon == nullptr) {  // `given` may leak: the node exits on this error
+    close(fd);
+    return absl::UnavailableError(absl::StrCat("HTTP server on ", options.listen_address,
+                                               " did not start (libmicrohttpd refused)"));
   }
   std::unique_ptr<HttpServer> out(new HttpServer(std::move(impl)));
-  out->port_ = bound;
+  out->port_ = BoundPort(fd);
   const bool bracket = host.find(':') != std::string::npos;
-  out->address_ = absl::StrCat(bracket ? "[" : "", host, bracket ? "]" : "", ":", bound);
-  {
-    absl::MutexLock lock(&out->stop_mu_);
-    Impl* started = out->impl_.get();
-    started->listener = std::thread([started] {
-      started->server.listen_after_bind();
-      started->listener_done.Notify();
-    });
-    // httplib's stop() does nothing until the accept loop runs: wait for it, so that a Stop
-    // right after Start cannot be lost.
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!started->server.is_running() && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(1));
-    }
-    if (!started->server.is_running()) {
-      started->server.stop();
-      started->listener.join();
-      return absl::UnavailableError(
-          absl::StrCat("HTTP server on ", out->address_, " did not start accepting in 10 s"));
-    }
-  }
+  out->address_ = absl::StrCat(bracket ? "[" : "", host, bracket ? "]" : "", ":", out->port_);
   LOG(INFO) << "HTTP endpoint listening on " << out->address_ << " (/metrics, /v1/tiers, "
-            << "/healthz, /readyz; " << workers << " workers)";
+            << "/healthz, /readyz; " << options.worker_threads << " workers, at most "
+            << options.max_connections << " connections)";
   return out;
 }
 
 void HttpServer::Stop() {
   absl::MutexLock lock(&stop_mu_);
   if (impl_ == nullptr) return;
-  // stop() closes the listening socket; the accept loop ends, shuts its worker pool down
-  // (joining the workers, which finish the requests in hand) and returns.
-  impl_->server.stop();
-  {
-    // No handler call runs after this (they never wait on the network).
-    absl::MutexLock lock(&impl_->mu);
-    impl_->closed = true;
-    impl_->mu.Await(absl::Condition(
-        +[](int* calls) { return *calls == 0; }, &impl_->calls));
-  }
-  // A worker stuck on a client that trickles its request (httplib's timeouts are per read)
-  // keeps the accept loop's pool from joining; after a bounded wait the server is left to
-  // finish on its own (leaked: it no longer calls the handlers) so shutdown cannot hang.
-  if (impl_->listener_done.WaitForNotificationWithTimeout(kStopWait)) {
-    impl_->listener.join();
-    impl_.reset();
-    LOG(INFO) << "HTTP endpoint on " << address_ << " stopped";
-  } else {
-    impl_->listener.detach();
-    LOG(WARNING) << "HTTP endpoint on " << address_ << ": a connection did not finish within "
-                 << absl::FormatDuration(kStopWait) << " of stop; left to close on its own";
-    (void)impl_.release();
-  }
+  // Closes the listening socket and every connection, and joins the workers: no handler
+  // runs after it returns.
+  MHD_stop_daemon(impl_->daemon);
+  close(impl_->listen_fd);
+  impl_.reset();
+  LOG(INFO) << "HTTP endpoint on " << address_ << " stopped";
 }
 
 }  // namespace strata::store::http

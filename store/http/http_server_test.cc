@@ -13,6 +13,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 
 #include "strata/base/status_test_macros.h"
@@ -21,6 +23,51 @@
 
 namespace strata::store::http {
 namespace {
+
+// A TCP connection to 127.0.0.1:`port` from `source` (any 127/8 address: a distinct client
+// address to the server); -1 when it cannot connect.
+int Connect(int port, const char* source = "127.0.0.1") {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    close(fd);
+    return -1;
+  }
+  timeval tv{.tv_sec = 10, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+// What the server sends on `fd` until it closes the connection (or 10 s pass).
+std::string ReadAll(int fd) {
+  std::string reply;
+  char buf[1024];
+  for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, n);
+  return reply;
+}
+
+// GET `path` from `source` on a fresh connection; the whole reply ("" when refused).
+std::string RawGet(int port, const std::string& path, const char* source) {
+  const int fd = Connect(port, source);
+  if (fd < 0) return "";
+  const std::string request =
+      absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::string reply;
+  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(request.size())) {
+    reply = ReadAll(fd);
+  }
+  close(fd);
+  return reply;
+}
 
 class HttpServerTest : public ::testing::Test {
  protected:
@@ -144,27 +191,109 @@ TEST_F(HttpServerTest, StopRightAfterStartReturns) {
 TEST_F(HttpServerTest, OtherMethodsAre405BeforeTheBodyIsRead) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HttpServer> server,
                        HttpServer::Start({.listen_address = "127.0.0.1:0"}, Handlers()));
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = Connect(server->port());
   ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(server->port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   // Announces 1 GiB and sends none of it: a server that read the body would wait.
   const std::string request =
       "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n";
   ASSERT_EQ(send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
-  timeval tv{.tv_sec = 10, .tv_usec = 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  std::string reply;
-  char buf[1024];
-  for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, n);
+  const std::string reply = ReadAll(fd);
   close(fd);
   EXPECT_TRUE(absl::StartsWith(reply, "HTTP/1.1 405")) << reply;
   EXPECT_TRUE(absl::StrContains(reply, "Allow: GET, HEAD")) << reply;
   EXPECT_EQ(snapshots_.load(), 0);
   // And the server still serves.
+  ASSERT_OK_AND_ASSIGN(HttpResponse health, HttpGet(server->address(), "/healthz"));
+  EXPECT_EQ(health.status, 200);
+}
+
+// Issue 12, defect 6: clients that send half a request and stop (here 16, on 2 workers)
+// hold no worker: /healthz, /metrics and HEAD answer at once; a connection on which nothing
+// moves for the timeout is closed; Stop returns promptly with them connected.
+TEST_F(HttpServerTest, SlowClientsHoldNoWorker) {
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<HttpServer> server,
+      HttpServer::Start(
+          {.listen_address = "127.0.0.1:0", .worker_threads = 2, .timeout = absl::Seconds(2)},
+          Handlers()));
+  std::vector<int> slow;
+  for (int i = 0; i < 16; ++i) {
+    const int fd = Connect(server->port());
+    ASSERT_GE(fd, 0);
+    const std::string half = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    ASSERT_EQ(send(fd, half.data(), half.size(), MSG_NOSIGNAL), static_cast<ssize_t>(half.size()));
+    slow.push_back(fd);
+  }
+  const absl::Time asked = absl::Now();
+  ASSERT_OK_AND_ASSIGN(HttpResponse health,
+                       HttpGet(server->address(), "/healthz", absl::Seconds(1)));
+  EXPECT_EQ(health.status, 200);
+  ASSERT_OK_AND_ASSIGN(HttpResponse metrics,
+                       HttpGet(server->address(), "/metrics", absl::Seconds(1)));
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_LT(absl::Now() - asked, absl::Seconds(1));
+  // HEAD: the headers, no body.
+  const int head = Connect(server->port());
+  ASSERT_GE(head, 0);
+  const std::string request = "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(send(head, request.data(), request.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(request.size()));
+  const std::string head_reply = ReadAll(head);
+  close(head);
+  EXPECT_TRUE(absl::StartsWith(head_reply, "HTTP/1.1 200")) << head_reply;
+  EXPECT_TRUE(absl::EndsWith(head_reply, "\r\n\r\n")) << head_reply;
+  // The stalled connections are closed once nothing moved for 2 s (recv sees the end).
+  const absl::Time stalled = absl::Now();
+  EXPECT_EQ(ReadAll(slow[0]), "");
+  EXPECT_LT(absl::Now() - stalled, absl::Seconds(6));
+  for (int fd : slow) close(fd);
+  // Stop with half-sent requests connected returns at once.
+  std::vector<int> more;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = Connect(server->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(send(fd, "GET /", 5, MSG_NOSIGNAL), 5);
+    more.push_back(fd);
+  }
+  const absl::Time stopping = absl::Now();
+  server->Stop();
+  EXPECT_LT(absl::Now() - stopping, absl::Seconds(2));
+  for (int fd : more) close(fd);
+}
+
+// Past max_connections_per_client a client's further connections are closed at once, while
+// another client address is still served; closing some lets the first in again. Headers
+// larger than the connection's memory are refused (431) without harm.
+TEST_F(HttpServerTest, ConnectionLimitsAndOversizedHeaders) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HttpServer> server,
+                       HttpServer::Start({.listen_address = "127.0.0.1:0",
+                                          .worker_threads = 1,
+                                          .max_connections = 8,
+                                          .max_connections_per_client = 4},
+                                         Handlers()));
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = Connect(server->port());
+    ASSERT_GE(fd, 0);
+    held.push_back(fd);
+  }
+  absl::SleepFor(absl::Milliseconds(200));  // the server has accepted them
+  EXPECT_EQ(RawGet(server->port(), "/healthz", "127.0.0.1"), "");
+  EXPECT_TRUE(absl::StartsWith(RawGet(server->port(), "/healthz", "127.0.0.2"), "HTTP/1.1 200"));
+  close(held.back());
+  held.pop_back();
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_TRUE(absl::StartsWith(RawGet(server->port(), "/healthz", "127.0.0.1"), "HTTP/1.1 200"));
+  for (int fd : held) close(fd);
+
+  const int fd = Connect(server->port());
+  ASSERT_GE(fd, 0);
+  const std::string huge = absl::StrCat("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ",
+                                        std::string(kHttpConnectionMemory * 2, 'a'), "\r\n\r\n");
+  send(fd, huge.data(), huge.size(), MSG_NOSIGNAL);  // the server may close before all of it
+  const std::string reply = ReadAll(fd);
+  close(fd);
+  EXPECT_TRUE(reply.empty() || absl::StartsWith(reply, "HTTP/1.1 431")) << reply.substr(0, 200);
   ASSERT_OK_AND_ASSIGN(HttpResponse health, HttpGet(server->address(), "/healthz"));
   EXPECT_EQ(health.status, 200);
 }

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -71,6 +72,11 @@ void InitLogging(const char* argv0, const NodeConfig& config) {
 }
 
 int Run(int argc, char** argv) {
+  // Blocks of 256 KiB and more (a put's tokens and checksums, request buffers) are mapped on
+  // their own and go back to the system when freed. glibc's default threshold starts at
+  // 128 KiB but rises to the size of each such block freed (up to 32 MiB), after which a
+  // freed put's metadata stayed in the heap: 1.3 GB after 175 puts expired (issue 12).
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
   const sigset_t signals = TerminationSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 

@@ -146,6 +146,11 @@ const std::vector<OptionRow>& Table() {
          }
          return SetAddress(k, v, &c->http_listen);
        }},
+      {{"http_max_connections", "integer", "256",
+        "HTTP connections open at once (a quarter of them from one client address)"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 65536, &c->http_max_connections);
+       }},
       {{"data_dir", "path", "./var, or $STRATA_DATA",
         "node state directory (created): the strata-node.pid lock, meta/ and ssd.tier"},
        [](auto k, auto v, NodeConfig* c) {
@@ -246,6 +251,23 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->max_lease_ttl); }},
       {{"put_ttl", "duration", "60s", "a put with no activity for this long is abandoned"},
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->put_ttl); }},
+      {{"max_pending_puts", "integer", "4096", "puts that may be pending at once"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1 << 20, &c->max_pending_puts);
+       }},
+      {{"max_pending_metadata_bytes", "bytes", "256MiB",
+        "memory pending puts' tokens and checksums may take"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetBytes(k, v, &c->max_pending_metadata_bytes);
+       }},
+      {{"max_pending_share", "fraction", "0.5",
+        "share of the DRAM tier pending puts may reserve in all"},
+       [](auto k, auto v, NodeConfig* c) { return SetFraction(k, v, &c->max_pending_share); }},
+      {{"max_pending_tenant_share", "fraction", "0.25",
+        "share of the DRAM tier one tenant's pending puts may reserve"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetFraction(k, v, &c->max_pending_tenant_share);
+       }},
       {{"reap_interval", "duration", "1s",
         "how often expired leases and abandoned puts are reclaimed"},
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->reap_interval); }},
@@ -320,6 +342,15 @@ absl::Status NodeConfig::Validate() const {
                                                    absl::FormatDuration(max_lease_ttl)));
   }
   if (put_ttl <= absl::ZeroDuration()) return absl::InvalidArgumentError("put_ttl: must be > 0");
+  if (max_pending_metadata_bytes == 0) {
+    return absl::InvalidArgumentError("max_pending_metadata_bytes: must be > 0");
+  }
+  for (auto [key, share] : {std::pair{"max_pending_share", max_pending_share},
+                            std::pair{"max_pending_tenant_share", max_pending_tenant_share}}) {
+    if (!(share > 0 && share <= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": ", share, " is outside (0, 1]"));
+    }
+  }
   if (dataplane_handshake_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("dataplane_handshake_timeout: must be > 0");
   }

@@ -1,5 +1,6 @@
 #include "strata/store/node/node_server.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -105,6 +106,10 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.default_lease_ttl = config.lease_ttl;
   options.max_lease_ttl = config.max_lease_ttl;
   options.put_ttl = config.put_ttl;
+  options.max_pending_puts = config.max_pending_puts;
+  options.max_pending_metadata_bytes = config.max_pending_metadata_bytes;
+  options.max_pending_share = config.max_pending_share;
+  options.max_pending_tenant_share = config.max_pending_tenant_share;
   options.reap_interval = config.reap_interval;
   options.dram_policy = config.dram_policy;
   options.ssd_policy = config.ssd_policy;
@@ -241,7 +246,10 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
     NodeServer* self = server.get();
     STRATA_ASSIGN_OR_RETURN(
         server->http_server_,
-        http::HttpServer::Start({.listen_address = config.http_listen},
+        http::HttpServer::Start({.listen_address = config.http_listen,
+                                 .max_connections = static_cast<int>(config.http_max_connections),
+                                 .max_connections_per_client = static_cast<int>(
+                                     std::max<uint32_t>(1, config.http_max_connections / 4))},
                                 {.snapshot = [self] { return self->Snapshot(); },
                                  .readiness = [self] { return self->Readiness(); }}));
     server->http_address_ = server->http_server_->address();

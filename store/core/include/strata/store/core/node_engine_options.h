@@ -35,6 +35,15 @@ struct NodeEngineOptions {
   absl::Duration max_lease_ttl = absl::Minutes(10);
   // A put with no activity for this long is abandoned and reclaimed. REQUIRES: > 0.
   absl::Duration put_ttl = absl::Seconds(60);
+  // What pending puts may hold at once (PutTable::Admit; past a limit BeginPut is
+  // RESOURCE_EXHAUSTED before anything is evicted): this many puts; this much heap for their
+  // tokens and checksums; these shares of the DRAM tier reserved in all and by one tenant
+  // (a tenant's first pending put, and the first of all, may take up to the whole tier).
+  // REQUIRES: max_pending_puts > 0, max_pending_metadata_bytes > 0, shares in (0, 1].
+  size_t max_pending_puts = 4096;
+  uint64_t max_pending_metadata_bytes = uint64_t{256} << 20;
+  double max_pending_share = 0.5;
+  double max_pending_tenant_share = 0.25;
   // How often the background reaper runs ReapExpired(); 0: no thread (call it yourself).
   absl::Duration reap_interval = absl::Seconds(1);
   // A background thread demotes blobs out of DRAM between the watermarks below (false:

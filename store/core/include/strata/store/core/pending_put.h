@@ -27,6 +27,7 @@ struct PendingPut {
   ReceivedBytes received;
   absl::Time deadline = absl::InfinitePast();
   bool committing = false;
+  uint64_t metadata_bytes = 0;  // as PutTable accounted it at Add
 };
 
 }  // namespace strata::store::core

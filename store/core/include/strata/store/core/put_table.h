@@ -14,12 +14,20 @@
 // lock as the BlobTable, the engine's index lock. REQUIRES: that lock held for every call
 // (shared for the const ones). The bytes a put receives are not touched here.
 //
-// Errors: Validate INVALID_ARGUMENT (a malformed request); NotFound builds the NOT_FOUND
-// every put call answers for an unknown or expired put; nothing else fails.
+// Accounting and limits (PutLimits): the table counts its puts, the DRAM bytes they reserve
+// (in all and per tenant) and the heap their metadata takes (tokens, sequence, checksums,
+// records: MetadataBytes). Admit says, before BeginPut allocates or evicts anything, whether
+// one more put fits: a put that can never fit the tier beside what pending puts reserve, or
+// that would pass a limit, is RESOURCE_EXHAUSTED naming the limit. A tenant's first pending
+// put and the table's first are admitted whatever their size (up to the tier).
+//
+// Errors: Validate INVALID_ARGUMENT (a malformed request); Admit RESOURCE_EXHAUSTED; NotFound
+// builds the NOT_FOUND every put call answers for an unknown or expired put.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -33,10 +41,26 @@
 
 namespace strata::store::core {
 
+// What pending puts may hold at once (NodeEngineOptions: max_pending_puts, ...).
+struct PutLimits {
+  size_t max_puts = 4096;
+  uint64_t max_metadata_bytes = uint64_t{256} << 20;
+  uint64_t max_bytes = UINT64_MAX;         // DRAM bytes reserved by all pending puts
+  uint64_t max_tenant_bytes = UINT64_MAX;  // ... by one tenant's
+};
+
+// What pending puts hold now.
+struct PutUsage {
+  size_t puts = 0;
+  uint64_t bytes = 0;           // DRAM reserved
+  uint64_t metadata_bytes = 0;  // heap (MetadataBytes)
+};
+
 class PutTable {
  public:
   // REQUIRES: put_ttl > 0.
-  explicit PutTable(absl::Duration put_ttl) : put_ttl_(put_ttl) {}
+  explicit PutTable(absl::Duration put_ttl, PutLimits limits = {})
+      : put_ttl_(put_ttl), limits_(limits) {}
   PutTable(const PutTable&) = delete;
   PutTable& operator=(const PutTable&) = delete;
 
@@ -50,6 +74,17 @@ class PutTable {
   // (FAILED_PRECONDITION otherwise) and end before page 2^32-1 (INVALID_ARGUMENT). No lock
   // (the fields read never change).
   static absl::Status CheckParent(const BlobRecord& parent, uint32_t first_page, uint32_t pages);
+
+  // The heap a pending put of `tokens` new tokens, a `sequence_tokens`-token sequence and
+  // `checksums` chunk checksums takes (its record and PendingPut included).
+  static uint64_t MetadataBytes(size_t tokens, size_t sequence_tokens, size_t checksums);
+  // OK when one more put of `bytes` DRAM bytes and `metadata_bytes` of metadata by `tenant`
+  // fits beside the pending ones in a DRAM tier of `capacity` bytes; RESOURCE_EXHAUSTED
+  // naming the limit otherwise. Checked before anything is allocated or evicted.
+  absl::Status Admit(const std::string& tenant, uint64_t bytes, uint64_t metadata_bytes,
+                     uint64_t capacity) const;
+  PutUsage usage() const { return usage_; }
+  uint64_t tenant_bytes(const std::string& tenant) const;
 
   // Adds the put of `put.record` (its id is the put id) with deadline now + put_ttl and
   // returns it. REQUIRES: no put of that id or of that key is pending.
@@ -80,7 +115,12 @@ class PutTable {
   static absl::Status NotFound(uint64_t put_id, bool expired);
 
  private:
+  static uint64_t MetadataOf(const PendingPut& put);
+
   const absl::Duration put_ttl_;
+  const PutLimits limits_;
+  PutUsage usage_;
+  absl::flat_hash_map<std::string, uint64_t> tenant_bytes_;  // tenants with pending puts
   absl::flat_hash_map<uint64_t, PendingPut> puts_;
   absl::flat_hash_map<radix::BlobKey, uint64_t> by_key_;  // key -> put id
 };

@@ -1,4 +1,5 @@
-// HttpServer: the node's HTTP endpoint (cpp-httplib; httplib.h is included nowhere else).
+// HttpServer: the node's HTTP endpoint (libmicrohttpd; microhttpd.h is included nowhere
+// else).
 //
 // Serves, for GET (and HEAD):
 //   /metrics   Prometheus text format 0.0.4: FormatMetrics(handlers.snapshot())
@@ -6,29 +7,34 @@
 //   /healthz   200 "ok" while the server runs
 //   /readyz    200 "ready" when handlers.readiness() is OK; else 503 and its message
 //              (e.g. "draining", "starting")
-// Any other path is 404; any other method 405 (answered before a request body is read,
-// and the connection is closed); bodies over 4 KiB are refused.
+// Any other path is 404; any other method 405 with "Allow: GET, HEAD", answered as soon as
+// the request's headers are in: a request body is never read (the connection closes).
 //
-// Threads: one listening thread plus at most options.worker_threads workers, each serving
-// one connection at a time (keep-alive connections idle out after options.idle_timeout);
-// further accepted connections queue for a worker (cpp-httplib's queue is unbounded: put
-// the endpoint on a loopback or private address). The handlers are called on the workers,
+// Threads and connections: options.worker_threads threads, each an epoll loop over its share
+// of the connections; no thread waits on one client, so clients that send their headers a
+// byte at a time, never read their responses or sit idle cost a connection slot each, not
+// a worker (issue 12: eight slow-header connections used to stop /healthz). Bounds:
+// options.max_connections in all and options.max_connections_per_client from one address
+// (further connections are accepted and closed at once); a connection on which nothing
+// moves for options.timeout is closed; a request's headers may take at most
+// kHttpConnectionMemory bytes (431 past it). The handlers are called on the workers,
 // concurrently. REQUIRES: handlers.snapshot and handlers.readiness are thread-safe and stay
 // callable until Stop returns.
 //
 // Life cycle: Start binds and listens before it returns (port 0: the kernel picks one;
-// address() and port() tell), so a caller may publish the address at once. Stop stops
-// accepting, waits for handler calls in progress (they never wait on the network), then
-// up to 5 s for the workers to finish their connections and joins every thread; a worker
-// held longer by a client trickling its request is left to finish on its own (the server
-// object is leaked, and calls no handler again), so Stop never hangs. Stop is idempotent
-// and thread-safe (the destructor calls it). After Stop no handler runs.
+// address() and port() tell), so a caller may publish the address at once. Stop closes the
+// listening socket and every connection and joins the workers (waiting for handler calls in
+// progress; they never wait on the network), so it returns promptly whatever the clients
+// do. Stop is idempotent and thread-safe (the destructor calls it). After Stop no handler
+// runs.
 //
 // Errors of Start: INVALID_ARGUMENT an address that is not host:port / [v6]:port or a port
-// outside 0..65535, worker_threads == 0, or no snapshot/readiness handler; UNAVAILABLE the
-// address cannot be bound (in use, not an address of this host).
+// outside 0..65535, worker_threads, max_connections or max_connections_per_client not > 0,
+// timeout under 1 s, or no snapshot/readiness handler; UNAVAILABLE the address cannot be
+// bound (in use, not an address of this host) or the server cannot start.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -46,14 +52,17 @@ namespace strata::store::http {
 struct HttpServerOptions {
   // "host:port" or "[v6-address]:port"; port 0 picks an ephemeral port.
   std::string listen_address = "127.0.0.1:7402";
-  // Connections served at once. REQUIRES: > 0.
-  int worker_threads = 4;
-  // A request must arrive within this, and a response be written within it.
-  absl::Duration io_timeout = absl::Seconds(5);
-  // A keep-alive connection with no request for this long is closed (whole seconds, at
-  // least 1). Stop may wait this long for a worker holding an idle connection.
-  absl::Duration idle_timeout = absl::Seconds(2);
+  // Threads serving connections (each an event loop). REQUIRES: > 0.
+  int worker_threads = 2;
+  // Open connections at once, in all and from one client address. REQUIRES: > 0.
+  int max_connections = 256;
+  int max_connections_per_client = 64;
+  // A connection on which no byte moves for this long is closed (whole seconds, >= 1).
+  absl::Duration timeout = absl::Seconds(5);
 };
+
+// Memory one connection may use for a request's headers (and its buffers).
+inline constexpr size_t kHttpConnectionMemory = 32 << 10;
 
 struct HttpHandlers {
   // The node's figures now. Called once per /metrics or /v1/tiers request.

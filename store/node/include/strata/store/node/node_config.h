@@ -50,6 +50,8 @@ struct NodeConfig {
   absl::Duration dataplane_transfer_timeout = absl::Seconds(30);
   // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.
   std::string http_listen = "127.0.0.1:7402";
+  // Its connections open at once; one client address may hold a quarter of them.
+  uint32_t http_max_connections = 256;
   // Holds the lock/pid file, the metadata store (meta/) and the SSD tier file
   // (ssd.tier), unless meta_dir / ssd_path put them elsewhere. Created if missing.
   std::string data_dir = "./var";
@@ -100,6 +102,11 @@ struct NodeConfig {
   absl::Duration lease_ttl = absl::Seconds(30);
   absl::Duration max_lease_ttl = absl::Minutes(10);
   absl::Duration put_ttl = absl::Seconds(60);
+  // What pending puts may hold at once (store/core's NodeEngineOptions::max_pending_*).
+  uint32_t max_pending_puts = 4096;
+  uint64_t max_pending_metadata_bytes = uint64_t{256} << 20;
+  double max_pending_share = 0.5;
+  double max_pending_tenant_share = 0.25;
   absl::Duration reap_interval = absl::Seconds(1);
   // How long SIGTERM/SIGINT waits for pending puts and held leases before shutting down.
   absl::Duration drain_timeout = absl::Seconds(30);
