@@ -110,11 +110,12 @@ class ClientCore {
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                            const Client::LayerCallback* on_layer, absl::Time deadline);
 
-  // Sends the blob's bytes for put `put_id` and waits for the node to take them.
-  // write_path.cc.
-  absl::Status SendPutData(const std::string& address, uint64_t put_id,
-                           absl::Span<const uint8_t> bytes, absl::Time deadline);
-  absl::Status AbortPut(uint64_t put_id);
+  // One PUT on the data plane (write_path.cc): sends it with the blob's bytes and waits for
+  // its final PUT_RESULT.
+  absl::StatusOr<DataPlane::PutOutcome> PutBlob(const store::transport::wire::PutHeader& header,
+                                                const std::vector<uint8_t>& metadata,
+                                                absl::Span<const uint8_t> bytes,
+                                                absl::Time deadline);
 
   const ClientOptions options_;
   ControlChannel control_;

@@ -44,12 +44,19 @@ absl::Status DataPlane::Init() {
           OnReadGrant(header, std::move(data));
         });
   }
-  for (wire::MessageType type : {wire::MessageType::kFetchDone, wire::MessageType::kPutDone}) {
-    if (!s.ok()) break;
-    s = messenger_->RegisterHandler(Id(type), [this, type](PeerId, absl::Span<const uint8_t> header,
-                                                           transport::IncomingData data) {
-      OnDone(type, header, std::move(data));
-    });
+  if (s.ok()) {
+    s = messenger_->RegisterHandler(
+        Id(wire::MessageType::kPutResult),
+        [this](PeerId, absl::Span<const uint8_t> header, transport::IncomingData data) {
+          OnPutResult(header, std::move(data));
+        });
+  }
+  if (s.ok()) {
+    s = messenger_->RegisterHandler(
+        Id(wire::MessageType::kFetchDone),
+        [this](PeerId, absl::Span<const uint8_t> header, transport::IncomingData data) {
+          OnFetchDone(header, std::move(data));
+        });
   }
   return s;
 }
@@ -169,39 +176,6 @@ absl::Status DataPlane::StartRead(PeerId peer, const wire::ReadHeader& header,
   return absl::OkStatus();
 }
 
-void DataPlane::StartPut(PeerId peer, uint64_t put_id, uint64_t offset,
-                         absl::Span<const uint8_t> bytes, uint32_t item,
-                         const std::shared_ptr<TransferGroup>& group,
-                         std::shared_ptr<const MemoryRegion> region) {
-  if (!group->TryBeginTransfer()) return;  // the group already failed: send nothing more
-  auto request = std::make_shared<Request>();
-  request->kind = Kind::kPut;
-  request->peer = peer;
-  request->group = group;
-  request->first_item = item;
-  request->put_bytes = bytes.size();
-  request->region = region;
-  group->NotePeer(static_cast<uint64_t>(peer));
-  group->RequestStarted();
-  const uint64_t id = AddRequest(std::move(request));
-
-  const auto header = wire::EncodePutDataHeader(wire::PutDataHeader{id, put_id, offset});
-  messenger_->Send(
-      peer, Id(wire::MessageType::kPutData), header, bytes,
-      transport::SendOptions{transport::DataProtocol::kRendezvous, region.get()},
-      [this, id, group, region](absl::Status status) {
-        // ABORTED: the node refused the payload and says why in PUT_DONE. Any other failure
-        // means no PUT_DONE will come.
-        if (!status.ok() && status.code() != absl::StatusCode::kAborted) {
-          if (std::shared_ptr<Request> r = TakeRequest(id)) {
-            r->group->RequestEnded(
-                absl::Status(status.code(), absl::StrCat("PUT_DATA: ", status.message())));
-          }
-        }
-        group->EndTransfer(status.code() == absl::StatusCode::kAborted ? absl::OkStatus() : status);
-      });
-}
-
 void DataPlane::OnFetchData(absl::Span<const uint8_t> header, transport::IncomingData data) {
   auto decoded = wire::DecodeFetchDataHeader(header);
   if (!decoded.ok()) {
@@ -283,24 +257,123 @@ void DataPlane::OnReadGrant(absl::Span<const uint8_t> header, transport::Incomin
   });
 }
 
-void DataPlane::OnDone(wire::MessageType type, absl::Span<const uint8_t> header,
-                       transport::IncomingData data) {
+void DataPlane::StartPutBlob(PeerId peer, wire::PutHeader header, std::vector<uint8_t> metadata,
+                             absl::Span<const uint8_t> bytes, size_t piece, uint64_t window,
+                             const std::shared_ptr<TransferGroup>& group,
+                             std::shared_ptr<const MemoryRegion> region,
+                             std::shared_ptr<PutOutcome> outcome) {
+  if (!group->TryBeginTransfer()) return;  // the group already failed: send nothing
+  auto request = std::make_shared<Request>();
+  request->kind = Kind::kPutBlob;
+  request->peer = peer;
+  request->group = group;
+  request->put_bytes = bytes.size();
+  request->region = std::move(region);
+  request->source = bytes;
+  request->piece = piece;
+  request->outcome = std::move(outcome);
+  group->NotePeer(static_cast<uint64_t>(peer));
+  group->RequestStarted();
+  const uint64_t id = AddRequest(std::move(request));
+  header.request_id = id;
+  const auto encoded = wire::EncodePutHeader(header);
+  auto payload = std::make_shared<std::vector<uint8_t>>(std::move(metadata));
+  const auto protocol = payload->size() <= 8192 ? transport::DataProtocol::kEager
+                                                : transport::DataProtocol::kRendezvous;
+  messenger_->Send(peer, Id(wire::MessageType::kPut), encoded, *payload,
+                   transport::SendOptions{protocol, nullptr},
+                   [this, id, group, payload](absl::Status status) {
+                     // Never reached the node: no PUT_RESULT will come.
+                     if (!status.ok()) {
+                       if (std::shared_ptr<Request> r = TakeRequest(id)) {
+                         r->group->RequestEnded(
+                             absl::Status(status.code(), absl::StrCat("PUT: ", status.message())));
+                       }
+                     }
+                     group->EndTransfer(status);
+                   });
+  SendPieces(id, std::min<uint64_t>(window, bytes.size()));
+}
+
+void DataPlane::SendPieces(uint64_t id, uint64_t upto) {
+  std::shared_ptr<Request> request;
+  uint64_t from = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = requests_.find(id);
+    if (it == requests_.end()) return;  // ended: nothing more to send
+    request = it->second;
+    from = request->claimed;
+    if (upto <= from) return;
+    request->claimed = upto;
+  }
+  for (uint64_t offset = from; offset < upto; offset += request->piece) {
+    if (!request->group->TryBeginTransfer()) return;
+    const uint64_t size = std::min<uint64_t>(request->piece, upto - offset);
+    const auto header = wire::EncodePutDataHeader(
+        wire::PutDataHeader{.request_id = 0, .put_id = id, .offset = offset, .of_put = true});
+    std::shared_ptr<TransferGroup> group = request->group;
+    messenger_->Send(
+        request->peer, Id(wire::MessageType::kPutData), header,
+        request->source.subspan(offset, size),
+        transport::SendOptions{transport::DataProtocol::kRendezvous, request->region.get()},
+        [this, id, group, region = request->region](absl::Status status) {
+          // ABORTED: the node dropped the piece (the key exists, or the put failed: its
+          // PUT_RESULT says which). Any other failure: the put cannot complete.
+          if (!status.ok() && status.code() != absl::StatusCode::kAborted) {
+            if (std::shared_ptr<Request> r = TakeRequest(id)) {
+              r->group->RequestEnded(
+                  absl::Status(status.code(), absl::StrCat("PUT_DATA: ", status.message())));
+            }
+          }
+          group->EndTransfer(status.code() == absl::StatusCode::kAborted ? absl::OkStatus()
+                                                                         : status);
+        });
+  }
+}
+
+void DataPlane::OnPutResult(absl::Span<const uint8_t> header, transport::IncomingData data) {
   data.Drop();
-  auto decoded = wire::DecodeDone(type, header);
+  absl::StatusOr<wire::PutResultHeader> decoded = wire::DecodePutResult(header);
   if (!decoded.ok()) {
-    LOG(WARNING) << "strata client: dropping a malformed DONE message: " << decoded.status();
+    LOG(WARNING) << "strata client: dropping a malformed PUT_RESULT: " << decoded.status();
+    return;
+  }
+  if (decoded->stage == wire::PutResultHeader::Stage::kGranted) {
+    std::shared_ptr<Request> request = FindRequest(decoded->request_id);
+    if (request == nullptr || request->kind != Kind::kPutBlob) return;
+    SendPieces(decoded->request_id, request->put_bytes);
     return;
   }
   std::shared_ptr<Request> request = TakeRequest(decoded->request_id);
   if (request == nullptr) return;
-  const bool fetch = type == wire::MessageType::kFetchDone;
-  if (request->kind != (fetch ? Kind::kFetch : Kind::kPut)) {
+  if (request->kind != Kind::kPutBlob) {
     request->group->RequestEnded(
-        absl::InternalError("the node answered a request with the wrong DONE message"));
+        absl::InternalError("the node answered a request with PUT_RESULT"));
     return;
   }
-  if (!fetch && decoded->status.ok()) {
-    request->group->ItemLanded(request->first_item, request->put_bytes);
+  if (decoded->status.ok()) {
+    *request->outcome = PutOutcome{
+        .key = radix::BlobKey{radix::PrefixHash{.hi = decoded->key.hi, .lo = decoded->key.lo}},
+        .exists = decoded->exists,
+        .indexed_pages = decoded->indexed_pages};
+    request->group->ItemLanded(0, request->put_bytes);
+  }
+  request->group->RequestEnded(decoded->status);
+}
+
+void DataPlane::OnFetchDone(absl::Span<const uint8_t> header, transport::IncomingData data) {
+  data.Drop();
+  auto decoded = wire::DecodeDone(wire::MessageType::kFetchDone, header);
+  if (!decoded.ok()) {
+    LOG(WARNING) << "strata client: dropping a malformed FETCH_DONE: " << decoded.status();
+    return;
+  }
+  std::shared_ptr<Request> request = TakeRequest(decoded->request_id);
+  if (request == nullptr) return;
+  if (request->kind != Kind::kFetch) {
+    request->group->RequestEnded(absl::InternalError("the node answered a PUT with FETCH_DONE"));
+    return;
   }
   request->group->RequestEnded(decoded->status);
 }

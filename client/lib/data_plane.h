@@ -15,9 +15,11 @@
 //               At most options.max_fetches_per_peer READs are in flight per connection:
 //               StartRead waits for a slot (the node serves a connection's requests in
 //               arrival order).
-//   StartPut    sends PUT_DATA(put_id, offset) with the caller's bytes as a rendezvous
-//               payload (zero-copy from the caller's buffer); PUT_DONE ends it, and its OK
-//               reports the piece as `item`.
+//   StartPutBlob  a put in one round trip: sends PUT(header, metadata) and the blob as
+//               PUT_DATA pieces of the PUT — the first `window` bytes at once, the rest when
+//               PUT_RESULT grants the put (none when the key exists or the put is refused);
+//               PUT_RESULT final ends it: its OK reports item 0 (the whole blob) and fills
+//               the outcome (key, exists, indexed pages).
 //
 // Results go to the call's TransferGroup (transfer_group.h). Data for a request that is not
 // (or no longer) in the table, or whose group was cancelled or failed, is dropped. A
@@ -98,10 +100,19 @@ class DataPlane {
                          std::shared_ptr<const MemoryRegion> region, absl::Time deadline)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // REQUIRES: `bytes` stays valid until the group finished or was abandoned.
-  void StartPut(PeerId peer, uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes,
-                uint32_t item, const std::shared_ptr<TransferGroup>& group,
-                std::shared_ptr<const MemoryRegion> region) ABSL_LOCKS_EXCLUDED(mu_);
+  // What a PUT's final PUT_RESULT said.
+  struct PutOutcome {
+    radix::BlobKey key;
+    bool exists = false;
+    uint32_t indexed_pages = 0;
+  };
+  // REQUIRES: `bytes` (header.bytes of them) stays valid until the group finished or was
+  // abandoned; piece > 0. `metadata` is the PUT payload (wire::EncodePutPayload).
+  void StartPutBlob(PeerId peer, store::transport::wire::PutHeader header,
+                    std::vector<uint8_t> metadata, absl::Span<const uint8_t> bytes, size_t piece,
+                    uint64_t window, const std::shared_ptr<TransferGroup>& group,
+                    std::shared_ptr<const MemoryRegion> region, std::shared_ptr<PutOutcome> outcome)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // See above. Returns when no transfer of the group borrows memory any more.
   void Abandon(const std::shared_ptr<TransferGroup>& group) ABSL_LOCKS_EXCLUDED(mu_);
@@ -113,7 +124,7 @@ class DataPlane {
   store::transport::MessengerStats stats() const;
 
  private:
-  enum class Kind { kFetch, kPut };
+  enum class Kind { kFetch, kPutBlob };
   struct Request {
     Kind kind;
     PeerId peer;
@@ -121,8 +132,14 @@ class DataPlane {
     uint32_t first_item = 0;
     std::vector<absl::Span<uint8_t>> dests;  // kFetch
     absl::Span<uint64_t> grant;              // kFetch of a READ
-    uint64_t put_bytes = 0;                  // kPut
+    uint64_t put_bytes = 0;                  // kPutBlob
     std::shared_ptr<const MemoryRegion> region;
+    // kPutBlob: the blob, its piece size, how much of it has been handed to the messenger
+    // (under mu_: the caller and the grant both send), and where the result goes.
+    absl::Span<const uint8_t> source;
+    size_t piece = 0;
+    uint64_t claimed = 0;
+    std::shared_ptr<PutOutcome> outcome;
   };
 
   explicit DataPlane(DataPlaneOptions options) : options_(std::move(options)) {}
@@ -144,8 +161,11 @@ class DataPlane {
   // the request.
   void SendRequest(PeerId peer, uint64_t id, uint16_t type, absl::Span<const uint8_t> header,
                    std::shared_ptr<std::vector<uint8_t>> payload);
-  void OnDone(store::transport::wire::MessageType type, absl::Span<const uint8_t> header,
-              store::transport::IncomingData data);
+  void OnFetchDone(absl::Span<const uint8_t> header, store::transport::IncomingData data);
+  void OnPutResult(absl::Span<const uint8_t> header, store::transport::IncomingData data);
+  // Claims the blob's bytes up to `upto` not yet sent (none once the PUT ended) and sends
+  // them as PUT_DATA pieces of PUT `id`.
+  void SendPieces(uint64_t id, uint64_t upto) ABSL_LOCKS_EXCLUDED(mu_);
   void OnPeerFailed(PeerId peer, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   const DataPlaneOptions options_;

@@ -1,12 +1,17 @@
-// ClientCore's write path: Write (a two-phase put of one blob) and WriteBatch.
+// ClientCore's write path: Write (a two-phase put of one blob, in one data-plane round
+// trip) and WriteBatch.
 //
 //   checksums  radix::ChunkChecksums over the caller's bytes (layer-major, one per chunk)
-//   BeginPut   the node validates, computes the key, reserves space; `exists`: done, nothing
-//              is sent
-//   PUT_DATA   the blob in pieces of options.put_message_bytes, all in flight at once, each
-//              a rendezvous straight from the caller's buffer; each answered by PUT_DONE
-//   CommitPut  the node verifies every chunk and makes the blob visible
-//   AbortPut   on any failure between BeginPut and a successful CommitPut
+//   PUT        what BeginPut carried (namespace, parent or key, tokens, checksums): the node
+//              validates, computes the key and reserves space, and answers PUT_RESULT
+//              granted — or final when the key exists (nothing more is sent) or it refuses
+//   PUT_DATA   the blob in pieces of options.put_message_bytes, each a rendezvous straight
+//              from the caller's buffer: the first options.put_window_bytes with the PUT,
+//              the rest on the grant
+//   (node)     when every byte landed it verifies every chunk and commits (readers never see
+//              a partial blob); PUT_RESULT final carries the key and the indexed pages. On
+//              any failure the node aborts the put (a broken connection included); an
+//              abandoned put is reclaimed after its TTL.
 #include <algorithm>
 #include <string>
 #include <thread>
@@ -17,20 +22,15 @@
 
 #include "client/lib/client_core.h"
 #include "strata/base/status_macros.h"
-#include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
-#include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/radix/chunk_checksum.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/store/transport/wire.h"
 
 namespace strata::client_internal {
-namespace {
 
-// AbortPut after a failure is a courtesy (abandoned puts expire); it gets this long.
-constexpr absl::Duration kAbortTimeout = absl::Seconds(2);
-
-}  // namespace
+namespace wire = store::transport::wire;
 
 absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
                                               const std::optional<Parent>& parent,
@@ -54,115 +54,73 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
   STRATA_ASSIGN_OR_RETURN(std::vector<uint64_t> checksums,
                           radix::ChunkChecksums(blob, layout, pages));
 
-  v1::BeginPutRequest begin;
-  proto::ToProto(ns, begin.mutable_ns());
+  const std::string ns_encoding = ns.CanonicalEncoding();
+  wire::PutHeader header{.bytes = bytes,
+                         .token_count = static_cast<uint32_t>(tokens.size()),
+                         .ns_bytes = static_cast<uint32_t>(ns_encoding.size()),
+                         .checksum_count = static_cast<uint32_t>(checksums.size())};
+  wire::BlobKeyBits parent_key;
+  wire::BlobKeyBits key;
   if (parent.has_value()) {
-    proto::ToProto(parent->key, begin.mutable_parent()->mutable_key());
-    begin.mutable_parent()->set_pages(parent->pages);
+    header.has_parent = true;
+    header.parent_pages = parent->pages;
+    parent_key = {parent->key.hash.hi, parent->key.hash.lo};
   } else {
     // From page 0 the key is known here; the node checks it (hash drift is a bug).
-    proto::ToProto(
-        BlobKey{radix::PrefixHashAt(radix::NamespaceHash(ns), tokens, layout.page_tokens)},
-        begin.mutable_key());
+    const radix::PrefixHash hash =
+        radix::PrefixHashAt(radix::NamespaceHash(ns), tokens, layout.page_tokens);
+    header.has_key = true;
+    key = {hash.hi, hash.lo};
   }
-  proto::TokensToProto(tokens, begin.mutable_tokens());
-  begin.set_bytes(bytes);
-  proto::ChecksumsToProto(checksums, begin.mutable_chunk_checksums());
-  v1::BeginPutResponse begun;
-  int attempts = 0;
-  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::BeginPut, begin, &begun,
-                                       deadline, Retry::kUnavailable, &attempts));
-  const BlobKey key = proto::BlobKeyOf(begun.key());
-  if (begun.exists()) {
-    if (attempts > 1) {
-      // An earlier attempt may have begun this very put and lost its answer: then the key is
-      // pending under a put nobody will complete. Only a committed blob counts.
-      absl::StatusOr<BlobInfo> info = Stat(key, false, deadline);
-      if (info.status().code() == absl::StatusCode::kNotFound) {
-        return absl::UnavailableError(absl::StrCat(
-            "BeginPut of ", key.ToHex(),
-            " was retried and found a pending put that may be this call's own lost attempt; "
-            "match again after the node's put TTL"));
-      }
-      if (!info.ok()) return info.status();
-    }
+  const std::vector<uint8_t> metadata = wire::EncodePutPayload(
+      header,
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns_encoding.data()), ns_encoding.size()),
+      parent_key, key, tokens, checksums);
+  const auto source_bytes =
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
+  // A broken connection ends the node's side of the put (it aborts it): once more on a new
+  // connection. A put whose result was lost after its commit finds its key existing.
+  absl::StatusOr<DataPlane::PutOutcome> outcome;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    outcome = PutBlob(header, metadata, source_bytes, deadline);
+    if (outcome.ok() || outcome.status().code() != absl::StatusCode::kUnavailable) break;
+  }
+  if (!outcome.ok()) return outcome.status();
+  if (outcome->exists) {
     writes_existing_.fetch_add(1, std::memory_order_relaxed);
-    return WriteResult{key, true, 0};
-  }
-
-  const uint64_t put_id = begun.put_id();
-  absl::Status sent = SendPutData(
-      begun.data_plane().ucx_address(), put_id,
-      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(blob.data()), blob.size()), deadline);
-  if (!sent.ok()) {
-    (void)AbortPut(put_id);
-    return sent;
-  }
-
-  v1::CommitPutRequest commit;
-  commit.set_put_id(put_id);
-  v1::CommitPutResponse committed;
-  absl::Status status = control_.Call(control_.store(), &v1::Store::Stub::CommitPut, commit,
-                                      &committed, deadline, Retry::kUnavailable, &attempts);
-  if (!status.ok() && attempts > 1 && status.code() == absl::StatusCode::kNotFound) {
-    // A retried commit finds no put when an earlier attempt committed it.
-    absl::StatusOr<BlobInfo> info = Stat(key, false, deadline);
-    if (info.ok()) {
-      writes_committed_.fetch_add(1, std::memory_order_relaxed);
-      bytes_written_.fetch_add(bytes, std::memory_order_relaxed);
-      return WriteResult{key, false, info->pages_indexed};
-    }
-  }
-  if (!status.ok()) {
-    // DATA_LOSS: the node aborted the put itself.
-    if (status.code() != absl::StatusCode::kDataLoss) (void)AbortPut(put_id);
-    return status;
+    return WriteResult{outcome->key, true, 0};
   }
   writes_committed_.fetch_add(1, std::memory_order_relaxed);
   bytes_written_.fetch_add(bytes, std::memory_order_relaxed);
-  return WriteResult{key, false, committed.indexed_pages()};
+  return WriteResult{outcome->key, false, outcome->indexed_pages};
 }
 
-absl::Status ClientCore::SendPutData(const std::string& address, uint64_t put_id,
-                                     absl::Span<const uint8_t> bytes, absl::Time deadline) {
+absl::StatusOr<DataPlane::PutOutcome> ClientCore::PutBlob(const wire::PutHeader& header,
+                                                          const std::vector<uint8_t>& metadata,
+                                                          absl::Span<const uint8_t> bytes,
+                                                          absl::Time deadline) {
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
-  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, plane->Connect(address, deadline));
-  std::shared_ptr<const DataPlane::MemoryRegion> region = RegionFor(bytes.data(), bytes.size());
+  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, ConnectDataPlane(deadline));
   auto group = std::make_shared<TransferGroup>();
-  const size_t piece = options_.put_message_bytes;
-  const uint32_t pieces = static_cast<uint32_t>((bytes.size() + piece - 1) / piece);
-  for (uint32_t k = 0; k < pieces; ++k) {
-    const size_t offset = size_t{k} * piece;
-    plane->StartPut(peer, put_id, offset,
-                    bytes.subspan(offset, std::min(piece, bytes.size() - offset)), k, group,
-                    region);
-  }
-  uint32_t taken = 0;
+  auto outcome = std::make_shared<DataPlane::PutOutcome>();
+  plane->StartPutBlob(peer, header, metadata, bytes, options_.put_message_bytes,
+                      options_.put_window_bytes, group, RegionFor(bytes.data(), bytes.size()),
+                      outcome);
+  bool committed = false;
   std::vector<uint32_t> landed;
   for (;;) {
     bool finished = false;
     landed.clear();
     absl::Status status = group->WaitForProgress(deadline, &landed, &finished);
-    taken += static_cast<uint32_t>(landed.size());
+    committed = committed || !landed.empty();
     if (!status.ok()) {
       plane->Abandon(group);
       return status;
     }
     if (finished) break;
   }
-  if (taken != pieces) {
-    return absl::InternalError(
-        absl::StrCat("the node took ", taken, " of ", pieces, " PUT_DATA pieces"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ClientCore::AbortPut(uint64_t put_id) {
-  v1::AbortPutRequest request;
-  request.set_put_id(put_id);
-  v1::AbortPutResponse response;
-  return control_.Call(control_.store(), &v1::Store::Stub::AbortPut, request, &response,
-                       absl::Now() + kAbortTimeout, Retry::kNever);
+  if (!committed) return absl::InternalError("the node ended the PUT without a result");
+  return *outcome;
 }
 
 std::vector<absl::StatusOr<WriteResult>> ClientCore::WriteBatch(const Namespace& ns,

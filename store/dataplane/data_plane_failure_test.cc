@@ -243,6 +243,47 @@ TEST_P(DataPlaneFailureTest, AWriterDyingMidPutLeavesThePutToBeAbortedOrRetried)
   EXPECT_OK(engine_->Drain(absl::Seconds(5)));
 }
 
+// A PUT (a put in one round trip) whose writer dies after the node began it, before every
+// byte landed: the node aborts the put at once (no wait for the put TTL), frees its
+// reservation, and the key can be put again.
+TEST_P(DataPlaneFailureTest, AWriterDyingMidPutOfOneRoundTripAbortsItsPutAtOnce) {
+  StartServer();
+  const BlobContent blob = MakeBlob(big_ns_, 64, 25);
+  const core::PutRequest request = testing::PutRequestFor(blob);
+  const std::string ns = big_ns_.CanonicalEncoding();
+  const wire::PutHeader header{.request_id = 1,
+                               .bytes = blob.bytes.size(),
+                               .token_count = static_cast<uint32_t>(request.tokens.size()),
+                               .ns_bytes = static_cast<uint32_t>(ns.size()),
+                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
+  const std::vector<uint8_t> payload = wire::EncodePutPayload(
+      header, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns.data()), ns.size()), {}, {},
+      request.tokens, request.checksums);
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> doomed,
+                         TestClient::Connect(server_->address(), {.transports = GetParam()}));
+    doomed->messenger().Send(doomed->peer(), static_cast<uint16_t>(wire::MessageType::kPut),
+                             wire::EncodePutHeader(header), payload, {}, [](absl::Status) {});
+    // Half the blob, then the writer is gone.
+    const auto piece = wire::EncodePutDataHeader({.put_id = 1, .offset = 0, .of_put = true});
+    doomed->messenger().Send(doomed->peer(), static_cast<uint16_t>(wire::MessageType::kPutData),
+                             piece, absl::MakeConstSpan(blob.bytes).first(blob.bytes.size() / 2),
+                             {.protocol = transport::DataProtocol::kRendezvous},
+                             [](absl::Status) {});
+    ASSERT_TRUE(Eventually([this] { return engine_->Tiers().engine.pending_puts == 1; }));
+  }
+  ASSERT_TRUE(Eventually([this] { return engine_->Tiers().engine.pending_puts == 0; }));
+  ASSERT_TRUE(Eventually([this] { return ServerIdle(); }));
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 0u);
+  // Nothing of it is left: the same put from a new writer commits.
+  TestClient* retry = NewClient(false);
+  ASSERT_NE(retry, nullptr);
+  ASSERT_OK(retry->SendPut(wire::EncodePutHeader(header), payload, 1,
+                           {{0, absl::MakeConstSpan(blob.bytes)}}));
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 1u);
+  EXPECT_OK(engine_->Drain(absl::Seconds(5)));
+}
+
 TEST_P(DataPlaneFailureTest, StoppingWithSendsInFlightReleasesEveryHeldSpan) {
   StartServer();
   TestClient* writer = NewClient(false);

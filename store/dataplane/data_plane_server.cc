@@ -20,9 +20,11 @@ DataPlaneServer::DataPlaneServer(core::NodeEngine* engine, DataPlaneOptions opti
 
 absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::NodeEngine* engine,
                                                                         DataPlaneOptions options) {
-  if (options.max_sends_per_peer == 0 || options.max_fetches_per_peer == 0) {
+  if (options.max_sends_per_peer == 0 || options.max_fetches_per_peer == 0 ||
+      options.max_puts_per_peer == 0 || options.max_put_metadata_bytes == 0) {
     return absl::InvalidArgumentError(
-        "data plane: max_sends_per_peer and max_fetches_per_peer must be > 0");
+        "data plane: max_sends_per_peer, max_fetches_per_peer, max_puts_per_peer and "
+        "max_put_metadata_bytes must be > 0");
   }
   const size_t colon = options.listen_address.rfind(':');
   if (colon == std::string::npos || colon == 0) {
@@ -70,6 +72,11 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
       static_cast<uint16_t>(wire::MessageType::kPutData),
       [self](PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
         self->OnPutData(from, header, std::move(data));
+      }));
+  STRATA_RETURN_IF_ERROR(self->messenger_->RegisterHandler(
+      static_cast<uint16_t>(wire::MessageType::kPut),
+      [self](PeerId from, absl::Span<const uint8_t> header, IncomingData data) {
+        self->OnPut(from, header, std::move(data));
       }));
   STRATA_ASSIGN_OR_RETURN(self->port_, self->messenger_->Listen(self->options_.listen_address));
   self->address_ = absl::StrCat(host, ":", self->port_);
@@ -182,6 +189,7 @@ void DataPlaneServer::SendDone(PeerId peer, wire::MessageType type, uint64_t req
 
 void DataPlaneServer::OnPeerFailed(PeerId peer, const absl::Status& status) {
   counters_.peers_failed.fetch_add(1, std::memory_order_relaxed);
+  ForgetTrips(peer);
   auto it = fetches_.find(peer);
   if (it == fetches_.end()) return;
   std::shared_ptr<PeerFetches> fetches = it->second;

@@ -3,13 +3,16 @@
 // transports (same-host shared memory and CMA on this machine).
 #include "strata/store/dataplane/data_plane_server.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
 #include "store/dataplane/test_blobs.h"
@@ -305,9 +308,9 @@ TEST_P(DataPlaneServerTest, MalformedRequestsAreInvalidArgumentAndTheServerKeeps
   EXPECT_CODE(client_->SendRaw(wire::MessageType::kFetch, header, wire::EncodeFetchRanges(empty),
                                wire::MessageType::kFetchDone, 77),
               absl::StatusCode::kInvalidArgument);
-  // PUT_DATA with non-zero reserved bytes.
+  // PUT_DATA with an unknown flag.
   auto bad_put = wire::EncodePutDataHeader({.request_id = 78, .put_id = 1, .offset = 0});
-  bad_put[4] = 1;
+  bad_put[4] = 2;  // an unknown flag
   EXPECT_CODE(client_->SendRaw(wire::MessageType::kPutData, bad_put, one_range,
                                wire::MessageType::kPutDone, 78),
               absl::StatusCode::kInvalidArgument);
@@ -342,6 +345,88 @@ TEST_P(DataPlaneServerTest, PutDataErrorsAreAnsweredAndThePutStillCompletes) {
   EXPECT_EQ(stats.put_requests, 5u);
   EXPECT_EQ(stats.put_failures, 4u);
   EXPECT_EQ(stats.bytes_in, bytes.size());
+}
+
+// A put in one round trip (PUT + its PUT_DATA pieces): committed whole, an existing key is
+// OK without a second blob, and every malformed or dishonest PUT gets its precise status,
+// leaves no pending put and the server serving.
+TEST_P(DataPlaneServerTest, PutInOneRoundTripRefusesWhatIsWrongAndCommitsWhatIsRight) {
+  const BlobContent blob = MakeBlob(ns_, 2, 12);
+  const core::PutRequest request = testing::PutRequestFor(blob);
+  const std::string ns = ns_.CanonicalEncoding();
+  const auto ns_bytes = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns.data()), ns.size());
+  auto put = [&](uint64_t request_id, wire::PutHeader header, std::vector<uint8_t> payload,
+                 std::vector<std::pair<uint64_t, absl::Span<const uint8_t>>> pieces) {
+    header.request_id = request_id;
+    return client_->SendPut(wire::EncodePutHeader(header), payload, request_id, pieces);
+  };
+  const wire::PutHeader header{.bytes = blob.bytes.size(),
+                               .token_count = static_cast<uint32_t>(request.tokens.size()),
+                               .ns_bytes = static_cast<uint32_t>(ns.size()),
+                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
+  const std::vector<uint8_t> payload =
+      wire::EncodePutPayload(header, ns_bytes, {}, {}, request.tokens, request.checksums);
+  const absl::Span<const uint8_t> bytes = blob.bytes;
+  const std::vector<std::pair<uint64_t, absl::Span<const uint8_t>>> whole = {
+      {0, bytes.first(bytes.size() / 2)}, {bytes.size() / 2, bytes.subspan(bytes.size() / 2)}};
+
+  // An unknown flag; a payload shorter than announced; a namespace that does not decode; a
+  // checksum count the layout does not have.
+  auto flagged = wire::EncodePutHeader(header);
+  flagged[36] = 4;
+  EXPECT_CODE(client_->SendPut(flagged, payload, 0, {}), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(put(1, header, std::vector<uint8_t>(payload.begin(), payload.end() - 1), whole),
+              absl::StatusCode::kInvalidArgument);
+  std::vector<uint8_t> garbled = payload;
+  std::fill_n(garbled.begin(), ns.size(), uint8_t{0xFF});
+  EXPECT_CODE(put(2, header, garbled, whole), absl::StatusCode::kInvalidArgument);
+  wire::PutHeader short_sums = header;
+  short_sums.checksum_count -= 1;
+  EXPECT_CODE(put(3, short_sums,
+                  wire::EncodePutPayload(
+                      short_sums, ns_bytes, {}, {}, request.tokens,
+                      absl::MakeConstSpan(request.checksums).first(request.checksums.size() - 1)),
+                  whole),
+              absl::StatusCode::kInvalidArgument);
+  // A piece past the blob's end; corrupted bytes (the commit verifies: DATA_LOSS).
+  EXPECT_CODE(put(4, header, payload, {{bytes.size(), bytes.first(1)}}),
+              absl::StatusCode::kOutOfRange);
+  std::vector<uint8_t> corrupt(bytes.begin(), bytes.end());
+  corrupt[corrupt.size() / 3] ^= 0x01;
+  EXPECT_CODE(put(5, header, payload, {{0, corrupt}}), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 0u);
+
+  // The honest PUT, in two pieces; then again: the key exists, nothing is added.
+  ASSERT_OK(put(6, header, payload, whole));
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 1u);
+  ASSERT_OK(put(7, header, payload, whole));
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 1u);
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
+  ASSERT_OK_AND_ASSIGN(const core::BeginPutReply existing, engine_->BeginPut(ns_, request));
+  ASSERT_TRUE(existing.exists);
+  // A piece of a PUT that does not exist is dropped (the sender sees ABORTED); the server
+  // keeps serving and the blob reads back byte-exact.
+  absl::Notification dropped;
+  absl::Status piece_status;
+  const auto stray = wire::EncodePutDataHeader({.put_id = 999, .of_put = true});
+  client_->messenger().Send(client_->peer(), static_cast<uint16_t>(wire::MessageType::kPutData),
+                            stray, bytes, {.protocol = transport::DataProtocol::kRendezvous},
+                            [&](absl::Status status) {
+                              piece_status = status;
+                              dropped.Notify();
+                            });
+  ASSERT_TRUE(dropped.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_CODE(piece_status, absl::StatusCode::kAborted);
+  ASSERT_OK_AND_ASSIGN(const core::ReadReply read, ReadPages(*engine_, ns_, existing.key, 0, 2));
+  std::vector<std::vector<uint8_t>> buffers;
+  const std::vector<wire::ByteRange> all = {{.offset = 0, .length = bytes.size()}};
+  EXPECT_OK(FetchInto(read.lease_id, existing.key, all, &buffers).status);
+  ASSERT_EQ(buffers.size(), 1u);
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), buffers[0].begin()));
+  const DataPlaneStats stats = server_->stats();
+  EXPECT_EQ(stats.put_requests, 8u);
+  EXPECT_EQ(stats.put_failures, 6u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, DataPlaneServerTest, ::testing::Values("tcp", ""),

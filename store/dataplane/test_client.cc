@@ -111,7 +111,8 @@ absl::StatusOr<std::unique_ptr<TestClient>> TestClient::Connect(const std::strin
       [self](PeerId, absl::Span<const uint8_t> header, IncomingData data) {
         self->OnFetchData(header, std::move(data));
       }));
-  for (wire::MessageType type : {wire::MessageType::kFetchDone, wire::MessageType::kPutDone}) {
+  for (wire::MessageType type : {wire::MessageType::kFetchDone, wire::MessageType::kPutDone,
+                                 wire::MessageType::kPutResult}) {
     STRATA_RETURN_IF_ERROR(self->messenger_->RegisterHandler(
         static_cast<uint16_t>(type), [self, type](PeerId, absl::Span<const uint8_t> header,
                                                   IncomingData) { self->OnDone(type, header); }));
@@ -161,7 +162,16 @@ void TestClient::OnPeerFailed(const absl::Status& status) {
 }
 
 void TestClient::OnDone(wire::MessageType type, absl::Span<const uint8_t> header) {
-  absl::StatusOr<wire::DoneHeader> decoded = wire::DecodeDone(type, header);
+  absl::StatusOr<wire::DoneHeader> decoded;
+  if (type == wire::MessageType::kPutResult) {
+    // A PUT's final PUT_RESULT counts as its DONE (a grant does not).
+    absl::StatusOr<wire::PutResultHeader> result = wire::DecodePutResult(header);
+    CHECK(result.ok()) << "node sent a bad PUT_RESULT: " << result.status();
+    if (result->stage == wire::PutResultHeader::Stage::kGranted) return;
+    decoded = wire::DoneHeader{result->request_id, result->status};
+  } else {
+    decoded = wire::DecodeDone(type, header);
+  }
   CHECK(decoded.ok()) << "node sent a bad DONE header: " << decoded.status();
   std::shared_ptr<FetchCall> call;
   std::shared_ptr<DoneWaiter> waiter;
@@ -274,6 +284,24 @@ absl::Status TestClient::SendRaw(wire::MessageType type, absl::Span<const uint8_
   auto owned = std::make_shared<std::vector<uint8_t>>(payload.begin(), payload.end());
   messenger_->Send(peer_, static_cast<uint16_t>(type), header, *owned,
                    {.protocol = transport::DataProtocol::kEager}, [owned](absl::Status) {});
+  return Await(*waiter, kWaitLimit);
+}
+
+absl::Status TestClient::SendPut(
+    absl::Span<const uint8_t> header, absl::Span<const uint8_t> payload, uint64_t request_id,
+    const std::vector<std::pair<uint64_t, absl::Span<const uint8_t>>>& pieces) {
+  std::shared_ptr<DoneWaiter> waiter = AddWaiter(wire::MessageType::kPutResult, request_id);
+  auto owned = std::make_shared<std::vector<uint8_t>>(payload.begin(), payload.end());
+  messenger_->Send(peer_, static_cast<uint16_t>(wire::MessageType::kPut), header, *owned, {},
+                   [owned](absl::Status) {});
+  for (const auto& [offset, bytes] : pieces) {
+    const auto piece = wire::EncodePutDataHeader(
+        {.request_id = 0, .put_id = request_id, .offset = offset, .of_put = true});
+    // A copy: a refused PUT is answered while its pieces may still be on their way.
+    auto copy = std::make_shared<std::vector<uint8_t>>(bytes.begin(), bytes.end());
+    messenger_->Send(peer_, static_cast<uint16_t>(wire::MessageType::kPutData), piece, *copy,
+                     {.protocol = transport::DataProtocol::kRendezvous}, [copy](absl::Status) {});
+  }
   return Await(*waiter, kWaitLimit);
 }
 

@@ -109,10 +109,18 @@ class TestClient {
   // PUT_DATA of `bytes` at `offset` of put `put_id`; PUT_DONE's status.
   absl::Status Put(uint64_t put_id, uint64_t offset, absl::Span<const uint8_t> bytes);
   // Sends message `type` with `header` and `payload` (eager) and returns the status of the
-  // DONE of type `reply` that carries `request_id`.
+  // DONE of type `reply` that carries `request_id` (for kPutResult: the PUT's final
+  // PUT_RESULT).
   absl::Status SendRaw(transport::wire::MessageType type, absl::Span<const uint8_t> header,
                        absl::Span<const uint8_t> payload, transport::wire::MessageType reply,
                        uint64_t request_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Sends PUT `header` with `payload`, then each piece as a PUT_DATA of that PUT (at its
+  // offset) without waiting, and returns the status of the PUT's final PUT_RESULT.
+  absl::Status SendPut(absl::Span<const uint8_t> header, absl::Span<const uint8_t> payload,
+                       uint64_t request_id,
+                       const std::vector<std::pair<uint64_t, absl::Span<const uint8_t>>>& pieces)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   uint64_t NextRequestId() ABSL_LOCKS_EXCLUDED(mu_);
   transport::Messenger& messenger() { return *messenger_; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
@@ -49,6 +51,10 @@ const char* TypeName(MessageType type) {
       return "READ";
     case MessageType::kReadGrant:
       return "READ_GRANT";
+    case MessageType::kPut:
+      return "PUT";
+    case MessageType::kPutResult:
+      return "PUT_RESULT";
   }
   return "?";
 }
@@ -89,6 +95,35 @@ absl::Status CheckHeader(MessageType type, absl::Span<const uint8_t> bytes, size
 absl::StatusOr<absl::StatusCode> DecodeStatusCode(MessageType type, uint32_t code) {
   if (code > kLastStatusCode) return Malformed(type, absl::StrCat("status code ", code));
   return static_cast<absl::StatusCode>(code);
+}
+
+// A status's message as it goes on the wire (at most kMaxStatusMessageBytes; none when OK).
+size_t WireMessageLength(const absl::Status& status) {
+  return status.ok() ? 0 : std::min(status.message().size(), kMaxStatusMessageBytes);
+}
+
+// Reads into `*out` the status of a header whose code is at `code_at` and whose message, of
+// the u16 length at `length_at`, follows `fixed` bytes of header; the header's own error
+// when it is malformed.
+absl::Status DecodeStatus(MessageType type, absl::Span<const uint8_t> bytes, size_t code_at,
+                          size_t length_at, size_t fixed, absl::Status* out) {
+  auto code = DecodeStatusCode(type, GetU32(bytes.data() + code_at));
+  if (!code.ok()) return code.status();
+  const size_t message_len = GetU16(bytes.data() + length_at);
+  if (message_len > kMaxStatusMessageBytes) {
+    return Malformed(
+        type, absl::StrCat("message length ", message_len, " exceeds ", kMaxStatusMessageBytes));
+  }
+  if (bytes.size() != fixed + message_len) {
+    return Malformed(type, absl::StrCat(bytes.size(), " bytes for a ", message_len,
+                                        "-byte message (", fixed + message_len, " expected)"));
+  }
+  if (*code == absl::StatusCode::kOk && message_len != 0) {
+    return Malformed(type, "OK status with a message");
+  }
+  *out = absl::Status(
+      *code, absl::string_view(reinterpret_cast<const char*>(bytes.data()) + fixed, message_len));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -194,8 +229,7 @@ absl::StatusOr<FetchDataHeader> DecodeFetchDataHeader(absl::Span<const uint8_t> 
 std::vector<uint8_t> EncodeDone(MessageType type, uint64_t request_id, const absl::Status& status) {
   CHECK(type == MessageType::kFetchDone || type == MessageType::kPutDone)
       << "EncodeDone of " << TypeName(type);
-  const size_t message_len =
-      status.ok() ? 0 : std::min(status.message().size(), kMaxStatusMessageBytes);
+  const size_t message_len = WireMessageLength(status);
   std::vector<uint8_t> out(kDoneHeaderFixedBytes + message_len);
   PutPrefix(out.data(), type);
   PutU32(out.data() + 4, static_cast<uint32_t>(status.code()));
@@ -211,32 +245,17 @@ absl::StatusOr<DoneHeader> DecodeDone(MessageType type, absl::Span<const uint8_t
   const absl::Status ok = CheckHeader(type, bytes, kDoneHeaderFixedBytes, false);
   if (!ok.ok()) return ok;
   if (GetU16(bytes.data() + 18) != 0) return Malformed(type, "reserved bits");
-  auto code = DecodeStatusCode(type, GetU32(bytes.data() + 4));
-  if (!code.ok()) return code.status();
-  const size_t message_len = GetU16(bytes.data() + 16);
-  if (message_len > kMaxStatusMessageBytes) {
-    return Malformed(
-        type, absl::StrCat("message length ", message_len, " exceeds ", kMaxStatusMessageBytes));
-  }
-  if (bytes.size() != kDoneHeaderFixedBytes + message_len) {
-    return Malformed(type,
-                     absl::StrCat(bytes.size(), " bytes for a ", message_len, "-byte message (",
-                                  kDoneHeaderFixedBytes + message_len, " expected)"));
-  }
-  if (*code == absl::StatusCode::kOk && message_len != 0) {
-    return Malformed(type, "OK status with a message");
-  }
   DoneHeader h;
+  const absl::Status status = DecodeStatus(type, bytes, 4, 16, kDoneHeaderFixedBytes, &h.status);
+  if (!status.ok()) return status;
   h.request_id = GetU64(bytes.data() + 8);
-  h.status = absl::Status(
-      *code, std::string(reinterpret_cast<const char*>(bytes.data()) + kDoneHeaderFixedBytes,
-                         message_len));
   return h;
 }
 
 std::array<uint8_t, kPutDataHeaderBytes> EncodePutDataHeader(const PutDataHeader& header) {
   std::array<uint8_t, kPutDataHeaderBytes> out{};
   PutPrefix(out.data(), MessageType::kPutData);
+  PutU32(out.data() + 4, header.of_put ? kPutDataOfPut : 0);
   PutU64(out.data() + 8, header.request_id);
   PutU64(out.data() + 16, header.put_id);
   PutU64(out.data() + 24, header.offset);
@@ -246,8 +265,12 @@ std::array<uint8_t, kPutDataHeaderBytes> EncodePutDataHeader(const PutDataHeader
 absl::StatusOr<PutDataHeader> DecodePutDataHeader(absl::Span<const uint8_t> bytes) {
   const absl::Status ok = CheckHeader(MessageType::kPutData, bytes, kPutDataHeaderBytes, true);
   if (!ok.ok()) return ok;
-  if (GetU32(bytes.data() + 4) != 0) return Malformed(MessageType::kPutData, "reserved bits");
+  const uint32_t flags = GetU32(bytes.data() + 4);
+  if ((flags & ~kPutDataOfPut) != 0) {
+    return Malformed(MessageType::kPutData, absl::StrCat("unknown flags ", flags));
+  }
   PutDataHeader h;
+  h.of_put = (flags & kPutDataOfPut) != 0;
   h.request_id = GetU64(bytes.data() + 8);
   h.put_id = GetU64(bytes.data() + 16);
   h.offset = GetU64(bytes.data() + 24);
@@ -353,6 +376,156 @@ absl::StatusOr<ReadGrantHeader> DecodeReadGrantHeader(absl::Span<const uint8_t> 
   h.checksum_count = GetU32(bytes.data() + 4);
   h.request_id = GetU64(bytes.data() + 8);
   h.lease_id = GetU64(bytes.data() + 16);
+  return h;
+}
+
+std::array<uint8_t, kPutHeaderBytes> EncodePutHeader(const PutHeader& header) {
+  std::array<uint8_t, kPutHeaderBytes> out{};
+  PutPrefix(out.data(), MessageType::kPut);
+  PutU32(out.data() + 4, header.token_count);
+  PutU64(out.data() + 8, header.request_id);
+  PutU64(out.data() + 16, header.bytes);
+  PutU32(out.data() + 24, header.ns_bytes);
+  PutU32(out.data() + 28, header.checksum_count);
+  PutU32(out.data() + 32, header.parent_pages);
+  out[36] = static_cast<uint8_t>((header.has_parent ? 1 : 0) | (header.has_key ? 2 : 0));
+  return out;
+}
+
+absl::StatusOr<PutHeader> DecodePutHeader(absl::Span<const uint8_t> bytes) {
+  constexpr MessageType kType = MessageType::kPut;
+  const absl::Status ok = CheckHeader(kType, bytes, kPutHeaderBytes, true);
+  if (!ok.ok()) return ok;
+  for (size_t i = 37; i < kPutHeaderBytes; ++i) {
+    if (bytes[i] != 0) return Malformed(kType, "reserved bits");
+  }
+  if ((bytes[36] & ~3) != 0) return Malformed(kType, absl::StrCat("unknown flags ", bytes[36]));
+  PutHeader h;
+  h.token_count = GetU32(bytes.data() + 4);
+  h.request_id = GetU64(bytes.data() + 8);
+  h.bytes = GetU64(bytes.data() + 16);
+  h.ns_bytes = GetU32(bytes.data() + 24);
+  h.checksum_count = GetU32(bytes.data() + 28);
+  h.parent_pages = GetU32(bytes.data() + 32);
+  h.has_parent = (bytes[36] & 1) != 0;
+  h.has_key = (bytes[36] & 2) != 0;
+  if (h.token_count == 0 || h.token_count > kMaxPutTokens) {
+    return Malformed(kType,
+                     absl::StrCat("token count ", h.token_count, " outside 1..", kMaxPutTokens));
+  }
+  if (h.checksum_count == 0 || h.checksum_count > kMaxPutChecksums) {
+    return Malformed(
+        kType, absl::StrCat("checksum count ", h.checksum_count, " outside 1..", kMaxPutChecksums));
+  }
+  if (h.ns_bytes == 0 || h.ns_bytes > kMaxNamespaceBytes) {
+    return Malformed(
+        kType, absl::StrCat("namespace length ", h.ns_bytes, " outside 1..", kMaxNamespaceBytes));
+  }
+  if (h.bytes == 0) return Malformed(kType, "a blob of 0 bytes");
+  if (!h.has_parent && h.parent_pages != 0) {
+    return Malformed(kType, "parent pages without a parent");
+  }
+  return h;
+}
+
+size_t PutPayloadBytes(const PutHeader& header) {
+  return size_t{header.ns_bytes} + (header.has_parent ? 16 : 0) + (header.has_key ? 16 : 0) +
+         size_t{header.token_count} * 4 + size_t{header.checksum_count} * 8;
+}
+
+std::vector<uint8_t> EncodePutPayload(const PutHeader& header,
+                                      absl::Span<const uint8_t> ns_encoding,
+                                      const BlobKeyBits& parent_key, const BlobKeyBits& key,
+                                      absl::Span<const uint32_t> tokens,
+                                      absl::Span<const uint64_t> checksums) {
+  DCHECK_EQ(ns_encoding.size(), header.ns_bytes);
+  DCHECK_EQ(tokens.size(), header.token_count);
+  DCHECK_EQ(checksums.size(), header.checksum_count);
+  std::vector<uint8_t> out(PutPayloadBytes(header));
+  uint8_t* p = std::copy(ns_encoding.begin(), ns_encoding.end(), out.data());
+  for (const auto& [present, bits] :
+       {std::pair{header.has_parent, parent_key}, std::pair{header.has_key, key}}) {
+    if (!present) continue;
+    PutU64(p, bits.hi);
+    PutU64(p + 8, bits.lo);
+    p += 16;
+  }
+  for (uint32_t token : tokens) {
+    PutU32(p, token);
+    p += 4;
+  }
+  for (uint64_t checksum : checksums) {
+    PutU64(p, checksum);
+    p += 8;
+  }
+  return out;
+}
+
+absl::StatusOr<PutPayload> DecodePutPayload(const PutHeader& header,
+                                            absl::Span<const uint8_t> payload) {
+  const size_t expected = PutPayloadBytes(header);
+  if (payload.size() != expected) {
+    return Malformed(MessageType::kPut, absl::StrCat("payload of ", payload.size(),
+                                                     " bytes, the header announces ", expected));
+  }
+  PutPayload out;
+  out.ns_encoding = payload.subspan(0, header.ns_bytes);
+  const uint8_t* p = payload.data() + header.ns_bytes;
+  for (auto [present, bits] :
+       {std::pair{header.has_parent, &out.parent_key}, std::pair{header.has_key, &out.key}}) {
+    if (!present) continue;
+    bits->hi = GetU64(p);
+    bits->lo = GetU64(p + 8);
+    p += 16;
+  }
+  out.tokens.resize(header.token_count);
+  for (uint32_t& token : out.tokens) {
+    token = GetU32(p);
+    p += 4;
+  }
+  out.checksums.resize(header.checksum_count);
+  for (uint64_t& checksum : out.checksums) {
+    checksum = GetU64(p);
+    p += 8;
+  }
+  return out;
+}
+
+std::vector<uint8_t> EncodePutResult(const PutResultHeader& header) {
+  const size_t message_len = WireMessageLength(header.status);
+  std::vector<uint8_t> out(kPutResultHeaderFixedBytes + message_len);
+  PutPrefix(out.data(), MessageType::kPutResult);
+  PutU32(out.data() + 4, static_cast<uint32_t>(header.status.code()));
+  PutU64(out.data() + 8, header.request_id);
+  PutU64(out.data() + 16, header.key.hi);
+  PutU64(out.data() + 24, header.key.lo);
+  PutU32(out.data() + 32, header.indexed_pages);
+  out[36] = static_cast<uint8_t>(header.stage);
+  out[37] = header.exists ? 1 : 0;
+  PutU16(out.data() + 38, static_cast<uint16_t>(message_len));
+  std::copy_n(header.status.message().data(), message_len, out.data() + kPutResultHeaderFixedBytes);
+  return out;
+}
+
+absl::StatusOr<PutResultHeader> DecodePutResult(absl::Span<const uint8_t> bytes) {
+  constexpr MessageType kType = MessageType::kPutResult;
+  const absl::Status ok = CheckHeader(kType, bytes, kPutResultHeaderFixedBytes, false);
+  if (!ok.ok()) return ok;
+  if (GetU64(bytes.data() + 40) != 0) return Malformed(kType, "reserved bits");
+  PutResultHeader h;
+  const absl::Status status =
+      DecodeStatus(kType, bytes, 4, 38, kPutResultHeaderFixedBytes, &h.status);
+  if (!status.ok()) return status;
+  h.request_id = GetU64(bytes.data() + 8);
+  h.key = BlobKeyBits{GetU64(bytes.data() + 16), GetU64(bytes.data() + 24)};
+  h.indexed_pages = GetU32(bytes.data() + 32);
+  if (bytes[36] != 1 && bytes[36] != 2) return Malformed(kType, absl::StrCat("stage ", bytes[36]));
+  h.stage = static_cast<PutResultHeader::Stage>(bytes[36]);
+  if (bytes[37] > 1) return Malformed(kType, absl::StrCat("exists flag ", bytes[37]));
+  h.exists = bytes[37] == 1;
+  if (h.stage == PutResultHeader::Stage::kGranted && (!h.status.ok() || h.exists)) {
+    return Malformed(kType, "a grant that is not OK or names an existing key");
+  }
   return h;
 }
 

@@ -144,6 +144,115 @@ TEST(WireTest, PutDataRoundTrip) {
   EXPECT_EQ(back, h);
 }
 
+TEST(WireTest, PutDataOfAPutCarriesItsFlag) {
+  PutDataHeader h{.request_id = 5, .put_id = 77, .offset = 4096, .of_put = true};
+  const std::vector<uint8_t> bytes = ToVector(EncodePutDataHeader(h));
+  EXPECT_EQ(bytes[4], kPutDataOfPut);
+  ASSERT_OK_AND_ASSIGN(PutDataHeader back, DecodePutDataHeader(bytes));
+  EXPECT_EQ(back, h);
+  std::vector<uint8_t> unknown = bytes;
+  unknown[4] = 2;
+  EXPECT_CODE(DecodePutDataHeader(unknown), StatusCode::kInvalidArgument);
+}
+
+TEST(WireTest, PutHeaderGoldenBytesAndPayloadRoundTrip) {
+  const PutHeader h{.request_id = 0x0102030405060708,
+                    .bytes = 0x1000,
+                    .token_count = 2,
+                    .ns_bytes = 3,
+                    .checksum_count = 1,
+                    .has_parent = true,
+                    .parent_pages = 9,
+                    .has_key = true};
+  const std::vector<uint8_t> bytes = ToVector(EncodePutHeader(h));
+  const std::vector<uint8_t> golden = {0x53, 1,    8, 0, 2, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1,
+                                       0,    0x10, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0,
+                                       9,    0,    0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(bytes, golden);
+  ASSERT_OK_AND_ASSIGN(PutHeader back, DecodePutHeader(bytes));
+  EXPECT_EQ(back, h);
+
+  const std::vector<uint8_t> ns = {'a', 'b', 'c'};
+  const std::vector<uint32_t> tokens = {7, 0xffffffff};
+  const std::vector<uint64_t> checksums = {0x1122334455667788};
+  const std::vector<uint8_t> payload =
+      EncodePutPayload(h, ns, BlobKeyBits{1, 2}, BlobKeyBits{3, 4}, tokens, checksums);
+  ASSERT_EQ(payload.size(), PutPayloadBytes(h));
+  EXPECT_EQ(payload.size(), 3u + 16 + 16 + 8 + 8);
+  ASSERT_OK_AND_ASSIGN(PutPayload decoded, DecodePutPayload(h, payload));
+  EXPECT_EQ(std::vector<uint8_t>(decoded.ns_encoding.begin(), decoded.ns_encoding.end()), ns);
+  EXPECT_EQ(decoded.parent_key, (BlobKeyBits{1, 2}));
+  EXPECT_EQ(decoded.key, (BlobKeyBits{3, 4}));
+  EXPECT_EQ(decoded.tokens, tokens);
+  EXPECT_EQ(decoded.checksums, checksums);
+  EXPECT_CODE(DecodePutPayload(h, absl::MakeConstSpan(payload).subspan(1)),
+              StatusCode::kInvalidArgument);
+  // Without parent and key the payload shrinks by 32 bytes.
+  const PutHeader bare{.token_count = 2, .ns_bytes = 3, .checksum_count = 1};
+  EXPECT_EQ(PutPayloadBytes(bare), payload.size() - 32);
+}
+
+TEST(WireTest, PutHeaderRejectsBadCountsAndFlags) {
+  const PutHeader good{.bytes = 1, .token_count = 1, .ns_bytes = 1, .checksum_count = 1};
+  ASSERT_OK(DecodePutHeader(ToVector(EncodePutHeader(good))).status());
+  auto bad = [&](PutHeader h) {
+    return DecodePutHeader(ToVector(EncodePutHeader(h))).status().code();
+  };
+  PutHeader h = good;
+  h.token_count = 0;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h.token_count = kMaxPutTokens + 1;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.checksum_count = kMaxPutChecksums + 1;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.ns_bytes = kMaxNamespaceBytes + 1;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.bytes = 0;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.parent_pages = 3;  // without a parent
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  std::vector<uint8_t> flags = ToVector(EncodePutHeader(good));
+  flags[36] = 4;
+  EXPECT_CODE(DecodePutHeader(flags), StatusCode::kInvalidArgument);
+}
+
+TEST(WireTest, PutResultCarriesStageKeyAndStatus) {
+  const PutResultHeader granted{
+      .request_id = 9, .key = {5, 6}, .stage = PutResultHeader::Stage::kGranted};
+  ASSERT_OK_AND_ASSIGN(PutResultHeader back, DecodePutResult(EncodePutResult(granted)));
+  EXPECT_EQ(back.request_id, 9u);
+  EXPECT_EQ(back.key, (BlobKeyBits{5, 6}));
+  EXPECT_EQ(back.stage, PutResultHeader::Stage::kGranted);
+  EXPECT_OK(back.status);
+
+  const PutResultHeader failed{.request_id = 10,
+                               .status = absl::DataLossError("chunk 3 does not match"),
+                               .indexed_pages = 0};
+  ASSERT_OK_AND_ASSIGN(back, DecodePutResult(EncodePutResult(failed)));
+  EXPECT_EQ(back.status, failed.status);
+  EXPECT_EQ(back.stage, PutResultHeader::Stage::kFinal);
+
+  ASSERT_OK_AND_ASSIGN(
+      back,
+      DecodePutResult(EncodePutResult({.request_id = 11, .indexed_pages = 12, .exists = true})));
+  EXPECT_TRUE(back.exists);
+  EXPECT_EQ(back.indexed_pages, 12u);
+
+  std::vector<uint8_t> bytes = EncodePutResult(granted);
+  bytes[36] = 3;  // no such stage
+  EXPECT_CODE(DecodePutResult(bytes), StatusCode::kInvalidArgument);
+  bytes = EncodePutResult(granted);
+  bytes[37] = 1;  // a grant of an existing key
+  EXPECT_CODE(DecodePutResult(bytes), StatusCode::kInvalidArgument);
+  bytes = EncodePutResult(failed);
+  bytes.pop_back();  // the message is shorter than announced
+  EXPECT_CODE(DecodePutResult(bytes), StatusCode::kInvalidArgument);
+}
+
 // Every fixed-size header: each truncation, one extra byte, and each corrupted prefix byte
 // and reserved field is INVALID_ARGUMENT.
 TEST(WireTest, ReadHeaderGoldenBytes) {
@@ -232,7 +341,14 @@ TEST(WireTest, FixedHeadersRejectEveryTruncationAndCorruption) {
        {}},
       {ToVector(EncodePutDataHeader({1, 2, 3})),
        [](absl::Span<const uint8_t> b) { return DecodePutDataHeader(b).status(); },
-       {4, 5, 6, 7}},
+       {5, 6, 7}},
+      {ToVector(EncodePutHeader(
+           {.request_id = 1, .bytes = 2, .token_count = 3, .ns_bytes = 4, .checksum_count = 5})),
+       [](absl::Span<const uint8_t> b) { return DecodePutHeader(b).status(); },
+       {32, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47}},
+      {EncodePutResult({.request_id = 1, .key = {2, 3}}),
+       [](absl::Span<const uint8_t> b) { return DecodePutResult(b).status(); },
+       {40, 41, 42, 43, 44, 45, 46, 47}},
       {EncodeDone(MessageType::kPutDone, 1, absl::OkStatus()),
        [](absl::Span<const uint8_t> b) { return DecodeDone(MessageType::kPutDone, b).status(); },
        {18, 19}},
@@ -291,7 +407,8 @@ TEST(WireTest, RandomInputIsValueOrInvalidArgument) {
          {DecodeFetchHeader(bytes).status(), DecodeFetchDataHeader(bytes).status(),
           DecodePutDataHeader(bytes).status(), DecodeDone(MessageType::kFetchDone, bytes).status(),
           DecodeDone(MessageType::kPutDone, bytes).status(), DecodeReadHeader(bytes).status(),
-          DecodeReadGrantHeader(bytes).status(), PeekType(bytes).status()}) {
+          DecodeReadGrantHeader(bytes).status(), DecodePutHeader(bytes).status(),
+          DecodePutResult(bytes).status(), PeekType(bytes).status()}) {
       EXPECT_TRUE(s.ok() || s.code() == StatusCode::kInvalidArgument) << s;
     }
   }

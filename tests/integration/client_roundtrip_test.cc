@@ -208,6 +208,41 @@ TEST_P(ClientRoundTripTest, DuplicateWriteTransfersNothing) {
   EXPECT_EQ(tiers_after.tiers[0].used_bytes, tiers_before.tiers[0].used_bytes);
 }
 
+// Issue 12, item 7: a write is one PUT on the data plane — no RPC once the client knows the
+// data plane — and stays two-phase: with no bytes sent before the node's grant (window 0)
+// a write of an existing key sends none, and a fresh one still commits whole.
+TEST_P(ClientRoundTripTest, AWriteIsOneDataPlaneRoundTripWithoutRpcs) {
+  const Namespace ns = ClientTestNamespace("one-trip");
+  const std::vector<TokenId> tokens = RandomTokens(21, 8 * kPageTokens);
+  WriteFromRoot(ns, tokens, 4);  // connects the data plane (Health names it)
+  const ClientStats before = client_->stats();
+  const std::vector<std::byte> kv = ModelBytes(tokens, 0, 8);
+  ASSERT_OK_AND_ASSIGN(WriteResult written, client_->Write(ns, std::nullopt, tokens, Source(kv)));
+  EXPECT_FALSE(written.existed);
+  EXPECT_EQ(written.indexed_pages, 4u);  // pages 0..3 were cached by the first write
+  EXPECT_EQ(client_->stats().rpcs, before.rpcs);
+
+  ClientOptions options = ClientOptionsFor(node_->grpc_address(), GetParam());
+  options.put_window_bytes = 0;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> waits, Client::Connect(options));
+  ASSERT_OK_AND_ASSIGN(WriteResult again, waits->Write(ns, std::nullopt, tokens, Source(kv)));
+  EXPECT_TRUE(again.existed);
+  EXPECT_EQ(again.key, written.key);
+  const std::vector<TokenId> fresh = RandomTokens(22, 2 * kPageTokens);
+  const std::vector<std::byte> fresh_kv = ModelBytes(fresh, 0, 2);
+  ASSERT_OK_AND_ASSIGN(WriteResult committed,
+                       waits->Write(ns, std::nullopt, fresh, Source(fresh_kv)));
+  EXPECT_FALSE(committed.existed);
+  EXPECT_EQ(committed.indexed_pages, 2u);
+  ASSERT_OK_AND_ASSIGN(MatchResult match, waits->Match(ns, fresh));
+  ASSERT_EQ(match.matched_pages, 2u);
+  std::vector<std::byte> back(fresh_kv.size());
+  ASSERT_OK(waits->Read(ns, match.segments, 2, Host(back)));
+  EXPECT_TRUE(back == fresh_kv);
+  ASSERT_OK_AND_ASSIGN(NodeTiers tiers, client_->Tiers());
+  EXPECT_EQ(tiers.engine.pending_puts, 0u);
+}
+
 TEST_P(ClientRoundTripTest, EvictedOrDeletedBetweenMatchAndReadIsAMiss) {
   const Namespace ns = ClientTestNamespace("miss");
   const std::vector<TokenId> a = RandomTokens(6, 8 * kPageTokens);

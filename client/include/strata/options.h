@@ -54,6 +54,11 @@ struct ClientOptions {
   // Write sends a blob as PUT_DATA messages of at most this many bytes, all in flight at
   // once; each is a rendezvous straight from the caller's buffer. >= 4096.
   size_t put_message_bytes = size_t{16} << 20;
+  // A write is one data-plane round trip: its first put_window_bytes go with the PUT,
+  // before the node has said whether it wants them; the rest follow the node's grant,
+  // which arrives long before a window of this size has drained. A key that exists
+  // costs at most this much transfer (the node drops it); 0: nothing before the grant.
+  size_t put_window_bytes = size_t{4} << 20;
   // Threads that run ReadAsync / WriteAsync (and WriteBatch's independent items). >= 1.
   int async_threads = 2;
   // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the

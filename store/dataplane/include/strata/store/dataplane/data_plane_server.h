@@ -27,7 +27,16 @@
 //   carries every item's chunk checksums; the items are then served exactly like a FETCH's
 //   ranges (consecutive layers contiguous in the blob merged into one FETCH_DATA of at most
 //   kMaxMergedBytes when the READ allows it); when the request finishes, however it ends,
-//   engine.Release(lease). CommitPut, AbortPut and the lease RPCs stay on the control plane
+//   engine.Release(lease).
+//   PUT (client -> node): a put in one round trip. Its payload (what BeginPut carries) is
+//   received — into a buffer counted against options.max_put_metadata_bytes — and
+//   engine.BeginPut begins the put; PUT_RESULT granted, or final when the key exists or the
+//   put is refused. Its bytes come as PUT_DATA with kPutDataOfPut, each received straight
+//   into the put's extent (pieces that arrive before the begin are kept, at most 64); when
+//   every byte landed, engine.CommitPut verifies every chunk (on the progress thread: the
+//   blob's bytes are hashed here) and PUT_RESULT final carries the key and indexed pages.
+//   On any error, and when the peer fails, the put is aborted at once; pieces of an ended
+//   PUT are dropped. CommitPut, AbortPut and the lease RPCs also stay on the control plane
 //   (gRPC).
 //
 // Statuses in FETCH_DONE
@@ -48,6 +57,14 @@
 //   FAILED_PRECONDITION the put's commit is in progress; OUT_OF_RANGE [offset, offset +
 //   size) not inside the blob; UNAVAILABLE the payload did not arrive (sender died or the
 //   connection broke mid-transfer); CANCELLED the server stopped.
+// Statuses in PUT_RESULT final
+//   OK (committed, or `exists`); those of NodeEngine::BeginPut (INVALID_ARGUMENT,
+//   FAILED_PRECONDITION, RESOURCE_EXHAUSTED, UNAVAILABLE draining); INVALID_ARGUMENT a
+//   header, payload or namespace that does not decode, a request_id in use on the
+//   connection; RESOURCE_EXHAUSTED more than max_puts_per_peer PUTs unfinished, metadata
+//   past max_put_metadata_bytes, more than 64 pieces before the begin; OUT_OF_RANGE a piece
+//   outside the blob; DATA_LOSS a chunk checksum mismatch; UNAVAILABLE a piece did not
+//   arrive; CANCELLED the server stopped.
 // A malformed header's request_id is read from bytes 8..15 when the header has them (every
 // client->node header keeps it there), else 0.
 //
@@ -79,6 +96,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -119,6 +137,13 @@ struct DataPlaneOptions {
   // FETCH requests of one peer accepted and not yet finished; more are refused with
   // RESOURCE_EXHAUSTED (each holds its range list: at most 64 KiB). REQUIRES: > 0.
   uint32_t max_fetches_per_peer = 256;
+  // PUT requests (puts in one round trip) of one peer begun and not yet finished; more are
+  // refused with RESOURCE_EXHAUSTED. REQUIRES: > 0.
+  uint32_t max_puts_per_peer = 256;
+  // Bytes of PUT metadata (namespace, tokens, checksums: up to ~16 MiB a PUT) being
+  // received across all peers before their puts begin; a PUT past it is RESOURCE_EXHAUSTED.
+  // Once begun, a put's metadata counts against the engine's max_pending_metadata_bytes.
+  uint64_t max_put_metadata_bytes = uint64_t{64} << 20;
   // Progress-thread polling after the last event (messenger.h); zero sleeps at once.
   absl::Duration busy_poll = absl::ZeroDuration();
   std::string name = "strata-dataplane";
@@ -250,6 +275,47 @@ class DataPlaneServer {
   void OnPutData(transport::PeerId from, absl::Span<const uint8_t> header,
                  transport::IncomingData data);
 
+  // ---- PUT: a put in one round trip (data_plane_put.cc). Progress thread only.
+  struct TripPut {
+    transport::PeerId peer = transport::PeerId::kNone;
+    uint64_t request_id = 0;
+    uint64_t bytes = 0;     // the blob's
+    uint64_t metadata = 0;  // bytes counted in put_metadata_receiving_ until the begin
+    uint64_t put_id = 0;    // the engine's, once begun
+    radix::BlobKey key;
+    uint64_t landed = 0;     // payload bytes received into the put (pieces may overlap)
+    uint32_t receiving = 0;  // pieces being received
+    bool finished = false;   // PUT_RESULT final sent: later pieces are dropped
+    // Pieces that arrived before the put began (the PUT's own payload still landing).
+    std::vector<std::pair<transport::wire::PutDataHeader, transport::IncomingData>> waiting;
+    DoneTiming timing;
+  };
+  using TripKey = std::pair<transport::PeerId, uint64_t>;
+  void OnPut(transport::PeerId from, absl::Span<const uint8_t> header,
+             transport::IncomingData data);
+  // Begins the put the PUT payload describes; answers PUT_RESULT granted (then serves the
+  // waiting pieces) or final.
+  void BeginTrip(const std::shared_ptr<TripPut>& trip, const transport::wire::PutHeader& header,
+                 absl::Span<const uint8_t> payload);
+  // A PUT_DATA piece of a PUT (kPutDataOfPut).
+  void OnTripData(transport::PeerId from, const transport::wire::PutDataHeader& header,
+                  transport::IncomingData data);
+  void ReceivePiece(const std::shared_ptr<TripPut>& trip,
+                    const transport::wire::PutDataHeader& header, transport::IncomingData data);
+  // Commits the put once every byte landed and no piece is being received.
+  void MaybeCommit(const std::shared_ptr<TripPut>& trip);
+  // Ends the PUT: aborts a begun put on error, drops waiting pieces, sends PUT_RESULT final
+  // (`key`, `exists`, `indexed_pages`), forgets the trip. Once per trip.
+  void FinishTrip(const std::shared_ptr<TripPut>& trip, absl::Status status, bool exists = false,
+                  uint32_t indexed_pages = 0);
+  // A PUT that failed before it had a trip: PUT_RESULT final with `status`, EndRequest.
+  void RefusePut(transport::PeerId peer, uint64_t request_id, absl::Status status,
+                 DoneTiming timing);
+  void SendPutResult(transport::PeerId peer, const transport::wire::PutResultHeader& result,
+                     DoneTiming timing);
+  // Forgets the peer's PUTs (it failed): aborts their puts, answers nothing.
+  void ForgetTrips(transport::PeerId peer);
+
   core::NodeEngine* const engine_;
   const DataPlaneOptions options_;
   std::string address_;
@@ -263,6 +329,9 @@ class DataPlaneServer {
 
   // Progress thread only (Start fills nothing in).
   absl::flat_hash_map<transport::PeerId, std::shared_ptr<PeerFetches>> fetches_;
+  absl::flat_hash_map<TripKey, std::shared_ptr<TripPut>> trips_;
+  absl::flat_hash_map<transport::PeerId, uint32_t> trips_per_peer_;
+  uint64_t put_metadata_receiving_ = 0;
 
   mutable absl::Mutex stop_mu_;
   // The arena's registration; kept past the messenger (a region may outlive it).

@@ -1,4 +1,4 @@
-// The data plane's wire format: the headers of the seven active messages between a client and
+// The data plane's wire format: the headers of the nine active messages between a client and
 // a node (design: docs/design/node-and-client.md, "Data plane").
 //
 // Each message is an active message whose id is its MessageType; its header is one of the
@@ -10,7 +10,7 @@
 //   offset size field
 //   0      1    magic    0x53 ('S')
 //   1      1    version  kWireVersion (1); a decoder rejects any other
-//   2      1    type     MessageType (1..7), must match the decoder called
+//   2      1    type     MessageType (1..9), must match the decoder called
 //   3      1    flags    0 (reserved; must be zero in version 1)
 //
 // FETCH (1, client -> node), header 40 bytes; payload = the ranges, sent eagerly:
@@ -42,10 +42,45 @@
 //
 // PUT_DATA (4, client -> node), header 32 bytes; payload = the bytes (RNDV), which land at
 // `offset` in the put's extent:
-//   4      4    reserved     0
+//   4      4    flags        u32; bit 0 (kPutDataOfPut): `put_id` is the request_id of a PUT
+//                            sent earlier on this connection (a put in one round trip: no
+//                            PUT_DONE answers the piece; the PUT's PUT_RESULT ends it); other
+//                            bits 0
 //   8      8    request_id   u64, echoed in PUT_DONE
-//   16     8    put_id       u64, from the control plane's BeginPut
+//   16     8    put_id       u64, from the control plane's BeginPut (or, with bit 0, the PUT's
+//                            request_id)
 //   24     8    offset       u64, byte offset in the blob
+//
+// PUT (8, client -> node), header 48 bytes; payload (eager, or RNDV when long) = what the
+// control plane's BeginPut carries: the namespace's canonical encoding, the parent's key
+// (16 bytes: hi, lo) when flags bit 0, the key the client computed (16 bytes) when flags
+// bit 1, token_count u32 tokens, checksum_count u64 chunk checksums. A put in one round
+// trip: the node begins the put (as BeginPut), answers PUT_RESULT stage 1 (granted) or,
+// when the key exists or the put is refused, stage 2 (final); the blob's bytes follow as
+// PUT_DATA pieces with kPutDataOfPut, sent without waiting for the grant up to a window
+// the client chooses (an existing key costs at most that window; the node drops it); when
+// every byte landed the node verifies and commits the blob and answers PUT_RESULT stage 2.
+//   4      4    token_count    u32, 1..kMaxPutTokens
+//   8      8    request_id     u64, echoed in PUT_RESULT, named by the PUT_DATA pieces
+//   16     8    bytes          u64 >= 1, the blob's size
+//   24     4    ns_bytes       u32 n, 1..kMaxNamespaceBytes
+//   28     4    checksum_count u32, 1..kMaxPutChecksums
+//   32     4    parent_pages   u32, pages of the parent's sequence the blob continues
+//                              (flags bit 0; 0 otherwise)
+//   36     1    flags          bit 0: a parent; bit 1: the client's key; other bits 0
+//   37     11   reserved       0
+//
+// PUT_RESULT (9, node -> client), header 48 + n bytes; no payload:
+//   4      4    status         u32, an absl::StatusCode (0..16)
+//   8      8    request_id     u64, the PUT's
+//   16     8    key.hi         u64 } the blob's key (0 when the put was refused before the
+//   24     8    key.lo         u64 }  node computed it)
+//   32     4    indexed_pages  u32, stage 2 after a commit: pages the index holds
+//   36     1    stage          1 granted (status OK: send the rest), 2 final
+//   37     1    exists         1: the key was committed or being put already (final, OK)
+//   38     2    message_len    u16 n, 0..kMaxStatusMessageBytes; 0 when status is OK
+//   40     8    reserved       0
+//   48     n    message        the status message, UTF-8
 //
 // READ (6, client -> node), header 32 bytes; payload (eager, or RNDV when long) = the
 // namespace's canonical encoding (radix/namespace.h) then the ranges. A read in one round
@@ -117,8 +152,17 @@ enum class MessageType : uint8_t {
   kPutDone = 5,
   kRead = 6,
   kReadGrant = 7,
+  kPut = 8,
+  kPutResult = 9,
 };
-inline constexpr uint8_t kLastMessageType = 7;
+inline constexpr uint8_t kLastMessageType = 9;
+
+// PUT_DATA flags.
+inline constexpr uint32_t kPutDataOfPut = 1;
+// A PUT's limits, as the control plane's BeginPut (proto/limits.h: kMaxTokensPerRequest,
+// kMaxChunksPerBlob).
+inline constexpr uint32_t kMaxPutTokens = uint32_t{1} << 21;
+inline constexpr uint32_t kMaxPutChecksums = uint32_t{1} << 20;
 
 enum class ReadOrder : uint8_t {
   kRangeMajor = 0,  // range 0's layers, then range 1's, ...
@@ -134,6 +178,8 @@ inline constexpr size_t kPutDataHeaderBytes = 32;
 inline constexpr size_t kReadHeaderBytes = 32;
 inline constexpr size_t kReadRangeBytes = 32;
 inline constexpr size_t kReadGrantHeaderBytes = 32;
+inline constexpr size_t kPutHeaderBytes = 48;
+inline constexpr size_t kPutResultHeaderFixedBytes = 48;
 
 // A blob key's 128 bits, as radix::PrefixHash holds them (transport does not depend on radix).
 struct BlobKeyBits {
@@ -174,7 +220,40 @@ struct PutDataHeader {
   uint64_t request_id = 0;
   uint64_t put_id = 0;
   uint64_t offset = 0;
+  bool of_put = false;  // kPutDataOfPut: put_id is a PUT's request_id
   friend bool operator==(const PutDataHeader&, const PutDataHeader&) = default;
+};
+
+struct PutHeader {
+  uint64_t request_id = 0;
+  uint64_t bytes = 0;
+  uint32_t token_count = 0;
+  uint32_t ns_bytes = 0;
+  uint32_t checksum_count = 0;
+  bool has_parent = false;
+  uint32_t parent_pages = 0;
+  bool has_key = false;
+  friend bool operator==(const PutHeader&, const PutHeader&) = default;
+};
+
+// A decoded PUT payload; the spans point into the payload it came from except `tokens` and
+// `checksums`, which are copied (the payload need not be aligned).
+struct PutPayload {
+  absl::Span<const uint8_t> ns_encoding;
+  BlobKeyBits parent_key;  // when has_parent
+  BlobKeyBits key;         // when has_key
+  std::vector<uint32_t> tokens;
+  std::vector<uint64_t> checksums;
+};
+
+struct PutResultHeader {
+  enum class Stage : uint8_t { kGranted = 1, kFinal = 2 };
+  uint64_t request_id = 0;
+  absl::Status status;
+  BlobKeyBits key;
+  uint32_t indexed_pages = 0;
+  Stage stage = Stage::kFinal;
+  bool exists = false;
 };
 
 struct ReadHeader {
@@ -274,5 +353,27 @@ absl::StatusOr<ReadPayload> DecodeReadPayload(const ReadHeader& header,
 
 std::array<uint8_t, kReadGrantHeaderBytes> EncodeReadGrantHeader(const ReadGrantHeader& header);
 absl::StatusOr<ReadGrantHeader> DecodeReadGrantHeader(absl::Span<const uint8_t> bytes);
+
+std::array<uint8_t, kPutHeaderBytes> EncodePutHeader(const PutHeader& header);
+// Also checks token_count, ns_bytes, checksum_count and bytes (>= 1), and that
+// parent_pages is 0 without a parent.
+absl::StatusOr<PutHeader> DecodePutHeader(absl::Span<const uint8_t> bytes);
+// The payload size `header` announces.
+size_t PutPayloadBytes(const PutHeader& header);
+// REQUIRES: tokens.size() == header.token_count, checksums.size() == header.checksum_count,
+// ns_encoding.size() == header.ns_bytes.
+std::vector<uint8_t> EncodePutPayload(const PutHeader& header,
+                                      absl::Span<const uint8_t> ns_encoding,
+                                      const BlobKeyBits& parent_key, const BlobKeyBits& key,
+                                      absl::Span<const uint32_t> tokens,
+                                      absl::Span<const uint64_t> checksums);
+// REQUIRES: `header` came from DecodePutHeader. INVALID_ARGUMENT when `payload` is not
+// exactly PutPayloadBytes(header) long.
+absl::StatusOr<PutPayload> DecodePutPayload(const PutHeader& header,
+                                            absl::Span<const uint8_t> payload);
+
+// Truncates a status message longer than kMaxStatusMessageBytes.
+std::vector<uint8_t> EncodePutResult(const PutResultHeader& header);
+absl::StatusOr<PutResultHeader> DecodePutResult(absl::Span<const uint8_t> bytes);
 
 }  // namespace strata::store::transport::wire
