@@ -67,8 +67,12 @@ echo "# $(ucx_info -v | head -1 | sed 's/^# *//'); $(redis-server --version | cu
 run_strata() {  # $1 label, $2 UCX_TLS
   local label=$1 tls=$2 out="$WORK/node-$1"
   mkdir -p "$out"
+  # --dram_populate: the DRAM tier's pages are faulted in at start, as on a node that has
+  # run a while; on this project's VMs a never-touched page costs a host fault on its first
+  # store (~4 ms per MiB), which a fresh node's PUTs would otherwise measure (issue 12).
   UCX_TLS=$tls "$BUILD/store/node/strata-node" --grpc_listen=127.0.0.1:0 \
-    --dataplane_listen=127.0.0.1:0 --http_listen=127.0.0.1:0 --dram_bytes=3GiB --data_dir="$out/data" \
+    --dataplane_listen=127.0.0.1:0 --http_listen=127.0.0.1:0 --dram_bytes=3GiB --dram_populate \
+    --data_dir="$out/data" \
     >"$out/stdout" 2>"$out/stderr" &
   local pid=$!
   PIDS+=("$pid")
