@@ -68,9 +68,10 @@ absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool h
   return Backing{std::move(fd), MemoryMapping(address, bytes)};
 }
 
-// True if the kernel's shmem THP policy honours MADV_HUGEPAGE on a memfd mapping.
-bool ShmemThpHonoursAdvice() {
-  std::ifstream file("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+// True if the kernel's THP policy in `path` (shmem_enabled or enabled) honours
+// MADV_HUGEPAGE.
+bool ThpHonoursAdvice(const char* path) {
+  std::ifstream file(path);
   std::string policy;
   if (!std::getline(file, policy)) return false;
   const size_t open = policy.find('[');
@@ -78,7 +79,23 @@ bool ShmemThpHonoursAdvice() {
   if (open == std::string::npos || close == std::string::npos) return false;
   const std::string selected = policy.substr(open + 1, close - open - 1);
   return selected == "always" || selected == "within_size" || selected == "advise" ||
-         selected == "force";
+         selected == "madvise" || selected == "force";
+}
+
+bool ShmemThpHonoursAdvice() {
+  return ThpHonoursAdvice("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+}
+
+bool AnonymousThpHonoursAdvice() {
+  return ThpHonoursAdvice("/sys/kernel/mm/transparent_hugepage/enabled");
+}
+
+// Private anonymous memory of `bytes` bytes (no fd).
+absl::StatusOr<Backing> MapAnonymous(uint64_t bytes) {
+  void* address =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) return ErrnoToStatus(errno, "mmap");
+  return Backing{UniqueFd(), MemoryMapping(address, bytes)};
 }
 
 }  // namespace
@@ -103,7 +120,11 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
   allocator_options.large_extent_bytes = options.large_extent_bytes;
   STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(allocator_options));
 
-  if (options.try_hugetlb) {
+  const bool anonymous_thp = AnonymousThpHonoursAdvice();
+  const bool anonymous =
+      options.backing == DramBacking::kAnonymous ||
+      (options.backing == DramBacking::kAuto && !ShmemThpHonoursAdvice() && anonymous_thp);
+  if (options.try_hugetlb && options.backing != DramBacking::kAnonymous) {
     const uint64_t bytes = (options.capacity_bytes / kHugePageBytes +
                             (options.capacity_bytes % kHugePageBytes != 0 ? 1 : 0)) *
                            kHugePageBytes;
@@ -122,23 +143,30 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
             << "), falling back to transparent hugepages";
   }
 
-  STRATA_ASSIGN_OR_RETURN(Backing backing,
-                          MapMemfd(options.name, options.capacity_bytes, /*hugetlb=*/false));
+  STRATA_ASSIGN_OR_RETURN(Backing backing, anonymous
+                                               ? MapAnonymous(options.capacity_bytes)
+                                               : MapMemfd(options.name, options.capacity_bytes,
+                                                          /*hugetlb=*/false));
   HugePageMode mode = HugePageMode::kNone;
   if (::madvise(backing.mapping.data(), backing.mapping.size(), MADV_HUGEPAGE) == 0 &&
-      ShmemThpHonoursAdvice()) {
+      (anonymous ? anonymous_thp : ShmemThpHonoursAdvice())) {
     mode = HugePageMode::kTransparent;
   }
   if (options.populate) {
     STRATA_RETURN_IF_ERROR(PrefaultForWrite(backing.mapping.data(), backing.mapping.size()));
   }
   LOG(INFO) << "DramArena '" << options.name << "': " << options.capacity_bytes
-            << " bytes, hugepage mode " << HugePageModeName(mode);
+            << " bytes, hugepage mode " << HugePageModeName(mode)
+            << (anonymous ? ", anonymous memory (not shareable)" : ", memfd");
   return absl::WrapUnique(
       new DramArena(std::move(backing.fd), std::move(backing.mapping), mode, allocator_options));
 }
 
 absl::StatusOr<internal::UniqueFd> DramArena::OpenReadOnlyFd() const {
+  if (!shareable()) {
+    return absl::FailedPreconditionError(
+        "the DRAM arena is anonymous memory (dram_backing): it has no file to share");
+  }
   const std::string path = absl::StrCat("/proc/self/fd/", fd_.get());
   UniqueFd read_only(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!read_only.valid()) return ErrnoToStatus(errno, absl::StrCat("open(", path, ", O_RDONLY)"));

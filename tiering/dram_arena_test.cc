@@ -118,6 +118,32 @@ TEST(DramArenaTest, PopulatedArenaWorks) {
   EXPECT_EQ(back, data);
 }
 
+// Anonymous memory: reads and writes as the memfd does, but nothing to share. kAuto picks a
+// memfd unless only anonymous memory gets transparent hugepages, and says which.
+TEST(DramArenaTest, AnonymousBackingWorksAndCannotBeShared) {
+  for (const DramBacking backing : {DramBacking::kAnonymous, DramBacking::kAuto}) {
+    DramArenaOptions options;
+    options.capacity_bytes = 8 * kMiB;
+    options.populate = true;
+    options.backing = backing;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<DramArena> arena, DramArena::Create(options));
+    const Extent extent = MustAllocate(*arena, 8 * kMiB);
+    const std::vector<std::byte> data = Pattern(5, extent.length);
+    ASSERT_OK(arena->Write(extent, 0, data));
+    std::vector<std::byte> back(extent.length);
+    ASSERT_OK(arena->Read(extent, 0, absl::MakeSpan(back)));
+    EXPECT_EQ(back, data);
+    if (backing == DramBacking::kAnonymous || !arena->shareable()) {
+      EXPECT_FALSE(arena->shareable());
+      EXPECT_EQ(arena->fd(), -1);
+      EXPECT_CODE(arena->OpenReadOnlyFd(), absl::StatusCode::kFailedPrecondition);
+    } else {
+      EXPECT_GE(arena->fd(), 0);
+      EXPECT_OK(arena->OpenReadOnlyFd().status());
+    }
+  }
+}
+
 TEST(DramArenaTest, CreateRejectsBadOptions) {
   DramArenaOptions options;
   options.capacity_bytes = 0;

@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   arena_options.name = options.dram_name;
   arena_options.try_hugetlb = options.dram_try_hugetlb;
   arena_options.populate = options.dram_populate;
+  arena_options.backing = options.dram_backing;
   arena_options.granule_bytes = options.dram_granule_bytes;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<tiering::DramArena> arena,
                           tiering::DramArena::Create(arena_options));

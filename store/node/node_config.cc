@@ -174,6 +174,22 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_hugetlb); }},
       {{"dram_populate", "bool", "false", "fault every DRAM tier page in at start"},
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->dram_populate); }},
+      {{"dram_backing", "auto|memfd|anonymous", "auto",
+        "what backs the DRAM tier: a shareable memfd, or anonymous memory (hugepages where "
+        "only it gets them)"},
+       [](auto k, auto v, NodeConfig* c) -> absl::Status {
+         if (v == "auto") {
+           c->dram_backing = tiering::DramBacking::kAuto;
+         } else if (v == "memfd") {
+           c->dram_backing = tiering::DramBacking::kMemfd;
+         } else if (v == "anonymous") {
+           c->dram_backing = tiering::DramBacking::kAnonymous;
+         } else {
+           return absl::InvalidArgumentError(absl::StrCat(std::string(k), ": \"", std::string(v),
+                                                          "\" is not auto, memfd or anonymous"));
+         }
+         return absl::OkStatus();
+       }},
       {{"dram_policy", "policy", "branch-lru",
         "eviction policy of the DRAM tier: lru, branch-lru, gdsf"},
        [](auto k, auto v, NodeConfig* c) { return SetPolicy(k, v, &c->dram_policy); }},

@@ -102,6 +102,7 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.dram_granule_bytes = kDramGranuleBytes;
   options.dram_try_hugetlb = config.dram_hugetlb;
   options.dram_populate = config.dram_populate;
+  options.dram_backing = config.dram_backing;
   options.max_blob_bytes = config.max_blob_bytes;
   options.default_lease_ttl = config.lease_ttl;
   options.max_lease_ttl = config.max_lease_ttl;

@@ -14,6 +14,7 @@
 
 #include "strata/store/core/clock.h"
 #include "strata/store/meta/meta_store.h"
+#include "strata/tiering/dram_arena.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::core {
@@ -25,6 +26,8 @@ struct NodeEngineOptions {
   uint64_t dram_granule_bytes = uint64_t{64} << 10;
   bool dram_try_hugetlb = true;
   bool dram_populate = false;
+  // What backs the DRAM arena (tiering/dram_arena.h: DramBacking).
+  tiering::DramBacking dram_backing = tiering::DramBacking::kMemfd;
   std::string dram_name = "strata-dram";
   // Largest blob a put may carry. REQUIRES: 0 < max_blob_bytes <= 1 GiB (the arena's
   // largest extent).

@@ -35,6 +35,8 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 
+#include "strata/tiering/dram_arena.h"
+
 namespace strata::store::node {
 
 struct NodeConfig {
@@ -59,6 +61,9 @@ struct NodeConfig {
   uint64_t dram_bytes = 0;
   bool dram_hugetlb = true;
   bool dram_populate = false;
+  // What backs the DRAM tier: auto (a shareable memfd, unless only anonymous memory gets
+  // transparent hugepages), memfd, anonymous.
+  tiering::DramBacking dram_backing = tiering::DramBacking::kAuto;
   // Largest blob a put may carry (<= 1 GiB).
   uint64_t max_blob_bytes = uint64_t{1} << 30;
   // Eviction policy of the DRAM tier (tiering::MakeEvictionPolicy names).
