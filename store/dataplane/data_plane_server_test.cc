@@ -347,6 +347,71 @@ TEST_P(DataPlaneServerTest, PutDataErrorsAreAnsweredAndThePutStillCompletes) {
   EXPECT_EQ(stats.bytes_in, bytes.size());
 }
 
+// The PUT of `blob` from page 0 in namespace `ns`: its header (request_id 0) and payload.
+std::pair<wire::PutHeader, std::vector<uint8_t>> PutMessage(const radix::Namespace& ns,
+                                                            const BlobContent& blob) {
+  const core::PutRequest request = testing::PutRequestFor(blob);
+  const std::string encoding = ns.CanonicalEncoding();
+  const wire::PutHeader header{.bytes = blob.bytes.size(),
+                               .token_count = static_cast<uint32_t>(request.tokens.size()),
+                               .ns_bytes = static_cast<uint32_t>(encoding.size()),
+                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
+  return {header, wire::EncodePutPayload(
+                      header,
+                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(encoding.data()),
+                                          encoding.size()),
+                      {}, {}, request.tokens, request.checksums)};
+}
+
+// Issue 12, item 12: a connection's unfinished PUTs and the PUT metadata arriving at once are
+// bounded; past each bound a PUT is RESOURCE_EXHAUSTED naming it, and what is under it
+// completes.
+TEST_P(DataPlaneServerTest, PutLimitsRefuseAtTheirBound) {
+  const BlobContent first = MakeBlob(ns_, 2, 31);
+  const BlobContent second = MakeBlob(ns_, 2, 32);
+  auto [header, payload] = PutMessage(ns_, first);
+  auto [second_header, second_payload] = PutMessage(ns_, second);
+  DataPlaneOptions options = ServerOptions();
+  options.max_puts_per_peer = 1;
+  options.max_put_metadata_bytes = payload.size();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<DataPlaneServer> server,
+                       DataPlaneServer::Start(engine_.get(), options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> client,
+                       TestClient::Connect(server->address(), ClientOptions()));
+  // PUT 1 begins and waits for its bytes.
+  header.request_id = 1;
+  client->messenger().Send(client->peer(), static_cast<uint16_t>(wire::MessageType::kPut),
+                           wire::EncodePutHeader(header), payload, {}, [](absl::Status) {});
+  for (int i = 0; i < 1000 && engine_->Tiers().engine.pending_puts == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(engine_->Tiers().engine.pending_puts, 1u);
+  second_header.request_id = 2;
+  const absl::Status refused =
+      client->SendPut(wire::EncodePutHeader(second_header), second_payload, 2, {{0, second.bytes}});
+  EXPECT_CODE(refused, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("max_puts_per_peer"), absl::string_view::npos) << refused;
+  // PUT 1's bytes: it commits.
+  const auto piece = wire::EncodePutDataHeader({.put_id = 1, .offset = 0, .of_put = true});
+  client->messenger().Send(client->peer(), static_cast<uint16_t>(wire::MessageType::kPutData),
+                           piece, first.bytes, {.protocol = transport::DataProtocol::kRendezvous},
+                           [](absl::Status) {});
+  for (int i = 0; i < 1000 && engine_->Tiers().engine.blobs == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(engine_->Tiers().engine.blobs, 1u);
+  // Metadata one byte past the bound (a longer namespace).
+  const radix::Namespace longer = testing::TestNamespace("a-longer-tenant");
+  auto [long_header, long_payload] = PutMessage(longer, MakeBlob(longer, 2, 33));
+  ASSERT_GT(long_payload.size(), payload.size());
+  long_header.request_id = 3;
+  const absl::Status too_much =
+      client->SendPut(wire::EncodePutHeader(long_header), long_payload, 3, {});
+  EXPECT_CODE(too_much, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(too_much.message().find("max_put_metadata_bytes"), absl::string_view::npos) << too_much;
+  EXPECT_EQ(engine_->Tiers().engine.pending_puts, 0u);
+}
+
 // A put in one round trip (PUT + its PUT_DATA pieces): committed whole, an existing key is
 // OK without a second blob, and every malformed or dishonest PUT gets its precise status,
 // leaves no pending put and the server serving.

@@ -136,6 +136,16 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetDuration(k, v, &c->dataplane_transfer_timeout);
        }},
+      {{"dataplane_max_puts_per_connection", "integer", "256",
+        "PUTs one data-plane connection may have unfinished"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1 << 20, &c->dataplane_max_puts_per_connection);
+       }},
+      {{"dataplane_max_put_metadata_bytes", "bytes", "64MiB",
+        "PUT metadata arriving at once over all data-plane connections"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetBytes(k, v, &c->dataplane_max_put_metadata_bytes);
+       }},
       {{"http_listen", "address or empty", "127.0.0.1:7402",
         "HTTP endpoint (/metrics, /v1/tiers, /healthz, /readyz); port 0 picks a free port; "
         "empty: off"},
@@ -369,6 +379,9 @@ absl::Status NodeConfig::Validate() const {
   }
   if (dataplane_handshake_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("dataplane_handshake_timeout: must be > 0");
+  }
+  if (dataplane_max_put_metadata_bytes == 0) {
+    return absl::InvalidArgumentError("dataplane_max_put_metadata_bytes: must be > 0");
   }
   if (dataplane_transfer_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("dataplane_transfer_timeout: must be > 0");

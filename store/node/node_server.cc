@@ -219,13 +219,15 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
 
   // 5. The data plane: UCX on dataplane_listen (transports from UCX_TLS), the arena
   //    registered; clients are told the bound address.
-  STRATA_ASSIGN_OR_RETURN(
-      server->data_plane_,
-      dataplane::DataPlaneServer::Start(server->engine_.get(),
-                                        {.listen_address = config.dataplane_listen,
-                                         .max_connections = config.dataplane_max_connections,
-                                         .handshake_timeout = config.dataplane_handshake_timeout,
-                                         .transfer_timeout = config.dataplane_transfer_timeout}));
+  STRATA_ASSIGN_OR_RETURN(server->data_plane_,
+                          dataplane::DataPlaneServer::Start(
+                              server->engine_.get(),
+                              {.listen_address = config.dataplane_listen,
+                               .max_connections = config.dataplane_max_connections,
+                               .handshake_timeout = config.dataplane_handshake_timeout,
+                               .transfer_timeout = config.dataplane_transfer_timeout,
+                               .max_puts_per_peer = config.dataplane_max_puts_per_connection,
+                               .max_put_metadata_bytes = config.dataplane_max_put_metadata_bytes}));
   server->data_plane_address_ = server->data_plane_->address();
 
   // 6. gRPC.

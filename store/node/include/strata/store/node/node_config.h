@@ -50,6 +50,10 @@ struct NodeConfig {
   uint32_t dataplane_max_connections = 1024;
   absl::Duration dataplane_handshake_timeout = absl::Seconds(10);
   absl::Duration dataplane_transfer_timeout = absl::Seconds(30);
+  // PUTs (puts in one round trip) one connection may have unfinished, and the PUT metadata
+  // (namespace, tokens, checksums) all connections may have arriving at once.
+  uint32_t dataplane_max_puts_per_connection = 256;
+  uint64_t dataplane_max_put_metadata_bytes = uint64_t{64} << 20;
   // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.
   std::string http_listen = "127.0.0.1:7402";
   // Its connections open at once; one client address may hold a quarter of them.
