@@ -15,8 +15,19 @@ absl::Status LeaseNotFound(uint64_t id, bool expired) {
 
 }  // namespace
 
+size_t LeaseTable::tenant_count(const std::string& tenant) const {
+  auto it = per_tenant_.find(tenant);
+  return it == per_tenant_.end() ? 0 : it->second;
+}
+
+void LeaseTable::Forget(const Lease& lease) {
+  auto it = per_tenant_.find(lease.tenant);
+  if (it != per_tenant_.end() && --it->second == 0) per_tenant_.erase(it);
+}
+
 const Lease& LeaseTable::Grant(Lease lease) {
   const uint64_t id = lease.id;
+  ++per_tenant_[lease.tenant];
   auto [it, inserted] = leases_.emplace(id, std::move(lease));
   CHECK(inserted) << "LeaseTable::Grant: duplicate lease id " << id;
   return it->second;
@@ -52,6 +63,7 @@ absl::StatusOr<Lease> LeaseTable::Remove(uint64_t id) {
   if (it == leases_.end()) return LeaseNotFound(id, false);
   Lease lease = std::move(it->second);
   leases_.erase(it);
+  Forget(lease);
   return lease;
 }
 
@@ -59,6 +71,7 @@ std::vector<Lease> LeaseTable::TakeExpired(absl::Time now) {
   std::vector<Lease> expired;
   for (auto it = leases_.begin(); it != leases_.end();) {
     if (now >= it->second.expiry) {
+      Forget(it->second);
       expired.push_back(std::move(it->second));
       leases_.erase(it++);
     } else {

@@ -34,6 +34,21 @@ TEST(LeaseTableTest, GrantFindRenewRemove) {
   EXPECT_EQ(table.size(), 0u);
 }
 
+TEST(LeaseTableTest, CountsLeasesPerTenant) {
+  LeaseTable table;
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  table.Grant(Lease{.id = 1, .expiry = t0 + absl::Seconds(5), .tenant = "a"});
+  table.Grant(Lease{.id = 2, .expiry = t0 + absl::Seconds(10), .tenant = "a"});
+  table.Grant(Lease{.id = 3, .expiry = t0 + absl::Seconds(10), .tenant = "b"});
+  EXPECT_EQ(table.tenant_count("a"), 2u);
+  EXPECT_EQ(table.tenant_count("b"), 1u);
+  EXPECT_EQ(table.tenant_count("c"), 0u);
+  ASSERT_TRUE(table.Remove(3).ok());
+  EXPECT_EQ(table.tenant_count("b"), 0u);
+  EXPECT_EQ(table.TakeExpired(t0 + absl::Seconds(5)).size(), 1u);
+  EXPECT_EQ(table.tenant_count("a"), 1u);
+}
+
 TEST(LeaseTableTest, TakeExpiredTakesOnlyExpired) {
   LeaseTable table;
   const absl::Time t0 = absl::FromUnixSeconds(1000);

@@ -22,6 +22,9 @@ absl::Status NodeEngineOptions::Validate() const {
   if (o.put_ttl <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("put_ttl must be > 0");
   }
+  if (o.max_leases == 0 || o.max_tenant_leases == 0) {
+    return absl::InvalidArgumentError("max_leases and max_tenant_leases must be > 0");
+  }
   if (o.max_pending_puts == 0 || o.max_pending_metadata_bytes == 0) {
     return absl::InvalidArgumentError(
         "max_pending_puts and max_pending_metadata_bytes must be > 0");

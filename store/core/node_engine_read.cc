@@ -63,6 +63,15 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
+  if (leases_.size() >= options_.max_leases) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        leases_.size(), " leases are held, the limit (max_leases); release or let them expire"));
+  }
+  if (leases_.tenant_count(ns.tenant()) >= options_.max_tenant_leases) {
+    return absl::ResourceExhaustedError(absl::StrCat("tenant ", ns.tenant(), " holds ",
+                                                     leases_.tenant_count(ns.tenant()),
+                                                     " leases, the limit (max_tenant_leases)"));
+  }
   // Until every named blob is in DRAM: bytes only on SSD are promoted first (I/O without
   // the lock, so the world may change meanwhile and the ranges are checked again).
   std::vector<BlobRecord*> records;
@@ -83,6 +92,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   }
 
   Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + options_.LeaseTtl(ttl));
+  lease.tenant = ns.tenant();
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
   reply.expiry = lease.expiry;

@@ -151,6 +151,44 @@ TEST_F(NodeEngineReadTest, LeasesExpireAndRenew) {
   EXPECT_EQ(engine_->Tiers().engine.leases, 0u);  // reclaimed by the call that found it expired
 }
 
+// Issue 12, item 12: leases are bounded in all and per tenant; past a bound Read is
+// RESOURCE_EXHAUSTED naming it, another tenant still reads, and a released or reaped lease
+// makes room again.
+TEST_F(NodeEngineReadTest, LeasesAreBoundedInAllAndPerTenant) {
+  NodeEngineOptions options = SmallOptions(&clock_);
+  options.max_leases = 5;
+  options.max_tenant_leases = 3;
+  ASSERT_OK_AND_ASSIGN(engine_, NodeEngine::Create(options));
+  key_ = PutBlob(*engine_, ns_, std::nullopt, blob_).value().key;
+  const radix::Namespace other = SmallNamespace("other-tenant");
+  const BlobContent theirs = MakeBlob(other, 3, 101);
+  ASSERT_OK_AND_ASSIGN(const CommitPutReply put, PutBlob(*engine_, other, std::nullopt, theirs));
+  const ReadRange their_range = WholeBlob(put.key, 3);
+
+  std::vector<uint64_t> mine;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(ReadReply read, ReadWhole());
+    mine.push_back(read.lease_id);
+  }
+  const absl::Status tenant_full = ReadWhole().status();
+  EXPECT_CODE(tenant_full, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(tenant_full.message().find("max_tenant_leases"), absl::string_view::npos)
+      << tenant_full;
+  // Another tenant still reads, up to the total.
+  EXPECT_OK(engine_->Read(other, {&their_range, 1}, absl::ZeroDuration()).status());
+  EXPECT_OK(engine_->Read(other, {&their_range, 1}, absl::ZeroDuration()).status());
+  const absl::Status full = engine_->Read(other, {&their_range, 1}, absl::ZeroDuration()).status();
+  EXPECT_CODE(full, absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("max_leases"), absl::string_view::npos) << full;
+  EXPECT_EQ(engine_->Tiers().engine.leases, 5u);
+  // A release makes room for its tenant; expiry and the reaper for everyone.
+  ASSERT_OK(engine_->Release(mine[0]));
+  EXPECT_OK(ReadWhole().status());
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_EQ(engine_->ReapExpired().leases_expired, 5u);
+  EXPECT_OK(ReadWhole().status());
+}
+
 TEST_F(NodeEngineReadTest, TtlIsClampedAndDefaulted) {
   ASSERT_OK_AND_ASSIGN(ReadReply a, ReadWhole(absl::Hours(5)));
   EXPECT_EQ(a.expiry, clock_.Now() + absl::Minutes(10));

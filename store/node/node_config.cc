@@ -277,6 +277,12 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->max_lease_ttl); }},
       {{"put_ttl", "duration", "60s", "a put with no activity for this long is abandoned"},
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->put_ttl); }},
+      {{"max_leases", "integer", "65536", "read leases held at once"},
+       [](auto k, auto v, NodeConfig* c) { return SetUint32(k, v, 1, 1 << 24, &c->max_leases); }},
+      {{"max_tenant_leases", "integer", "16384", "read leases one tenant may hold at once"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1 << 24, &c->max_tenant_leases);
+       }},
       {{"max_pending_puts", "integer", "4096", "puts that may be pending at once"},
        [](auto k, auto v, NodeConfig* c) {
          return SetUint32(k, v, 1, 1 << 20, &c->max_pending_puts);

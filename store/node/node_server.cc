@@ -107,6 +107,8 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.default_lease_ttl = config.lease_ttl;
   options.max_lease_ttl = config.max_lease_ttl;
   options.put_ttl = config.put_ttl;
+  options.max_leases = config.max_leases;
+  options.max_tenant_leases = config.max_tenant_leases;
   options.max_pending_puts = config.max_pending_puts;
   options.max_pending_metadata_bytes = config.max_pending_metadata_bytes;
   options.max_pending_share = config.max_pending_share;

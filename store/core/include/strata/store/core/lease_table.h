@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct Lease {
   absl::Time expiry = absl::InfinitePast();
   // Distinct keys, each with the record it holds.
   std::vector<std::pair<radix::BlobKey, tiering::BlobId>> blobs;
+  // The tenant whose Read took it (counted per tenant: NodeEngineOptions::max_tenant_leases).
+  std::string tenant;
 };
 
 class LeaseTable {
@@ -51,9 +54,14 @@ class LeaseTable {
   std::vector<Lease> TakeExpired(absl::Time now);
 
   size_t size() const { return leases_.size(); }
+  // Leases of `tenant` in the table (expired ones not yet taken included).
+  size_t tenant_count(const std::string& tenant) const;
 
  private:
+  void Forget(const Lease& lease);
+
   absl::flat_hash_map<uint64_t, Lease> leases_;
+  absl::flat_hash_map<std::string, size_t> per_tenant_;  // tenants with leases
 };
 
 }  // namespace strata::store::core

@@ -36,6 +36,11 @@ struct NodeEngineOptions {
   // (larger values are clamped: LeaseTtl). REQUIRES: 0 < default_lease_ttl <= max_lease_ttl.
   absl::Duration default_lease_ttl = absl::Seconds(30);
   absl::Duration max_lease_ttl = absl::Minutes(10);
+  // Leases held at once, in all and by one tenant; past either, Read is RESOURCE_EXHAUSTED
+  // (before anything is promoted or pinned). A lease pins its blobs in DRAM until it ends.
+  // REQUIRES: both > 0.
+  size_t max_leases = 65536;
+  size_t max_tenant_leases = 16384;
   // A put with no activity for this long is abandoned and reclaimed. REQUIRES: > 0.
   absl::Duration put_ttl = absl::Seconds(60);
   // What pending puts may hold at once (PutTable::Admit; past a limit BeginPut is

@@ -111,6 +111,9 @@ struct NodeConfig {
   absl::Duration lease_ttl = absl::Seconds(30);
   absl::Duration max_lease_ttl = absl::Minutes(10);
   absl::Duration put_ttl = absl::Seconds(60);
+  // Leases held at once, in all and by one tenant (NodeEngineOptions::max_leases, ...).
+  uint32_t max_leases = 65536;
+  uint32_t max_tenant_leases = 16384;
   // What pending puts may hold at once (store/core's NodeEngineOptions::max_pending_*).
   uint32_t max_pending_puts = 4096;
   uint64_t max_pending_metadata_bytes = uint64_t{256} << 20;
