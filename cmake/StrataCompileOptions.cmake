@@ -11,6 +11,19 @@ if(STRATA_SANITIZE)
   target_compile_options(strata_compile_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${_san}>)
   target_link_options(strata_compile_options INTERFACE ${_san})
 endif()
+# STRATA_FUZZ: libFuzzer targets (strata_add_fuzzer) for the parsers of untrusted input.
+# Every strata target is instrumented for coverage and built with ASan + UBSan; the fuzzers
+# link libFuzzer's driver. clang only (deploy/test.sh's fuzz configuration).
+option(STRATA_FUZZ "Build the libFuzzer targets (clang)" OFF)
+if(STRATA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "STRATA_FUZZ needs clang (CXX=clang++-14)")
+  endif()
+  set(_fuzz -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+            -fno-omit-frame-pointer)
+  target_compile_options(strata_compile_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${_fuzz}>)
+  target_link_options(strata_compile_options INTERFACE -fsanitize=address,undefined)
+endif()
 if(STRATA_THREAD_SAFETY)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "STRATA_THREAD_SAFETY needs clang (CXX=clang++-14)")

@@ -72,7 +72,45 @@ function(_strata_test_pch_target out kind)
   set(${out} ${target} PARENT_SCOPE)
 endfunction()
 
-if(STRATA_BUILD_TESTS)
+#   strata_add_fuzzer(NAME name SOURCES a.cc ... LIBS lib ... CORPUS dir
+#                     [INCLUDE_DIRECTORIES dir ...])
+#     With STRATA_FUZZ only: a libFuzzer program `name` (LLVMFuzzerTestOneInput), part of
+#     the target strata_fuzzers, and a ctest test `name` (label "fuzz") that fuzzes for
+#     STRATA_FUZZ_SECONDS starting from the checked-in seed corpus `dir` (and
+#     `dir`/regressions, inputs that once crashed), writing what it learns to a corpus of the
+#     build tree, never to the source tree. A crash fails the test and leaves the input as
+#     crash-* in the build tree's fuzz/<name>/; fix it and add it to `dir`/regressions.
+set(STRATA_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz test fuzzes")
+if(STRATA_FUZZ)
+  add_custom_target(strata_fuzzers)
+endif()
+
+function(strata_add_fuzzer)
+  if(NOT STRATA_FUZZ)
+    return()
+  endif()
+  cmake_parse_arguments(F "" "NAME;CORPUS" "SOURCES;LIBS;INCLUDE_DIRECTORIES" ${ARGN})
+  add_executable(${F_NAME} ${F_SOURCES})
+  target_link_libraries(${F_NAME} PRIVATE ${F_LIBS})
+  target_include_directories(${F_NAME} PRIVATE ${F_INCLUDE_DIRECTORIES})
+  target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+  strata_target_defaults(${F_NAME})
+  add_dependencies(strata_fuzzers ${F_NAME})
+  set(work ${CMAKE_BINARY_DIR}/fuzz/${F_NAME})
+  file(MAKE_DIRECTORY ${work}/corpus)
+  set(seeds ${F_CORPUS})
+  if(EXISTS ${F_CORPUS}/regressions)
+    list(APPEND seeds ${F_CORPUS}/regressions)
+  endif()
+  add_test(NAME ${F_NAME}
+           COMMAND ${F_NAME} -max_total_time=${STRATA_FUZZ_SECONDS} -rss_limit_mb=2048
+                   -timeout=10 -print_final_stats=1 corpus ${seeds}
+           WORKING_DIRECTORY ${work})
+  math(EXPR limit "${STRATA_FUZZ_SECONDS} * 3 + 60")
+  set_tests_properties(${F_NAME} PROPERTIES LABELS fuzz TIMEOUT ${limit})
+endfunction()
+
+if(STRATA_BUILD_TESTS OR STRATA_FUZZ)
   enable_testing()
   set_property(GLOBAL PROPERTY STRATA_TEST_INVENTORY "")
 endif()

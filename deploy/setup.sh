@@ -13,6 +13,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   cmake ninja-build pkg-config g++ clang-14 clang-format git
+  # clang's runtime libraries: libFuzzer and the sanitizers (the test command's fuzz build)
+  libclang-rt-14-dev
   # the test command links with lld (deploy/test.sh: a third of GNU ld's time)
   lld
   # libraries strata links (found by cmake/StrataDependencies.cmake)

@@ -5,6 +5,11 @@
 #   2. asan      g++, AddressSanitizer + UndefinedBehaviorSanitizer, every test (CUDA off:
 #                the release build compiles it; its tests need a GPU anyway)
 #   3. tsa       clang-14, -Wthread-safety -Werror=thread-safety, every library and binary
+#   4. fuzz      clang-14 libFuzzer targets of the parsers of untrusted input (wire format,
+#                stream framing, namespace encoding), ASan + UBSan; ctest fuzzes each for
+#                STRATA_FUZZ_SECONDS (20) from its checked-in seeds and regression inputs
+#                (strata_add_fuzzer in cmake/StrataTesting.cmake). Only the fuzzers and what
+#                they link are built.
 #
 #   (tsa analyses every library and binary; its tests would be the release ones again, so
 #    it builds no tests and runs none: the analysis is the check. It compiles each file
@@ -36,7 +41,7 @@ ROOT=$(pwd)
 BUILD_ROOT=${STRATA_BUILD_ROOT:-$ROOT/build}
 JOBS=${STRATA_JOBS:-$(nproc)}
 CONFIGS=("$@")
-[[ ${#CONFIGS[@]} -eq 0 ]] && CONFIGS=(release asan tsa)
+[[ ${#CONFIGS[@]} -eq 0 ]] && CONFIGS=(release asan tsa fuzz)
 
 RUN_START=$(date +%s)
 phases=()
@@ -74,9 +79,14 @@ declare -A FLAGS=(
          -DCMAKE_CXX_COMPILER=clang++-14 -DSTRATA_THREAD_SAFETY=ON -DSTRATA_WERROR=ON \
          -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_CUDA=OFF \
          -DSTRATA_ANALYSIS_ONLY=ON"
+  [fuzz]="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DCMAKE_C_COMPILER=clang-14 \
+          -DCMAKE_CXX_COMPILER=clang++-14 -DSTRATA_FUZZ=ON -DSTRATA_WERROR=ON \
+          -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_CUDA=OFF"
 )
 # Configurations that are built but not tested (see above).
 declare -A BUILD_ONLY=([tsa]=1)
+# Configurations that build one target instead of everything.
+declare -A BUILD_TARGET=([fuzz]=strata_fuzzers)
 
 # protect_shadow_gap=0: the CUDA runtime maps memory where ASan would otherwise guard
 # its shadow gap (matters only on machines with a GPU).
@@ -103,7 +113,7 @@ for config in "${CONFIGS[@]}"; do
     || { cat "$dir.configure.log"; exit 1; }
   phase "[$config] configure" "$start"
   t=$(date +%s)
-  cmake --build "$dir" -j "$JOBS"
+  cmake --build "$dir" -j "$JOBS" ${BUILD_TARGET[$config]:+--target "${BUILD_TARGET[$config]}"}
   phase "[$config] build" "$t"
   if [[ -n "${BUILD_ONLY[$config]:-}" ]]; then
     summary+=("[$config] built: every library and binary passed the analysis, no tests by design ($(( $(date +%s) - start ))s)")

@@ -333,7 +333,10 @@ void StreamConnection::SettleParked(uint64_t sequence) {
   auto it = parked_.find(sequence);
   Parked& parked = it->second;
   const bool receive = parked.decision == Decision::kReceive;
-  if (receive) std::memcpy(parked.dest.data(), parked.bytes.data(), parked.bytes.size());
+  // An empty payload has no bytes to copy (and memcpy's pointers may then be null).
+  if (receive && !parked.bytes.empty()) {
+    std::memcpy(parked.dest.data(), parked.bytes.data(), parked.bytes.size());
+  }
   Acknowledge(sequence, receive ? kAckReceived : kAckDropped);
   if (receive) completed_.emplace_back(std::move(parked.done), absl::OkStatus());
   parked_bytes_ -= parked.bytes.size();
