@@ -249,16 +249,8 @@ TEST_P(DataPlaneFailureTest, AWriterDyingMidPutLeavesThePutToBeAbortedOrRetried)
 TEST_P(DataPlaneFailureTest, AWriterDyingMidPutOfOneRoundTripAbortsItsPutAtOnce) {
   StartServer();
   const BlobContent blob = MakeBlob(big_ns_, 64, 25);
-  const core::PutRequest request = testing::PutRequestFor(blob);
-  const std::string ns = big_ns_.CanonicalEncoding();
-  const wire::PutHeader header{.request_id = 1,
-                               .bytes = blob.bytes.size(),
-                               .token_count = static_cast<uint32_t>(request.tokens.size()),
-                               .ns_bytes = static_cast<uint32_t>(ns.size()),
-                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
-  const std::vector<uint8_t> payload = wire::EncodePutPayload(
-      header, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns.data()), ns.size()), {}, {},
-      request.tokens, request.checksums);
+  auto [header, payload] = testing::PutMessage(big_ns_, blob);
+  header.request_id = 1;
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<TestClient> doomed,
                          TestClient::Connect(server_->address(), {.transports = GetParam()}));

@@ -247,16 +247,12 @@ void DataPlaneServer::MaybeCommit(const std::shared_ptr<TripPut>& trip) {
   FinishTrip(trip, absl::OkStatus(), /*exists=*/false, committed->indexed_pages);
 }
 
-void DataPlaneServer::FinishTrip(const std::shared_ptr<TripPut>& trip, absl::Status status,
-                                 bool exists, uint32_t indexed_pages) {
-  if (trip->finished) return;
+void DataPlaneServer::EndTrip(const std::shared_ptr<TripPut>& trip, bool abort) {
   trip->finished = true;
   put_metadata_receiving_ -= trip->metadata;
   trip->metadata = 0;
-  if (!status.ok() && trip->put_id != 0) {
-    // DATA_LOSS from CommitPut aborted the put already (NOT_FOUND then).
-    (void)engine_->AbortPut(trip->put_id);
-  }
+  // After a DATA_LOSS, CommitPut aborted the put already (NOT_FOUND here then).
+  if (abort && trip->put_id != 0) (void)engine_->AbortPut(trip->put_id);
   for (auto& [piece, data] : trip->waiting) data.Drop();
   trip->waiting.clear();
   trips_.erase(TripKey{trip->peer, trip->request_id});
@@ -264,6 +260,12 @@ void DataPlaneServer::FinishTrip(const std::shared_ptr<TripPut>& trip, absl::Sta
       count != trips_per_peer_.end() && --count->second == 0) {
     trips_per_peer_.erase(count);
   }
+}
+
+void DataPlaneServer::FinishTrip(const std::shared_ptr<TripPut>& trip, absl::Status status,
+                                 bool exists, uint32_t indexed_pages) {
+  if (trip->finished) return;
+  EndTrip(trip, /*abort=*/!status.ok());
   if (!status.ok()) {
     counters_.put_failures.fetch_add(1, std::memory_order_relaxed);
     VLOG(1) << options_.name << ": PUT " << trip->request_id << " of peer "
@@ -317,17 +319,10 @@ void DataPlaneServer::ForgetTrips(PeerId peer) {
     if (key.first == peer) mine.push_back(trip);
   }
   for (const std::shared_ptr<TripPut>& trip : mine) {
-    trip->finished = true;
-    put_metadata_receiving_ -= trip->metadata;
-    trip->metadata = 0;
-    if (trip->put_id != 0) (void)engine_->AbortPut(trip->put_id);
-    for (auto& [piece, data] : trip->waiting) data.Drop();
-    trip->waiting.clear();
-    trips_.erase(TripKey{peer, trip->request_id});
+    EndTrip(trip, /*abort=*/true);
     counters_.put_failures.fetch_add(1, std::memory_order_relaxed);
-    EndRequest();
+    EndRequest();  // no PUT_RESULT goes to a failed peer
   }
-  trips_per_peer_.erase(peer);
   if (!mine.empty()) {
     LOG(INFO) << options_.name << ": peer " << static_cast<uint64_t>(peer) << " failed with "
               << mine.size() << " PUTs unfinished; their puts are aborted";

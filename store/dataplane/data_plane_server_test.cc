@@ -27,6 +27,7 @@ namespace wire = transport::wire;
 using testing::BlobContent;
 using testing::FetchOutcome;
 using testing::MakeBlob;
+using testing::PutMessage;
 using testing::PutOverDataPlane;
 using testing::ReadPages;
 using testing::TestClient;
@@ -347,22 +348,6 @@ TEST_P(DataPlaneServerTest, PutDataErrorsAreAnsweredAndThePutStillCompletes) {
   EXPECT_EQ(stats.bytes_in, bytes.size());
 }
 
-// The PUT of `blob` from page 0 in namespace `ns`: its header (request_id 0) and payload.
-std::pair<wire::PutHeader, std::vector<uint8_t>> PutMessage(const radix::Namespace& ns,
-                                                            const BlobContent& blob) {
-  const core::PutRequest request = testing::PutRequestFor(blob);
-  const std::string encoding = ns.CanonicalEncoding();
-  const wire::PutHeader header{.bytes = blob.bytes.size(),
-                               .token_count = static_cast<uint32_t>(request.tokens.size()),
-                               .ns_bytes = static_cast<uint32_t>(encoding.size()),
-                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
-  return {header, wire::EncodePutPayload(
-                      header,
-                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(encoding.data()),
-                                          encoding.size()),
-                      {}, {}, request.tokens, request.checksums)};
-}
-
 // Issue 12, item 12: a connection's unfinished PUTs and the PUT metadata arriving at once are
 // bounded; past each bound a PUT is RESOURCE_EXHAUSTED naming it, and what is under it
 // completes.
@@ -425,12 +410,7 @@ TEST_P(DataPlaneServerTest, PutInOneRoundTripRefusesWhatIsWrongAndCommitsWhatIsR
     header.request_id = request_id;
     return client_->SendPut(wire::EncodePutHeader(header), payload, request_id, pieces);
   };
-  const wire::PutHeader header{.bytes = blob.bytes.size(),
-                               .token_count = static_cast<uint32_t>(request.tokens.size()),
-                               .ns_bytes = static_cast<uint32_t>(ns.size()),
-                               .checksum_count = static_cast<uint32_t>(request.checksums.size())};
-  const std::vector<uint8_t> payload =
-      wire::EncodePutPayload(header, ns_bytes, {}, {}, request.tokens, request.checksums);
+  const auto [header, payload] = PutMessage(ns_, blob);
   const absl::Span<const uint8_t> bytes = blob.bytes;
   const std::vector<std::pair<uint64_t, absl::Span<const uint8_t>>> whole = {
       {0, bytes.first(bytes.size() / 2)}, {bytes.size() / 2, bytes.subspan(bytes.size() / 2)}};

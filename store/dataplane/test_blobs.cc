@@ -109,4 +109,20 @@ std::vector<transport::wire::ByteRange> WireRanges(const core::ReadRangeReply& r
   return out;
 }
 
+std::pair<transport::wire::PutHeader, std::vector<uint8_t>> PutMessage(const radix::Namespace& ns,
+                                                                       const BlobContent& blob) {
+  const core::PutRequest request = PutRequestFor(blob);
+  const std::string encoding = ns.CanonicalEncoding();
+  const transport::wire::PutHeader header{
+      .bytes = blob.bytes.size(),
+      .token_count = static_cast<uint32_t>(request.tokens.size()),
+      .ns_bytes = static_cast<uint32_t>(encoding.size()),
+      .checksum_count = static_cast<uint32_t>(request.checksums.size())};
+  return {header, transport::wire::EncodePutPayload(
+                      header,
+                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(encoding.data()),
+                                          encoding.size()),
+                      {}, {}, request.tokens, request.checksums)};
+}
+
 }  // namespace strata::store::dataplane::testing

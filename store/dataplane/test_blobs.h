@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,10 @@ BlobContent MakeBlob(const radix::Namespace& ns, uint32_t pages, uint64_t seed);
 
 // A put of `blob` from page 0 (no parent), with its checksums.
 core::PutRequest PutRequestFor(const BlobContent& blob);
+
+// The data-plane PUT of `blob` from page 0 in `ns`: its header (request_id 0) and payload.
+std::pair<transport::wire::PutHeader, std::vector<uint8_t>> PutMessage(const radix::Namespace& ns,
+                                                                       const BlobContent& blob);
 
 // An engine of `dram_bytes` (64 KiB granules, no hugetlb), no reaper thread, `clock`.
 core::NodeEngineOptions EngineOptions(core::Clock* clock, uint64_t dram_bytes);

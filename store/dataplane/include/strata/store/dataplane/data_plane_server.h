@@ -304,6 +304,9 @@ class DataPlaneServer {
                     const transport::wire::PutDataHeader& header, transport::IncomingData data);
   // Commits the put once every byte landed and no piece is being received.
   void MaybeCommit(const std::shared_ptr<TripPut>& trip);
+  // Marks the trip finished and forgets it: its metadata budget, its waiting pieces (dropped),
+  // its count on the peer; aborts its begun put when `abort`. Once per trip.
+  void EndTrip(const std::shared_ptr<TripPut>& trip, bool abort);
   // Ends the PUT: aborts a begun put on error, drops waiting pieces, sends PUT_RESULT final
   // (`key`, `exists`, `indexed_pages`), forgets the trip. Once per trip.
   void FinishTrip(const std::shared_ptr<TripPut>& trip, absl::Status status, bool exists = false,
