@@ -16,6 +16,8 @@ find_package(gRPC CONFIG REQUIRED)
 find_program(STRATA_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 # Data plane: UCX (store/transport only).
 pkg_check_modules(UCX REQUIRED IMPORTED_TARGET ucx)
+# Authentication: OpenSSL's libcrypto (store/auth only: SHA-256, HMAC, RAND_bytes).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # Metadata: RocksDB (store/meta only).
 find_package(RocksDB CONFIG REQUIRED)
 # SSD tier: liburing (tiering/io only).
