@@ -25,8 +25,9 @@ absl::StatusOr<uint16_t> Messenger::Listen(std::string_view address) {
   return impl_->Listen(address);
 }
 
-absl::StatusOr<PeerId> Messenger::Connect(std::string_view address, absl::Duration timeout) {
-  return impl_->Connect(address, timeout);
+absl::StatusOr<PeerId> Messenger::Connect(std::string_view address, absl::Duration timeout,
+                                          std::string_view credential) {
+  return impl_->Connect(address, timeout, credential);
 }
 
 void Messenger::Send(PeerId peer, uint16_t id, absl::Span<const uint8_t> header,
@@ -39,6 +40,10 @@ void Messenger::Disconnect(PeerId peer) { impl_->Disconnect(peer); }
 
 absl::StatusOr<std::string> Messenger::DescribePeer(PeerId peer) {
   return impl_->DescribePeer(peer);
+}
+
+absl::StatusOr<std::string> Messenger::PeerIdentity(PeerId peer) {
+  return impl_->PeerIdentity(peer);
 }
 
 absl::StatusOr<std::unique_ptr<MemoryRegion>> Messenger::RegisterMemory(void* data, size_t size) {

@@ -473,6 +473,18 @@ absl::StatusOr<std::string> MessengerImpl::DescribePeer(PeerId id) {
   return result;
 }
 
+absl::StatusOr<std::string> MessengerImpl::PeerIdentity(PeerId id) {
+  absl::StatusOr<std::string> result = absl::InternalError("not run");
+  STRATA_RETURN_IF_ERROR(RunSync([&] {
+    if (absl::Status unusable = PeerUnusable(id); !unusable.ok()) {
+      result = unusable;
+      return;
+    }
+    result = FindPeer(id)->identity;
+  }));
+  return result;
+}
+
 MessengerStats MessengerImpl::stats() const {
   MessengerStats s;
   s.messages_sent = counters_.messages_sent.load(std::memory_order_relaxed);
@@ -485,6 +497,7 @@ MessengerStats MessengerImpl::stats() const {
   s.peers_connected = counters_.peers_connected.load(std::memory_order_relaxed);
   s.peer_failures = counters_.peer_failures.load(std::memory_order_relaxed);
   s.peers_disconnected = counters_.peers_disconnected.load(std::memory_order_relaxed);
+  s.peers_refused = counters_.peers_refused.load(std::memory_order_relaxed);
   return s;
 }
 

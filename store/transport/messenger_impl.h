@@ -24,7 +24,9 @@
 //   client                                  server
 //   Connect: TCP connect             --->   accept (counted against max_peers; closed
 //                                           unless HELLO arrives within handshake_timeout)
-//   HELLO(host id, client address)    --->  same host and both allow shared memory?
+//   HELLO(host id, credential,       --->  authenticate(credential) fails? WELCOME(refused,
+//         client address)                    reason), close. Else: same host and both
+//                                            allow shared memory?
 //                                             yes: data ep = ConnectToWorker(client address)
 //                                     <---  WELCOME(direct?, server address)
 //   direct: data ep = ConnectToWorker(server address)   (UCX pairs the two data eps)
@@ -41,16 +43,20 @@
 // Handshake header (message id kHandshakeId), little-endian:
 //   offset size field
 //   0      1    magic    0x48 ('H')
-//   1      1    version  2
+//   1      1    version  3
 //   2      1    kind     1 = HELLO (client -> server), 2 = WELCOME (server -> client),
 //                        3 = READY (client -> server)
 //   3      1    flags    bit 0: HELLO: the client may use shared memory;
-//                               WELCOME: a direct data endpoint follows; other bits 0
+//                               WELCOME: a direct data endpoint follows;
+//                        bit 1: WELCOME: refused (the rest is the reason, text);
+//                        other bits 0
 //   4      2    host_len u16, length of the host identity (LocalHostIdentity())
-//   6      2    reserved 0
+//   6      2    cred_len u16, length of the credential (HELLO; 0 otherwise), at most
+//                        kMaxCredentialBytes
 //   8      h    host identity (HELLO; empty otherwise)
-//   8+h    n    the sender's UCX worker address (HELLO when it may use shared memory;
-//                WELCOME when direct)
+//   8+h    c    credential (HELLO)
+//   8+h+c  n    the sender's UCX worker address (HELLO when it may use shared memory;
+//                WELCOME when direct), or the refusal's reason (WELCOME refused)
 //
 // Messages flow on the data endpoint when there is one, else on the stream; both map to the
 // peer. The stream stays open as the liveness channel: its end reports a dead peer at once,
@@ -118,11 +124,13 @@ class MessengerImpl {
   // Messenger's methods (any thread).
   absl::Status RegisterHandler(uint16_t id, MessageHandler handler);
   absl::StatusOr<uint16_t> Listen(std::string_view address);
-  absl::StatusOr<PeerId> Connect(std::string_view address, absl::Duration timeout);
+  absl::StatusOr<PeerId> Connect(std::string_view address, absl::Duration timeout,
+                                 std::string_view credential);
   void Send(PeerId peer, uint16_t id, absl::Span<const uint8_t> header,
             absl::Span<const uint8_t> payload, SendOptions options, CompletionCallback done);
   void Disconnect(PeerId peer);
   absl::StatusOr<std::string> DescribePeer(PeerId peer);
+  absl::StatusOr<std::string> PeerIdentity(PeerId peer);
   absl::StatusOr<std::unique_ptr<MemoryRegion>> RegisterMemory(void* data, size_t size);
   size_t max_header_size() const { return max_header_size_; }
   bool OnProgressThread() const { return std::this_thread::get_id() == progress_thread_id_; }
@@ -140,6 +148,8 @@ class MessengerImpl {
     MessengerImpl* impl = nullptr;
     PeerId id = PeerId::kNone;
     std::string remote;                        // for messages
+    std::string credential;                    // client: presented in HELLO
+    std::string identity;                      // server: what authenticate returned
     std::unique_ptr<StreamConnection> stream;  // the TCP connection; null once closed
     std::unique_ptr<ucx::Endpoint> data;       // by worker address; null unless direct
     ConnectCallback connect_done;              // client side, until Connect completes
@@ -198,6 +208,7 @@ class MessengerImpl {
     std::atomic<uint64_t> messages_received{0}, payload_bytes_received{0}, receive_failures{0};
     std::atomic<uint64_t> peers_accepted{0}, peers_connected{0}, peer_failures{0};
     std::atomic<uint64_t> peers_disconnected{0};
+    std::atomic<uint64_t> peers_refused{0};
   };
 
   MessengerImpl(MessengerOptions options, std::shared_ptr<CommandQueue> queue);
@@ -240,7 +251,7 @@ class MessengerImpl {
   void MapEndpoint(Peer& peer, const ucx::Endpoint& endpoint);
   // The peer's failure, UNAVAILABLE when closing, INVALID_ARGUMENT when never known.
   absl::Status PeerUnusable(PeerId id);
-  void StartConnect(const SocketAddress& address, ConnectCallback done);
+  void StartConnect(const SocketAddress& address, std::string credential, ConnectCallback done);
   void OnStreamConnected(Peer& peer);
   // Inside the AM callback (READY on a data endpoint): handled at once (it must be before
   // the client's next message, delivered in the same progress call, reaches a handler).

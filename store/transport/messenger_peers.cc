@@ -15,48 +15,66 @@ namespace strata::store::transport {
 namespace {
 
 constexpr uint8_t kHandshakeMagic = 0x48;  // 'H'
-constexpr uint8_t kHandshakeVersion = 2;
+constexpr uint8_t kHandshakeVersion = 3;
 constexpr uint8_t kHello = 1;
 constexpr uint8_t kWelcome = 2;
 constexpr uint8_t kReady = 3;
 constexpr uint8_t kFlagDirect = 1;
+constexpr uint8_t kFlagRefused = 2;
 constexpr size_t kHandshakeFixedBytes = 8;
+// A refusal's reason is cut to this many bytes.
+constexpr size_t kMaxRefusalBytes = 512;
 
 std::string PeerName(PeerId id) { return absl::StrCat("peer ", static_cast<uint64_t>(id)); }
 
-std::string HandshakeHeader(uint8_t kind, bool direct, const std::string& host,
-                            const std::string& worker_address) {
+// `tail` is the worker address, or a refusal's reason.
+std::string HandshakeHeader(uint8_t kind, uint8_t flags, std::string_view host,
+                            std::string_view credential, std::string_view tail) {
   std::string header(kHandshakeFixedBytes, '\0');
   header[0] = static_cast<char>(kHandshakeMagic);
   header[1] = static_cast<char>(kHandshakeVersion);
   header[2] = static_cast<char>(kind);
-  header[3] = static_cast<char>(direct ? kFlagDirect : 0);
+  header[3] = static_cast<char>(flags);
   header[4] = static_cast<char>(host.size() & 0xff);
   header[5] = static_cast<char>(host.size() >> 8);
-  return header + host + worker_address;
+  header[6] = static_cast<char>(credential.size() & 0xff);
+  header[7] = static_cast<char>(credential.size() >> 8);
+  header.append(host);
+  header.append(credential);
+  header.append(tail);
+  return header;
 }
 
 struct ParsedHandshake {
   uint8_t kind = 0;
   bool direct = false;
+  bool refused = false;
   std::string_view host;
-  std::string_view worker_address;
+  absl::Span<const uint8_t> credential;
+  std::string_view worker_address;  // or the refusal's reason
 };
 
 bool ParseHandshake(const std::vector<uint8_t>& h, ParsedHandshake* out) {
   if (h.size() < kHandshakeFixedBytes || h[0] != kHandshakeMagic || h[1] != kHandshakeVersion ||
-      (h[2] != kHello && h[2] != kWelcome && h[2] != kReady) || (h[3] & ~kFlagDirect) != 0 ||
-      h[6] != 0 || h[7] != 0) {
+      (h[2] != kHello && h[2] != kWelcome && h[2] != kReady)) {
     return false;
   }
+  const uint8_t allowed = h[2] == kWelcome ? (kFlagDirect | kFlagRefused) : kFlagDirect;
+  if ((h[3] & ~allowed) != 0 || (h[3] & kFlagDirect && h[3] & kFlagRefused)) return false;
   const size_t host_len = h[4] | (size_t{h[5]} << 8);
-  if (kHandshakeFixedBytes + host_len > h.size()) return false;
+  const size_t credential_len = h[6] | (size_t{h[7]} << 8);
+  if (credential_len > kMaxCredentialBytes || (credential_len != 0 && h[2] != kHello)) {
+    return false;
+  }
+  if (kHandshakeFixedBytes + host_len + credential_len > h.size()) return false;
   const char* bytes = reinterpret_cast<const char*>(h.data());
   out->kind = h[2];
   out->direct = (h[3] & kFlagDirect) != 0;
+  out->refused = (h[3] & kFlagRefused) != 0;
   out->host = std::string_view(bytes + kHandshakeFixedBytes, host_len);
-  out->worker_address = std::string_view(bytes + kHandshakeFixedBytes + host_len,
-                                         h.size() - kHandshakeFixedBytes - host_len);
+  out->credential = absl::MakeConstSpan(h).subspan(kHandshakeFixedBytes + host_len, credential_len);
+  const size_t tail = kHandshakeFixedBytes + host_len + credential_len;
+  out->worker_address = std::string_view(bytes + tail, h.size() - tail);
   return true;
 }
 
@@ -98,9 +116,14 @@ void MessengerImpl::Announce(Peer& peer) {
 // ---------------------------------------------------------------------------------------
 // Client side.
 
-absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Duration timeout) {
+absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Duration timeout,
+                                              std::string_view credential) {
   if (OnProgressThread()) {
     return absl::FailedPreconditionError("Connect called on the messenger's progress thread");
+  }
+  if (credential.size() > kMaxCredentialBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("credential of ", credential.size(), " bytes; at most ", kMaxCredentialBytes));
   }
   STRATA_ASSIGN_OR_RETURN(SocketAddress parsed, SocketAddress::Parse(address));
   struct Wait {
@@ -117,12 +140,12 @@ absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Du
     wait->done = true;
     return wait->abandoned;
   };
-  queue_->Push([this, parsed, finish](bool cancelled) {
+  queue_->Push([this, parsed, finish, credential = std::string(credential)](bool cancelled) {
     if (cancelled) {
       finish(absl::CancelledError(absl::StrCat(options_.name, " is shutting down")));
       return;
     }
-    StartConnect(parsed, [this, finish](absl::StatusOr<PeerId> result) {
+    StartConnect(parsed, credential, [this, finish](absl::StatusOr<PeerId> result) {
       const PeerId connected = result.ok() ? *result : PeerId::kNone;
       // Nobody waits any more: do not leak the connection.
       if (finish(std::move(result)) && connected != PeerId::kNone) {
@@ -141,7 +164,8 @@ absl::StatusOr<PeerId> MessengerImpl::Connect(std::string_view address, absl::Du
   return wait->result;
 }
 
-void MessengerImpl::StartConnect(const SocketAddress& address, ConnectCallback done) {
+void MessengerImpl::StartConnect(const SocketAddress& address, std::string credential,
+                                 ConnectCallback done) {
   if (peers_.size() >= options_.max_peers) {
     std::move(done)(absl::ResourceExhaustedError(
         absl::StrCat(peers_.size(), " connections already (max_peers ", options_.max_peers, ")")));
@@ -160,6 +184,7 @@ void MessengerImpl::StartConnect(const SocketAddress& address, ConnectCallback d
   peer->remote = address.ToString();
   peer->started = absl::Now();
   peer->connecting = true;
+  peer->credential = std::move(credential);
   peer->stream = std::make_unique<StreamConnection>(*fd, frame_limits_, options_.max_parked_bytes);
   peer->connect_done = std::move(done);
   const PeerId id = peer->id;
@@ -170,11 +195,12 @@ void MessengerImpl::StartConnect(const SocketAddress& address, ConnectCallback d
 void MessengerImpl::OnStreamConnected(Peer& peer) {
   const PeerId id = peer.id;
   SendOnStream(peer, kHandshakeId,
-               HandshakeHeader(kHello, !host_identity_.empty(), host_identity_,
-                               host_identity_.empty() ? "" : worker_->address()),
+               HandshakeHeader(kHello, host_identity_.empty() ? 0 : kFlagDirect, host_identity_,
+                               peer.credential, host_identity_.empty() ? "" : worker_->address()),
                {}, /*streamed=*/false, [this, id](absl::Status sent) {
                  if (!sent.ok()) FinishConnect(id, sent);
                });
+  peer.credential.clear();
 }
 
 void MessengerImpl::FinishConnect(PeerId id, absl::Status status) {
@@ -184,7 +210,8 @@ void MessengerImpl::FinishConnect(PeerId id, absl::Status status) {
     Announce(*peer);
     return;
   }
-  if (status.code() != absl::StatusCode::kCancelled) {
+  if (status.code() != absl::StatusCode::kCancelled &&
+      status.code() != absl::StatusCode::kUnauthenticated) {
     status = absl::UnavailableError(
         absl::StrCat("connect to ", peer->remote, " failed: ", status.message()));
   }
@@ -235,6 +262,32 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
     Announce(*peer);
     return;
   }
+  if (parsed.refused) {  // to a client: the server refused its credential
+    FinishConnect(
+        id, absl::UnauthenticatedError(absl::StrCat(
+                "refused by ", peer->remote, ": ",
+                absl::string_view(parsed.worker_address.data(), parsed.worker_address.size()))));
+    return;
+  }
+  if (parsed.kind == kHello && options_.authenticate) {
+    // Before anything else the peer sent is acted on: no endpoint is made for an
+    // unauthenticated peer.
+    absl::StatusOr<std::string> identity = options_.authenticate(parsed.credential);
+    if (!identity.ok()) {
+      counters_.peers_refused.fetch_add(1, std::memory_order_relaxed);
+      // At most one line a second: a storm of bad credentials must not flood the log.
+      LOG_EVERY_T(WARNING, 1.0) << options_.name << ": refused " << PeerName(id) << " ("
+                                << peer->remote << "): " << identity.status().message() << " ("
+                                << counters_.peers_refused.load() << " refused so far)";
+      const absl::string_view message = identity.status().message();
+      const std::string_view reason(message.data(), std::min(message.size(), kMaxRefusalBytes));
+      SendOnStream(*peer, kHandshakeId, HandshakeHeader(kWelcome, kFlagRefused, "", "", reason), {},
+                   /*streamed=*/false, [](absl::Status) {});
+      ClosePeer(id, /*force=*/false);  // once the refusal is written (bounded)
+      return;
+    }
+    peer->identity = *std::move(identity);
+  }
   peer->welcomed = true;
   bool direct = parsed.kind == kHello
                     ? parsed.direct && !host_identity_.empty() && parsed.host == host_identity_
@@ -258,8 +311,9 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
   }
   if (parsed.kind == kHello) {
     SendOnStream(*peer, kHandshakeId,
-                 HandshakeHeader(kWelcome, direct, "", direct ? worker_->address() : ""), {},
-                 /*streamed=*/false, [](absl::Status) {});
+                 HandshakeHeader(kWelcome, direct ? kFlagDirect : 0, "", "",
+                                 direct ? worker_->address() : ""),
+                 {}, /*streamed=*/false, [](absl::Status) {});
     return;  // announced on READY
   }
   // Client: READY travels on the endpoint the client's messages will take, ahead of them,
@@ -268,10 +322,10 @@ void MessengerImpl::HandleHandshake(const Handshake& handshake) {
   auto ready = [this, id] {
     Peer* p = FindPeer(id);
     if (p->data != nullptr) {
-      SendOnEndpoint(id, p->data->get(), kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
+      SendOnEndpoint(id, p->data->get(), kHandshakeId, HandshakeHeader(kReady, 0, "", "", ""), {},
                      {}, [](absl::Status) {});
     } else {
-      SendOnStream(*p, kHandshakeId, HandshakeHeader(kReady, false, "", ""), {},
+      SendOnStream(*p, kHandshakeId, HandshakeHeader(kReady, 0, "", "", ""), {},
                    /*streamed=*/false, [](absl::Status) {});
     }
     FinishConnect(id, absl::OkStatus());

@@ -38,6 +38,12 @@
 // allows the same-host path. UCX is given that list without "tcp". DescribePeer shows what
 // each connection uses.
 //
+// Authentication. A listener whose MessengerOptions::authenticate is set admits a connection
+// only when the credential in its HELLO (Connect's `credential`) passes that check, which runs
+// before anything else the connection sent is acted on (no data endpoint is made, no message
+// is dispatched); a refused client's Connect fails UNAUTHENTICATED with the listener's reason
+// and the connection is closed. PeerIdentity returns what the check returned for a peer.
+//
 // Limits against hostile or stalled peers (each configurable below): a connection that has
 // not completed the handshake within handshake_timeout is closed; at most max_peers
 // connections are kept (further ones are closed at once); a message's header and payload
@@ -68,6 +74,9 @@ class MessengerImpl;
 // A connected peer. kNone (0) is never a peer.
 enum class PeerId : uint64_t { kNone = 0 };
 
+// The longest credential a HELLO carries.
+inline constexpr size_t kMaxCredentialBytes = 1024;
+
 // Message ids from here up are the messenger's own (its connection handshake).
 inline constexpr uint16_t kFirstReservedId = 0xFF00;
 
@@ -85,6 +94,11 @@ using MessageHandler =
 // failed (UNAVAILABLE: connection reset or closed, protocol error; DEADLINE_EXCEEDED: a
 // transfer outlived transfer_timeout).
 using PeerCallback = absl::AnyInvocable<void(PeerId peer, absl::Status status)>;
+// Checks the credential a connecting peer presented (empty when it sent none): its identity
+// (any string, e.g. a tenant name), or an error whose message the peer is told (the peer's
+// Connect fails UNAUTHENTICATED). Runs on the progress thread: must be quick.
+using PeerAuthenticator =
+    absl::AnyInvocable<absl::StatusOr<std::string>(absl::Span<const uint8_t> credential)>;
 
 struct MessengerOptions {
   // Name for logs and UCX's worker name.
@@ -119,6 +133,8 @@ struct MessengerOptions {
   size_t max_parked_bytes = size_t{64} << 20;
   PeerCallback on_peer_connected;
   PeerCallback on_peer_failed;
+  // Null: every connection is admitted (identity ""). See "Authentication" above.
+  PeerAuthenticator authenticate;
 };
 
 struct SendOptions {
@@ -139,6 +155,7 @@ struct MessengerStats {
   uint64_t peers_connected = 0;     // via Connect
   uint64_t peer_failures = 0;       // not counting peers that disconnected in an orderly way
   uint64_t peers_disconnected = 0;  // peers that closed their connection in an orderly way
+  uint64_t peers_refused = 0;       // connections whose credential authenticate refused
 };
 
 class Messenger {
@@ -162,12 +179,15 @@ class Messenger {
   // local; CANCELLED shutting down.
   absl::StatusOr<uint16_t> Listen(std::string_view address);
 
-  // Connects to a listener at "host:port" and waits until the connection is usable.
-  // Errors: INVALID_ARGUMENT bad address; UNAVAILABLE refused, unreachable, or not
-  // connected within `timeout` (a retry may help); CANCELLED shutting down;
+  // Connects to a listener at "host:port", presenting `credential` (at most
+  // kMaxCredentialBytes) in the handshake, and waits until the connection is usable.
+  // Errors: INVALID_ARGUMENT bad address or credential too long; UNAVAILABLE refused,
+  // unreachable, or not connected within `timeout` (a retry may help); UNAUTHENTICATED the
+  // listener refused the credential (its reason in the message); CANCELLED shutting down;
   // FAILED_PRECONDITION called on the progress thread (it would wait on itself).
   absl::StatusOr<PeerId> Connect(std::string_view address,
-                                 absl::Duration timeout = absl::Seconds(10));
+                                 absl::Duration timeout = absl::Seconds(10),
+                                 std::string_view credential = {});
 
   // Sends message `id` to `peer`. The header is copied; `payload` is borrowed until `done`
   // runs (on the progress thread; before Send returns when called there and the send
@@ -190,6 +210,10 @@ class Messenger {
   // device of each lane), for diagnostics. Errors: INVALID_ARGUMENT unknown peer;
   // UNAVAILABLE disconnected or failed; CANCELLED shutting down.
   absl::StatusOr<std::string> DescribePeer(PeerId peer);
+
+  // The identity the authenticator gave an accepted peer ("" without one). Errors as
+  // DescribePeer's.
+  absl::StatusOr<std::string> PeerIdentity(PeerId peer);
 
   // Registers [data, data + size) (see memory_region.h). Errors: INVALID_ARGUMENT empty or
   // null range; RESOURCE_EXHAUSTED the transport could not pin it.
