@@ -1,7 +1,9 @@
 #include "client/cli/cli.h"
 
 #include <algorithm>
+#include <fstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 #include "client/cli/commands.h"
@@ -45,7 +47,8 @@ std::string TopLevelHelp() {
   absl::StrAppend(&text,
                   "\nenvironment:\n"
                   "  STRATA_NODE      the node's address when --node is not given\n"
-                  "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n\n"
+                  "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n"
+                  "  STRATA_TOKEN     the tenant's bearer token when --token-file is not given\n\n"
                   "exit codes:\n"
                   "  0  OK\n"
                   "  1  the operation failed: the node answered an error, or a local file "
@@ -54,6 +57,19 @@ std::string TopLevelHelp() {
                   "  2  usage error: bad flags or arguments\n"
                   "  3  node unreachable: UNAVAILABLE or DEADLINE_EXCEEDED\n");
   return text;
+}
+
+// The token in the file at `path`: its first line, without surrounding whitespace.
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("--token-file: cannot read ", path));
+  std::string line;
+  std::getline(in, line);
+  const std::string token(absl::StripAsciiWhitespace(line));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--token-file: ", path, " holds no token"));
+  }
+  return token;
 }
 
 int Usage(CommandIo io, const std::string& where, const absl::Status& status,
@@ -85,6 +101,10 @@ std::vector<FlagSpec> GlobalFlags() {
       {.name = "node",
        .value_name = "HOST:PORT",
        .help = "the node's gRPC address (default $STRATA_NODE, else 127.0.0.1:7400)"},
+      {.name = "token-file",
+       .value_name = "PATH",
+       .help = "read the tenant's bearer token from PATH (default $STRATA_TOKEN; needed by a "
+               "node with a tenants file)"},
       {.name = "timeout",
        .value_name = "DURATION",
        .help = "deadline of each call to the node, e.g. 500ms, 10s (default 10s)"},
@@ -161,13 +181,19 @@ int RunCli(const std::vector<std::string>& args, CommandIo io) {
 
   ClientOptions options = ClientOptions::FromEnvironment();
   if (std::optional<std::string> node = global_value("node")) options.node = *node;
+  if (std::optional<std::string> path = global_value("token-file")) {
+    absl::StatusOr<std::string> token = ReadTokenFile(*path);
+    if (!token.ok()) return Usage(io, name, token.status(), hint);
+    options.token = *std::move(token);
+  }
   if (std::optional<std::string> timeout = global_value("timeout")) {
     absl::StatusOr<absl::Duration> duration = ParsePositiveDuration("--timeout", *timeout);
     if (!duration.ok()) return Usage(io, name, duration.status(), hint);
     options.default_timeout = *duration;
   }
   if (absl::Status valid = options.Validate(); !valid.ok()) {
-    // Only --node, $STRATA_NODE, --timeout and $STRATA_UCX_TLS reach the options.
+    // Only --node, $STRATA_NODE, --timeout, $STRATA_UCX_TLS, --token-file and $STRATA_TOKEN
+    // reach the options.
     return Usage(io, name, valid, hint);
   }
   const bool json = global_value("json").value_or("false") == "true";

@@ -6,15 +6,16 @@
 //
 // Global flags (accepted before the command or among its flags, once):
 //   --node HOST:PORT    the node's gRPC address; default $STRATA_NODE, else 127.0.0.1:7400
+//   --token-file PATH   the tenant's bearer token, from a file; default $STRATA_TOKEN
 //   --timeout DURATION  deadline of each call (default 10s)
 //   --json              one JSON value on stdout instead of tables
 //
 // Output: results on `io.out`; errors on `io.err` as one line
 //   strata: <command>: <CODE>: <message>        (exit 1 or 3)
 //   strata: <command>: <reason>                 (exit 2, then a line pointing at --help)
-// Exit codes: exit_codes.h. Reads the environment (STRATA_NODE, STRATA_UCX_TLS) through
-// ClientOptions::FromEnvironment. Not thread-safe (one run at a time per process, as a
-// program).
+// Exit codes: exit_codes.h. Reads the environment (STRATA_NODE, STRATA_UCX_TLS, STRATA_TOKEN)
+// through ClientOptions::FromEnvironment. Not thread-safe (one run at a time per process, as
+// a program).
 #pragma once
 
 #include <string>

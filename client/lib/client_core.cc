@@ -178,25 +178,38 @@ absl::StatusOr<DataPlane::PeerId> ClientCore::ConnectDataPlane(absl::Time deadli
     absl::MutexLock lock(&mu_);
     address = data_plane_address_;
   }
+  // A new connection presents a credential from Store.OpenDataPlane (asked for only then).
+  auto credential = [&]() -> absl::StatusOr<std::string> {
+    STRATA_ASSIGN_OR_RETURN(const DataPlaneGrant grant, OpenDataPlane(deadline));
+    return grant.credential;
+  };
   if (!address.empty()) {
-    absl::StatusOr<DataPlane::PeerId> peer = plane->Connect(address, deadline);
+    absl::StatusOr<DataPlane::PeerId> peer = plane->Connect(address, deadline, credential);
     if (peer.ok() || peer.status().code() != absl::StatusCode::kUnavailable) return peer;
   }
-  STRATA_ASSIGN_OR_RETURN(HealthInfo health, Health(deadline));
-  if (health.data_plane.empty()) {
-    return absl::UnavailableError("the node names no data plane (Health)");
+  STRATA_ASSIGN_OR_RETURN(const DataPlaneGrant grant, OpenDataPlane(deadline));
+  if (grant.address.empty()) {
+    return absl::UnavailableError("the node names no data plane (OpenDataPlane)");
   }
   {
     absl::MutexLock lock(&mu_);
-    data_plane_address_ = health.data_plane;
+    data_plane_address_ = grant.address;
   }
-  return plane->Connect(health.data_plane, deadline);
+  return plane->Connect(grant.address, deadline,
+                        [&grant]() -> absl::StatusOr<std::string> { return grant.credential; });
+}
+
+absl::StatusOr<ClientCore::DataPlaneGrant> ClientCore::OpenDataPlane(absl::Time deadline) {
+  v1::OpenDataPlaneRequest request;
+  v1::OpenDataPlaneResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::OpenDataPlane, request,
+                                       &response, deadline, Retry::kUnavailable));
+  return DataPlaneGrant{response.data_plane().ucx_address(), response.credential()};
 }
 
 absl::StatusOr<std::string> ClientCore::DescribeDataPlane(absl::Time deadline) {
-  STRATA_ASSIGN_OR_RETURN(HealthInfo health, Health(deadline));
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
-  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, plane->Connect(health.data_plane, deadline));
+  STRATA_ASSIGN_OR_RETURN(DataPlane::PeerId peer, ConnectDataPlane(deadline));
   return plane->Describe(peer);
 }
 

@@ -92,10 +92,18 @@ class ClientCore {
  private:
   // The data plane, created on first use. UNAVAILABLE / INVALID_ARGUMENT as DataPlane::Create.
   absl::StatusOr<DataPlane*> data_plane() ABSL_LOCKS_EXCLUDED(mu_);
-  // The connection to the node's data plane. Its address comes from Health (once; cached);
-  // a connection that cannot be made makes the next call ask Health again (the node may
-  // have restarted elsewhere), within `deadline`. Errors of Health and DataPlane::Connect.
+  // The connection to the node's data plane. Its address comes from Store.OpenDataPlane
+  // (once; cached), and so does the credential a new connection presents; a connection that
+  // cannot be made makes the next call ask again (the node may have restarted elsewhere),
+  // within `deadline`. Errors of OpenDataPlane (UNAUTHENTICATED without a tenant's token)
+  // and DataPlane::Connect.
   absl::StatusOr<DataPlane::PeerId> ConnectDataPlane(absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
+  // Store.OpenDataPlane: where the data plane listens and a credential for it.
+  struct DataPlaneGrant {
+    std::string address;
+    std::string credential;  // empty from an open node
+  };
+  absl::StatusOr<DataPlaneGrant> OpenDataPlane(absl::Time deadline);
   // The registration holding [p, p + n), or null.
   std::shared_ptr<const DataPlane::MemoryRegion> RegionFor(const void* p, size_t n)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -122,7 +130,7 @@ class ClientCore {
 
   mutable absl::Mutex mu_;
   std::unique_ptr<DataPlane> data_plane_ ABSL_GUARDED_BY(mu_);
-  std::string data_plane_address_ ABSL_GUARDED_BY(mu_);  // empty: ask Health
+  std::string data_plane_address_ ABSL_GUARDED_BY(mu_);  // empty: ask OpenDataPlane
   RangeMap<std::shared_ptr<const DataPlane::MemoryRegion>> registry_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<uint64_t> reads_{0};

@@ -18,7 +18,9 @@ constexpr int64_t kGrpcInitialReconnectBackoffMs = 1000;
 
 }  // namespace
 
-ControlChannel::ControlChannel(const ClientOptions& options) : policy_(options.retry) {
+ControlChannel::ControlChannel(const ClientOptions& options)
+    : policy_(options.retry),
+      authorization_(options.token.empty() ? "" : "Bearer " + options.token) {
   grpc::ChannelArguments args;
   proto::ApplyMessageLimits(&args);
   const int64_t cap_ms = std::clamp<int64_t>(absl::ToInt64Milliseconds(options.retry.max_backoff),

@@ -7,6 +7,9 @@
 // whose deadline is the call's; gRPC's status becomes an absl::Status with its code and
 // message unchanged (FromGrpcStatus).
 //
+// Authentication: with ClientOptions::token set, every call carries the metadata
+// "authorization: Bearer <token>" (on a plain-text channel: see docs/operations.md on TLS).
+//
 // Reconnecting: after its connection to the node broke, the channel fails RPCs at once
 // (UNAVAILABLE) until a new connection is up, and it makes one only after its resolver
 // answered again and its reconnect backoff passed. With gRPC's defaults (resolutions at
@@ -22,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/random/random.h"
@@ -60,6 +64,8 @@ class ControlChannel {
 
  private:
   const RetryPolicy policy_;
+  // "Bearer <token>", or empty without a token.
+  const std::string authorization_;
   std::unique_ptr<v1::Store::Stub> store_;
   std::unique_ptr<v1::Admin::Stub> admin_;
   std::atomic<uint64_t> rpcs_{0};
@@ -74,6 +80,7 @@ absl::Status ControlChannel::Call(
   for (int attempt = 1;; ++attempt) {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(deadline));
+    if (!authorization_.empty()) context.AddMetadata("authorization", authorization_);
     response->Clear();
     rpcs_.fetch_add(1, std::memory_order_relaxed);
     absl::Status status = proto::FromGrpcStatus((stub.*method)(&context, request, response));

@@ -63,8 +63,9 @@ absl::Status DataPlane::Init() {
 
 DataPlane::~DataPlane() { messenger_.reset(); }
 
-absl::StatusOr<DataPlane::PeerId> DataPlane::Connect(const std::string& address,
-                                                     absl::Time deadline) {
+absl::StatusOr<DataPlane::PeerId> DataPlane::Connect(
+    const std::string& address, absl::Time deadline,
+    absl::FunctionRef<absl::StatusOr<std::string>()> credential) {
   absl::MutexLock connect_lock(&connect_mu_);
   {
     absl::MutexLock lock(&mu_);
@@ -75,7 +76,9 @@ absl::StatusOr<DataPlane::PeerId> DataPlane::Connect(const std::string& address,
     return absl::DeadlineExceededError(
         absl::StrCat("deadline passed before connecting to the data plane at ", address));
   }
-  auto peer = messenger_->Connect(address, std::min(left, options_.connect_timeout));
+  absl::StatusOr<std::string> presented = credential();
+  if (!presented.ok()) return presented.status();
+  auto peer = messenger_->Connect(address, std::min(left, options_.connect_timeout), *presented);
   if (!peer.ok()) {
     return absl::Status(peer.status().code(),
                         absl::StrCat("data plane at ", address, ": ", peer.status().message()));

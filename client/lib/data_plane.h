@@ -33,7 +33,8 @@
 //
 // Errors: Create as Messenger::Create (INVALID_ARGUMENT unknown transport; UNAVAILABLE no
 // usable transport); Connect INVALID_ARGUMENT bad address, UNAVAILABLE refused or
-// unreachable, DEADLINE_EXCEEDED the deadline passed; Register as Messenger::RegisterMemory.
+// unreachable, UNAUTHENTICATED the node refused the credential, DEADLINE_EXCEEDED the
+// deadline passed, or what `credential` returned; Register as Messenger::RegisterMemory.
 //
 // Thread-safe: every method from any thread (not from the messenger's progress thread).
 // Destruction shuts the messenger down; every outstanding completion runs first.
@@ -47,6 +48,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -81,8 +83,10 @@ class DataPlane {
   DataPlane(const DataPlane&) = delete;
   DataPlane& operator=(const DataPlane&) = delete;
 
-  // The connection to the data plane at "host:port", made if there is none.
-  absl::StatusOr<PeerId> Connect(const std::string& address, absl::Time deadline)
+  // The connection to the data plane at "host:port", made if there is none; `credential`
+  // is asked for (only) then, and its answer presented in the handshake.
+  absl::StatusOr<PeerId> Connect(const std::string& address, absl::Time deadline,
+                                 absl::FunctionRef<absl::StatusOr<std::string>()> credential)
       ABSL_LOCKS_EXCLUDED(connect_mu_, mu_);
 
   // The item number READ_GRANT lands as.

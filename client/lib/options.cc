@@ -53,6 +53,7 @@ ClientOptions ClientOptions::FromEnvironment() {
   ClientOptions options;
   if (std::string node = Env("STRATA_NODE"); !node.empty()) options.node = node;
   if (std::string tls = Env("STRATA_UCX_TLS"); !tls.empty()) options.ucx_transports = tls;
+  if (std::string token = Env("STRATA_TOKEN"); !token.empty()) options.token = token;
   return options;
 }
 
@@ -92,6 +93,13 @@ absl::Status ClientOptions::Validate() const {
   }
   if (async_threads < 1) {
     return absl::InvalidArgumentError("async_threads: must be >= 1");
+  }
+  for (size_t i = 0; i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c < 0x21 || c > 0x7e) {  // the token itself is never echoed
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token: byte ", i, " is not printable ASCII (a space or control character?)"));
+    }
   }
   return absl::OkStatus();
 }

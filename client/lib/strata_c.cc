@@ -137,6 +137,7 @@ int strata_connect(const strata_options* options, strata_client** out) {
     if (options->lease_ttl_ms < 0) return Invalid("lease_ttl_ms: negative");
     o.lease_ttl = absl::Milliseconds(options->lease_ttl_ms);
     o.wait_for_node = options->wait_for_node != 0;
+    if (options->token != nullptr) o.token = options->token;
   }
   absl::StatusOr<std::unique_ptr<strata::Client>> client = strata::Client::Connect(std::move(o));
   if (!client.ok()) return Report(client.status());

@@ -32,6 +32,7 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
         "data plane: bad listen address \"", options.listen_address, "\": expected host:port"));
   }
   const std::string host = options.listen_address.substr(0, colon);
+  transport::PeerAuthenticator authenticate = options.authenticate;
   std::unique_ptr<DataPlaneServer> server(new DataPlaneServer(engine, std::move(options)));
   DataPlaneServer* self = server.get();
 
@@ -50,6 +51,7 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
   messenger_options.on_peer_failed = [self](PeerId peer, absl::Status status) {
     self->OnPeerFailed(peer, status);
   };
+  messenger_options.authenticate = std::move(authenticate);
   STRATA_ASSIGN_OR_RETURN(self->messenger_,
                           transport::Messenger::Create(std::move(messenger_options)));
 
@@ -117,6 +119,7 @@ DataPlaneStats DataPlaneServer::stats() const {
   out.replies_failed = get(counters_.replies_failed);
   out.peers_connected = get(counters_.peers_connected);
   out.peers_failed = get(counters_.peers_failed);
+  out.peers_refused = messenger_stats().peers_refused;
   out.sends_in_flight = get(counters_.sends_in_flight);
   out.fetch_latency = counters_.fetch_latency.Snapshot();
   out.read_latency = counters_.read_latency.Snapshot();

@@ -273,6 +273,10 @@ void WriteDataPlane(const core::DataPlaneStats& d, Writer& w) {
   w.Family("strata_dataplane_malformed_requests_total", "counter",
            "Data-plane headers or range lists that did not decode.");
   w.Sample({}, d.malformed);
+  w.Family("strata_dataplane_connections_refused_total", "counter",
+           "Data-plane connections refused because their credential was missing, forged or "
+           "expired.");
+  w.Sample({}, d.peers_refused);
   w.Family("strata_dataplane_requests_in_flight", "gauge",
            "Data-plane requests received whose reply has not been sent.");
   w.Sample({}, d.requests_in_flight);

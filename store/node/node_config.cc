@@ -146,6 +146,23 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetBytes(k, v, &c->dataplane_max_put_metadata_bytes);
        }},
+      {{"tenants_file", "path or empty", "empty",
+        "the tenants file (JSON: name, role, token_sha256, namespaces per tenant); every call "
+        "then needs a tenant's bearer token. Empty: no authentication (loopback only)"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->tenants_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"insecure", "bool", "false",
+        "allow listening on a non-loopback address without a tenants file, and the HTTP "
+        "endpoint (unauthenticated) on a non-loopback address"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->insecure); }},
+      {{"dataplane_credential_ttl", "duration", "10m",
+        "lifetime of a data-plane credential (Store.OpenDataPlane); connections made with it "
+        "outlive it"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetDuration(k, v, &c->dataplane_credential_ttl);
+       }},
       {{"http_listen", "address or empty", "127.0.0.1:7402",
         "HTTP endpoint (/metrics, /v1/tiers, /healthz, /readyz); port 0 picks a free port; "
         "empty: off"},
@@ -389,6 +406,9 @@ absl::Status NodeConfig::Validate() const {
   if (dataplane_max_put_metadata_bytes == 0) {
     return absl::InvalidArgumentError("dataplane_max_put_metadata_bytes: must be > 0");
   }
+  if (dataplane_credential_ttl < absl::Seconds(1)) {
+    return absl::InvalidArgumentError("dataplane_credential_ttl: must be >= 1s");
+  }
   if (dataplane_transfer_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("dataplane_transfer_timeout: must be > 0");
   }
@@ -459,6 +479,39 @@ std::string UsageText() {
   }
   absl::StrAppend(&text, "  --help        this text\n  --version     print the version\n");
   return text;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+absl::Status NodeConfig::CheckExposure() const {
+  if (insecure) return absl::OkStatus();
+  auto loopback = [](const std::string& address) {
+    std::string host;
+    int port = 0;
+    return ParseListenAddress(address, &host, &port).ok() && IsLoopbackHost(host);
+  };
+  if (tenants_file.empty()) {
+    for (const auto& [key, address] :
+         {std::pair<const char*, const std::string*>{"grpc_listen", &grpc_listen},
+          {"dataplane_listen", &dataplane_listen}}) {
+      if (!loopback(*address)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            key, " = ", *address,
+            " is not a loopback address and there is no tenants_file: any host could read and "
+            "write every namespace. Give a tenants_file (docs/operations.md, "
+            "\"Authentication\"), or pass --insecure to run open anyway"));
+      }
+    }
+  }
+  if (!http_listen.empty() && !loopback(http_listen)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "http_listen = ", http_listen,
+        " is not a loopback address and the HTTP endpoint has no authentication. Bind it to "
+        "loopback (a local scraper or proxy can forward it), or pass --insecure"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port) {

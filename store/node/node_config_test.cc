@@ -249,5 +249,55 @@ TEST(NodeConfigTest, OperationsDocListsEveryOption) {
   }
 }
 
+// Issue 12, item 8: no authentication means loopback only, unless told `insecure`; the HTTP
+// endpoint (never authenticated) needs `insecure` off loopback in any case.
+TEST(NodeConfigTest, ExposureWithoutAuthenticationNeedsInsecure) {
+  NodeConfig config;
+  EXPECT_OK(config.CheckExposure());  // the defaults: all loopback
+  for (std::string* address : {&config.grpc_listen, &config.dataplane_listen}) {
+    NodeConfig exposed = config;
+    const std::string key = address == &config.grpc_listen ? "grpc_listen" : "dataplane_listen";
+    *(address == &config.grpc_listen ? &exposed.grpc_listen : &exposed.dataplane_listen) =
+        "0.0.0.0:7400";
+    const absl::Status refused = exposed.CheckExposure();
+    EXPECT_CODE(refused, absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(refused.message().find(key), absl::string_view::npos) << refused;
+    EXPECT_NE(refused.message().find("--insecure"), absl::string_view::npos) << refused;
+    exposed.tenants_file = "/etc/strata/tenants.json";
+    EXPECT_OK(exposed.CheckExposure());
+    exposed.tenants_file.clear();
+    exposed.insecure = true;
+    EXPECT_OK(exposed.CheckExposure());
+  }
+  NodeConfig http = config;
+  http.http_listen = "[::]:7402";
+  http.tenants_file = "/etc/strata/tenants.json";
+  EXPECT_CODE(http.CheckExposure(), absl::StatusCode::kFailedPrecondition);
+  http.insecure = true;
+  EXPECT_OK(http.CheckExposure());
+  http.insecure = false;
+  http.http_listen = "";
+  EXPECT_OK(http.CheckExposure());
+  for (const char* host : {"127.0.0.1", "127.8.9.10", "::1", "localhost"}) {
+    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+  }
+  for (const char* host : {"0.0.0.0", "::", "10.0.0.7", "128.0.0.1", "localhost.example"}) {
+    EXPECT_FALSE(IsLoopbackHost(host)) << host;
+  }
+}
+
+TEST(NodeConfigTest, AuthenticationOptionsParseAndValidate) {
+  NodeConfig config;
+  ASSERT_OK(SetNodeOption("tenants_file", "/etc/strata/tenants.json", &config));
+  EXPECT_EQ(config.tenants_file, "/etc/strata/tenants.json");
+  ASSERT_OK(SetNodeOption("insecure", "true", &config));
+  EXPECT_TRUE(config.insecure);
+  ASSERT_OK(SetNodeOption("dataplane_credential_ttl", "90s", &config));
+  EXPECT_EQ(config.dataplane_credential_ttl, absl::Seconds(90));
+  EXPECT_OK(config.Validate());
+  config.dataplane_credential_ttl = absl::Milliseconds(500);
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace strata::store::node

@@ -11,6 +11,8 @@
 
 #include "strata/base/byte_size.h"
 #include "strata/base/status_macros.h"
+#include "strata/store/auth/data_plane_credential.h"
+#include "strata/store/auth/tenant_table.h"
 #include "strata/store/dataplane/data_plane_server.h"
 #include "strata/store/http/http_server.h"
 #include "strata/store/http/node_snapshot.h"
@@ -162,8 +164,31 @@ void LogRestore(const core::RestoreReport& r, absl::Duration since_start) {
             << r.ready_time << ", " << since_start << " since the node started";
 }
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+// One line on who may call the node.
+void LogAuthentication(const NodeConfig& config, const auth::TenantTable* tenants) {
+  if (tenants == nullptr) {
+    LOG(WARNING) << "authentication: OFF (no tenants_file): any process that reaches "
+                 << config.grpc_listen << " or " << config.dataplane_listen
+                 << " may read, write and delete every namespace"
+                 << (config.insecure ? " (insecure = true)" : "");
+    return;
+  }
+  size_t admins = 0;
+  for (const auth::Tenant& tenant : tenants->tenants()) admins += tenant.role == auth::Role::kAdmin;
+  LOG(INFO) << "authentication: " << tenants->tenants().size() << " tenants (" << admins
+            << " admin) from " << config.tenants_file
+            << "; every call needs a tenant's bearer token, data-plane connections a credential "
+               "from Store.OpenDataPlane (valid "
+            << config.dataplane_credential_ttl << ")";
+}
+
+// The data plane's check of a connection's credential; null (admit all) on an open node.
+transport::PeerAuthenticator DataPlaneAuthenticator(
+    std::shared_ptr<const auth::DataPlaneCredentials> credentials) {
+  if (credentials == nullptr) return nullptr;
+  return [credentials](absl::Span<const uint8_t> credential) {
+    return credentials->Verify(credential, absl::Now());
+  };
 }
 
 }  // namespace
@@ -182,6 +207,18 @@ uint64_t NodeServer::ssd_bytes() const { return ssd_ == nullptr ? 0 : ssd_->capa
 absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& given) {
   const absl::Time started = absl::Now();
   STRATA_RETURN_IF_ERROR(given.Validate());
+  STRATA_RETURN_IF_ERROR(given.CheckExposure());
+  // 0. Who may call: the tenants file, read before anything is opened or bound.
+  std::shared_ptr<const auth::TenantTable> tenants;
+  std::shared_ptr<const auth::DataPlaneCredentials> credentials;
+  if (!given.tenants_file.empty()) {
+    STRATA_ASSIGN_OR_RETURN(auth::TenantTable table, auth::TenantTable::Load(given.tenants_file));
+    tenants = std::make_shared<const auth::TenantTable>(std::move(table));
+    STRATA_ASSIGN_OR_RETURN(auth::DataPlaneCredentials issuer,
+                            auth::DataPlaneCredentials::Create(given.dataplane_credential_ttl));
+    credentials = std::make_shared<const auth::DataPlaneCredentials>(std::move(issuer));
+  }
+  LogAuthentication(given, tenants.get());
   std::string grpc_host;
   int requested_port = 0;
   STRATA_RETURN_IF_ERROR(ParseListenAddress(given.grpc_listen, &grpc_host, &requested_port));
@@ -221,15 +258,16 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
 
   // 5. The data plane: UCX on dataplane_listen (transports from UCX_TLS), the arena
   //    registered; clients are told the bound address.
-  STRATA_ASSIGN_OR_RETURN(server->data_plane_,
-                          dataplane::DataPlaneServer::Start(
-                              server->engine_.get(),
-                              {.listen_address = config.dataplane_listen,
-                               .max_connections = config.dataplane_max_connections,
-                               .handshake_timeout = config.dataplane_handshake_timeout,
-                               .transfer_timeout = config.dataplane_transfer_timeout,
-                               .max_puts_per_peer = config.dataplane_max_puts_per_connection,
-                               .max_put_metadata_bytes = config.dataplane_max_put_metadata_bytes}));
+  STRATA_ASSIGN_OR_RETURN(
+      server->data_plane_,
+      dataplane::DataPlaneServer::Start(
+          server->engine_.get(), {.listen_address = config.dataplane_listen,
+                                  .max_connections = config.dataplane_max_connections,
+                                  .handshake_timeout = config.dataplane_handshake_timeout,
+                                  .transfer_timeout = config.dataplane_transfer_timeout,
+                                  .max_puts_per_peer = config.dataplane_max_puts_per_connection,
+                                  .max_put_metadata_bytes = config.dataplane_max_put_metadata_bytes,
+                                  .authenticate = DataPlaneAuthenticator(credentials)}));
   server->data_plane_address_ = server->data_plane_->address();
 
   // 6. gRPC.
@@ -237,15 +275,13 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                           rpc::RpcServer::Start(server->engine_.get(),
                                                 {.listen_address = config.grpc_listen,
                                                  .data_plane_address = server->data_plane_address_,
-                                                 .version = ""}));
+                                                 .version = "",
+                                                 .tenants = tenants,
+                                                 .credentials = credentials}));
   server->grpc_port_ = server->rpc_server_->port();
   const bool bracket = grpc_host.find(':') != std::string::npos;
   server->grpc_address_ =
       absl::StrCat(bracket ? "[" : "", grpc_host, bracket ? "]" : "", ":", server->grpc_port_);
-  if (!IsLoopbackHost(grpc_host)) {
-    LOG(WARNING) << "gRPC listens on " << server->grpc_address_
-                 << ", not a loopback address: strata.v1 has no authentication yet";
-  }
   // 7. The HTTP endpoint, last: everything it reports exists.
   if (!config.http_listen.empty()) {
     NodeServer* self = server.get();
@@ -263,7 +299,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
     if (ParseListenAddress(config.http_listen, &http_host, &http_port).ok() &&
         !IsLoopbackHost(http_host)) {
       LOG(WARNING) << "HTTP endpoint listens on " << server->http_address_
-                   << ", not a loopback address: it has no authentication";
+                   << ", not a loopback address (insecure = true): it has no authentication";
     }
   }
   server->started_.store(true, std::memory_order_release);

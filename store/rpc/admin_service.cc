@@ -14,20 +14,32 @@
 
 namespace strata::store::rpc {
 
-AdminService::AdminService(core::NodeEngine* engine) : engine_(engine) {
+AdminService::AdminService(core::NodeEngine* engine,
+                           std::shared_ptr<const auth::TenantTable> tenants)
+    : engine_(engine), authorizer_(std::move(tenants)) {
   CHECK(engine_ != nullptr);
 }
 
-grpc::Status AdminService::Tiers(grpc::ServerContext*, const v1::TiersRequest*,
+grpc::Status AdminService::Tiers(grpc::ServerContext* context, const v1::TiersRequest*,
                                  v1::TiersResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller =
+          authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Tiers");
+      !caller.ok()) {
+    return CallStatus("Admin", "Tiers", caller.status());
+  }
   proto::ToProto(engine_->Tiers(), response);
   return grpc::Status::OK;
 }
 
-grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* request,
+grpc::Status AdminService::Evict(grpc::ServerContext* context, const v1::EvictRequest* request,
                                  v1::EvictResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller =
+          authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Evict");
+      !caller.ok()) {
+    return CallStatus("Admin", "Evict", caller.status());
+  }
   absl::StatusOr<report::Tier> tier = proto::TierFromProto(request->tier(), "tier");
   if (!tier.ok()) return CallStatus("Admin", "Evict", tier.status());
   absl::StatusOr<core::EvictReply> reply = engine_->Evict(*tier, request->bytes());
@@ -39,6 +51,11 @@ grpc::Status AdminService::Evict(grpc::ServerContext*, const v1::EvictRequest* r
 grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
                                  v1::DrainResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller =
+          authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Drain");
+      !caller.ok()) {
+    return CallStatus("Admin", "Drain", caller.status());
+  }
   absl::Duration wait = absl::Milliseconds(request->timeout_ms());
   // The caller's deadline bounds the wait too (an answer after it would be lost).
   const absl::Duration left = absl::FromChrono(context->deadline()) - absl::Now();

@@ -22,9 +22,11 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(core::NodeEngine* en
                                                             const RpcServerOptions& options) {
   std::unique_ptr<RpcServer> server(new RpcServer());
   server->store_service_ = std::make_unique<StoreService>(
-      engine,
-      ServiceOptions{.data_plane_address = options.data_plane_address, .version = options.version});
-  server->admin_service_ = std::make_unique<AdminService>(engine);
+      engine, ServiceOptions{.data_plane_address = options.data_plane_address,
+                             .version = options.version,
+                             .tenants = options.tenants,
+                             .credentials = options.credentials});
+  server->admin_service_ = std::make_unique<AdminService>(engine, options.tenants);
   server->metrics_ = std::make_unique<RpcMetrics>();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),

@@ -125,26 +125,45 @@ StoreService::StoreService(core::NodeEngine* engine, ServiceOptions options)
     : engine_(engine),
       clock_(ClockOf(*engine)),
       options_(std::move(options)),
+      authorizer_(options_.tenants),
       started_(absl::Now()) {
   CHECK(engine_ != nullptr);
+  CHECK(options_.tenants == nullptr || options_.credentials != nullptr)
+      << "a node with tenants issues data-plane credentials";
 }
 
-grpc::Status StoreService::Match(grpc::ServerContext*, const v1::MatchRequest* request,
+absl::StatusOr<const auth::Tenant*> StoreService::Caller(const grpc::ServerContext& context,
+                                                         std::string_view method) const {
+  return authorizer_.Authorize(context, auth::Role::kWorker, method);
+}
+
+grpc::Status StoreService::Match(grpc::ServerContext* context, const v1::MatchRequest* request,
                                  v1::MatchResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Match"); !caller.ok()) {
+    return CallStatus("Store", "Match", caller.status());
+  }
   return CallStatus("Store", "Match", DoMatch(*engine_, *request, response));
 }
 
-grpc::Status StoreService::BeginPut(grpc::ServerContext*, const v1::BeginPutRequest* request,
+grpc::Status StoreService::BeginPut(grpc::ServerContext* context,
+                                    const v1::BeginPutRequest* request,
                                     v1::BeginPutResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "BeginPut"); !caller.ok()) {
+    return CallStatus("Store", "BeginPut", caller.status());
+  }
   return CallStatus("Store", "BeginPut",
                     DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
-grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRequest* request,
+grpc::Status StoreService::CommitPut(grpc::ServerContext* context,
+                                     const v1::CommitPutRequest* request,
                                      v1::CommitPutResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "CommitPut"); !caller.ok()) {
+    return CallStatus("Store", "CommitPut", caller.status());
+  }
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return CallStatus("Store", "CommitPut", put_id.status());
   absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id);
@@ -153,24 +172,34 @@ grpc::Status StoreService::CommitPut(grpc::ServerContext*, const v1::CommitPutRe
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::AbortPut(grpc::ServerContext*, const v1::AbortPutRequest* request,
-                                    v1::AbortPutResponse*) {
+grpc::Status StoreService::AbortPut(grpc::ServerContext* context,
+                                    const v1::AbortPutRequest* request, v1::AbortPutResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "AbortPut"); !caller.ok()) {
+    return CallStatus("Store", "AbortPut", caller.status());
+  }
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return CallStatus("Store", "AbortPut", put_id.status());
   return CallStatus("Store", "AbortPut", engine_->AbortPut(*put_id));
 }
 
-grpc::Status StoreService::Read(grpc::ServerContext*, const v1::ReadRequest* request,
+grpc::Status StoreService::Read(grpc::ServerContext* context, const v1::ReadRequest* request,
                                 v1::ReadResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Read"); !caller.ok()) {
+    return CallStatus("Store", "Read", caller.status());
+  }
   return CallStatus("Store", "Read",
                     DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
 }
 
-grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLeaseRequest* request,
+grpc::Status StoreService::RenewLease(grpc::ServerContext* context,
+                                      const v1::RenewLeaseRequest* request,
                                       v1::RenewLeaseResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "RenewLease"); !caller.ok()) {
+    return CallStatus("Store", "RenewLease", caller.status());
+  }
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return CallStatus("Store", "RenewLease", lease_id.status());
   absl::StatusOr<absl::Time> expiry =
@@ -180,17 +209,23 @@ grpc::Status StoreService::RenewLease(grpc::ServerContext*, const v1::RenewLease
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::Release(grpc::ServerContext*, const v1::ReleaseRequest* request,
+grpc::Status StoreService::Release(grpc::ServerContext* context, const v1::ReleaseRequest* request,
                                    v1::ReleaseResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Release"); !caller.ok()) {
+    return CallStatus("Store", "Release", caller.status());
+  }
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return CallStatus("Store", "Release", lease_id.status());
   return CallStatus("Store", "Release", engine_->Release(*lease_id));
 }
 
-grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest* request,
+grpc::Status StoreService::Delete(grpc::ServerContext* context, const v1::DeleteRequest* request,
                                   v1::DeleteResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Delete"); !caller.ok()) {
+    return CallStatus("Store", "Delete", caller.status());
+  }
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Delete", key.status());
   absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key);
@@ -199,25 +234,34 @@ grpc::Status StoreService::Delete(grpc::ServerContext*, const v1::DeleteRequest*
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::Pin(grpc::ServerContext*, const v1::PinRequest* request,
+grpc::Status StoreService::Pin(grpc::ServerContext* context, const v1::PinRequest* request,
                                v1::PinResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Pin"); !caller.ok()) {
+    return CallStatus("Store", "Pin", caller.status());
+  }
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Pin", key.status());
   return CallStatus("Store", "Pin", engine_->Pin(*key));
 }
 
-grpc::Status StoreService::Unpin(grpc::ServerContext*, const v1::UnpinRequest* request,
+grpc::Status StoreService::Unpin(grpc::ServerContext* context, const v1::UnpinRequest* request,
                                  v1::UnpinResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Unpin"); !caller.ok()) {
+    return CallStatus("Store", "Unpin", caller.status());
+  }
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Unpin", key.status());
   return CallStatus("Store", "Unpin", engine_->Unpin(*key));
 }
 
-grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* request,
+grpc::Status StoreService::Stat(grpc::ServerContext* context, const v1::StatRequest* request,
                                 v1::StatResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Stat"); !caller.ok()) {
+    return CallStatus("Store", "Stat", caller.status());
+  }
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Stat", key.status());
   absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens());
@@ -226,9 +270,12 @@ grpc::Status StoreService::Stat(grpc::ServerContext*, const v1::StatRequest* req
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* request,
+grpc::Status StoreService::List(grpc::ServerContext* context, const v1::ListRequest* request,
                                 v1::ListResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "List"); !caller.ok()) {
+    return CallStatus("Store", "List", caller.status());
+  }
   absl::StatusOr<core::ListRequest> list = ListRequestFromProto(*request);
   if (!list.ok()) return CallStatus("Store", "List", list.status());
   absl::StatusOr<core::ListReply> reply = engine_->List(*list);
@@ -237,9 +284,12 @@ grpc::Status StoreService::List(grpc::ServerContext*, const v1::ListRequest* req
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*,
+grpc::Status StoreService::Health(grpc::ServerContext* context, const v1::HealthRequest*,
                                   v1::HealthResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Health"); !caller.ok()) {
+    return CallStatus("Store", "Health", caller.status());
+  }
   response->set_state(engine_->draining() ? v1::SERVING_STATE_DRAINING : v1::SERVING_STATE_SERVING);
   response->set_version(options_.version.empty() ? STRATA_VERSION : options_.version);
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
@@ -247,16 +297,39 @@ grpc::Status StoreService::Health(grpc::ServerContext*, const v1::HealthRequest*
   return grpc::Status::OK;
 }
 
-grpc::Status StoreService::Prefetch(grpc::ServerContext*, const v1::PrefetchRequest* request,
+grpc::Status StoreService::OpenDataPlane(grpc::ServerContext* context,
+                                         const v1::OpenDataPlaneRequest*,
+                                         v1::OpenDataPlaneResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
+  absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "OpenDataPlane");
+  if (!caller.ok()) return CallStatus("Store", "OpenDataPlane", caller.status());
+  response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
+  if (*caller != nullptr) {
+    response->set_credential(options_.credentials->Issue((*caller)->name, absl::Now()));
+    response->set_expires_in_ms(
+        static_cast<uint64_t>(absl::ToInt64Milliseconds(options_.credentials->ttl())));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status StoreService::Prefetch(grpc::ServerContext* context,
+                                    const v1::PrefetchRequest* request,
                                     v1::PrefetchResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Prefetch"); !caller.ok()) {
+    return CallStatus("Store", "Prefetch", caller.status());
+  }
   return CallStatus("Store", "Prefetch", DoPrefetch(*engine_, *request, response));
 }
 
-grpc::Status StoreService::RequestRebuild(grpc::ServerContext*,
+grpc::Status StoreService::RequestRebuild(grpc::ServerContext* context,
                                           const v1::RequestRebuildRequest* request,
                                           v1::RequestRebuildResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "RequestRebuild");
+      !caller.ok()) {
+    return CallStatus("Store", "RequestRebuild", caller.status());
+  }
   return CallStatus("Store", "RequestRebuild", DoRequestRebuild(*engine_, *request, response));
 }
 
@@ -264,6 +337,10 @@ grpc::Status StoreService::PullRebuildTasks(grpc::ServerContext* context,
                                             const v1::PullRebuildTasksRequest* request,
                                             v1::PullRebuildTasksResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "PullRebuildTasks");
+      !caller.ok()) {
+    return CallStatus("Store", "PullRebuildTasks", caller.status());
+  }
   return CallStatus("Store", "PullRebuildTasks",
                     DoPullRebuildTasks(*engine_, *clock_, absl::FromChrono(context->deadline()),
                                        *request, response));

@@ -6,6 +6,7 @@
 //   ----------------  ----------------  ------------------
 //   STRATA_NODE       node              10.0.0.7:7400
 //   STRATA_UCX_TLS    ucx_transports    tcp   (else UCX reads UCX_TLS itself)
+//   STRATA_TOKEN      token             the tenant's bearer token
 //
 // Deadlines: every call has one. CallOptions::deadline, when set, is used as given; else the
 // call's deadline is now + ClientOptions::default_timeout. Retries (of UNAVAILABLE only, on
@@ -39,6 +40,10 @@ struct RetryOptions {
 struct ClientOptions {
   // The node's gRPC address, "host:port" (IPv6 as "[::1]:7400").
   std::string node = "127.0.0.1:7400";
+  // The tenant's bearer token, sent with every call ("authorization: Bearer <token>") to a
+  // node with a tenants file; empty: none (an open node). A secret: keep it out of logs and
+  // command lines ($STRATA_TOKEN). Printable ASCII without spaces.
+  std::string token;
   // Deadline of a call whose CallOptions set none.
   absl::Duration default_timeout = absl::Seconds(10);
   RetryOptions retry;
@@ -65,14 +70,15 @@ struct ClientOptions {
   // node does not answer. Off: Connect never talks to the node; the first call does.
   bool wait_for_node = false;
 
-  // The defaults, then STRATA_NODE and STRATA_UCX_TLS (table above) where set and non-empty.
+  // The defaults, then STRATA_NODE, STRATA_UCX_TLS and STRATA_TOKEN (table above) where set
+  // and non-empty.
   static ClientOptions FromEnvironment();
 
   // OK, or INVALID_ARGUMENT naming the first bad field: node not "host:port" with a port in
   // 1..65535, a non-positive default_timeout or connect_timeout, negative lease_ttl,
   // negative max_retries, a bad backoff (initial <= 0, max < initial, multiplier < 1,
   // jitter outside [0, 1]), ucx_transports set without "tcp", put_message_bytes < 4096,
-  // async_threads < 1.
+  // async_threads < 1, a token with a character outside printable ASCII or a space.
   absl::Status Validate() const;
 };
 

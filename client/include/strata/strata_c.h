@@ -143,6 +143,7 @@ typedef struct strata_options {
   const char* ucx_transports; /* UCX_TLS syntax; NULL: $STRATA_UCX_TLS / UCX's default */
   int64_t lease_ttl_ms;       /* 0: the node's default */
   int wait_for_node;          /* 1: strata_connect fails unless the node answers Health */
+  const char* token;          /* the tenant's bearer token; NULL: $STRATA_TOKEN or none */
 } strata_options;
 
 /* Fills *options with the defaults above (all "use the default"). */

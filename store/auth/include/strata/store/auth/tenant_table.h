@@ -17,8 +17,9 @@
 //                 own name). A value listed by several tenants is shared by them.
 //
 // Any other key, a duplicate, a missing field or an empty list is INVALID_ARGUMENT naming
-// the file and the entry. Tokens should be at least 32 random bytes (strata's CLI makes
-// them: `strata token new`); a token shorter than 16 bytes never authenticates.
+// the file and the entry. Tokens should be at least 32 random bytes, e.g.
+// `openssl rand -hex 32`, hashed with `printf %s "$TOKEN" | sha256sum`; a token shorter than
+// 16 bytes never authenticates.
 //
 // Authenticate compares the presented token's hash against every tenant's in constant time
 // (CRYPTO_memcmp, no early exit), so its time does not depend on which tenant, if any,

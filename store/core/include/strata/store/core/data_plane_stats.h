@@ -26,6 +26,7 @@ struct DataPlaneStats {
   uint64_t replies_failed = 0;  // FETCH_DONE / PUT_DONE sends that failed
   uint64_t peers_connected = 0;
   uint64_t peers_failed = 0;
+  uint64_t peers_refused = 0;       // connections whose credential was refused (authentication)
   uint64_t requests_in_flight = 0;  // gauge: FETCH / PUT_DATA received, DONE not yet sent
   uint64_t sends_in_flight = 0;     // gauge: FETCH_DATA sends not yet completed
   // Transfer latency: from the request's arrival on the progress thread until its

@@ -144,6 +144,10 @@ struct DataPlaneOptions {
   // received across all peers before their puts begin; a PUT past it is RESOURCE_EXHAUSTED.
   // Once begun, a put's metadata counts against the engine's max_pending_metadata_bytes.
   uint64_t max_put_metadata_bytes = uint64_t{64} << 20;
+  // Checks each connection's credential before anything it sent is acted on (messenger.h,
+  // "Authentication"); null admits every connection. The node verifies the credentials that
+  // Store.OpenDataPlane issued (store/auth/data_plane_credential.h).
+  transport::PeerAuthenticator authenticate;
   // Progress-thread polling after the last event (messenger.h); zero sleeps at once.
   absl::Duration busy_poll = absl::ZeroDuration();
   std::string name = "strata-dataplane";

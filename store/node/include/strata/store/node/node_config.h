@@ -54,6 +54,14 @@ struct NodeConfig {
   // (namespace, tokens, checksums) all connections may have arriving at once.
   uint32_t dataplane_max_puts_per_connection = 256;
   uint64_t dataplane_max_put_metadata_bytes = uint64_t{64} << 20;
+  // Authentication (store/auth): the tenants file; empty: an open node (no tokens; allowed
+  // only on loopback addresses unless `insecure`).
+  std::string tenants_file;
+  // Lets a node listen on a non-loopback address without authentication (and its HTTP
+  // endpoint, which has none, on a non-loopback address at all).
+  bool insecure = false;
+  // Lifetime of a data-plane credential Store.OpenDataPlane issues.
+  absl::Duration dataplane_credential_ttl = absl::Minutes(10);
   // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.
   std::string http_listen = "127.0.0.1:7402";
   // Its connections open at once; one client address may hold a quarter of them.
@@ -130,6 +138,11 @@ struct NodeConfig {
 
   // OK, or INVALID_ARGUMENT naming the first inconsistent option.
   absl::Status Validate() const;
+  // OK unless the node would be reachable from other hosts without authentication:
+  // FAILED_PRECONDITION when grpc_listen or dataplane_listen is not a loopback address and
+  // there is no tenants_file, or http_listen (which has no authentication) is not a
+  // loopback address — unless `insecure`.
+  absl::Status CheckExposure() const;
 
   // Where the SSD tier file and the metadata store live: ssd_path / meta_dir, or their
   // defaults under data_dir ("" when ssd_bytes is 0 / meta is false).
@@ -163,5 +176,8 @@ std::string UsageText();
 // A host:port listen address. INVALID_ARGUMENT without a port, with a port outside
 // 0..65535, or an empty host.
 absl::Status ParseListenAddress(std::string_view text, std::string* host, int* port);
+
+// True for localhost, 127.0.0.0/8 and ::1 (a host as ParseListenAddress returns it).
+bool IsLoopbackHost(std::string_view host);
 
 }  // namespace strata::store::node

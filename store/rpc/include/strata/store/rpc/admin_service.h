@@ -2,7 +2,9 @@
 // a core::NodeEngine: Tiers, Evict, Drain.
 //
 // Thin, like StoreService: converts, calls the engine, converts the reply, maps the
-// status with proto::ToGrpcStatus. Failures (docs/api.md):
+// status with proto::ToGrpcStatus. On a node with tenants every call first needs an admin
+// tenant's token: UNAUTHENTICATED without a tenant's, PERMISSION_DENIED with a worker's
+// (authorizer.h). Failures (docs/api.md):
 //   Tiers  never fails.
 //   Evict  INVALID_ARGUMENT tier unspecified or unknown (reply_convert.h:
 //          proto::TierFromProto; TIER_TEXT is a tier here: it deletes TEXT records); the
@@ -18,14 +20,15 @@
 
 #include "strata/proto/protocol_internal.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/rpc/authorizer.h"
 #include "strata/store/rpc/in_flight_calls.h"
 
 namespace strata::store::rpc {
 
 class AdminService final : public v1::Admin::Service {
  public:
-  // REQUIRES: engine != nullptr.
-  explicit AdminService(core::NodeEngine* engine);
+  // REQUIRES: engine != nullptr. `tenants` null: an open node.
+  AdminService(core::NodeEngine* engine, std::shared_ptr<const auth::TenantTable> tenants);
 
   grpc::Status Tiers(grpc::ServerContext* context, const v1::TiersRequest* request,
                      v1::TiersResponse* response) override;
@@ -39,6 +42,7 @@ class AdminService final : public v1::Admin::Service {
 
  private:
   core::NodeEngine* const engine_;
+  const Authorizer authorizer_;
   InFlightCalls in_flight_;
 };
 

@@ -22,6 +22,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+#include "strata/store/auth/data_plane_credential.h"
+#include "strata/store/auth/tenant_table.h"
 #include "strata/store/core/node_engine.h"
 #include "strata/store/core/rpc_stats.h"
 
@@ -42,6 +44,10 @@ struct RpcServerOptions {
   std::string data_plane_address;
   // Reported by Health; empty: this build's version.
   std::string version;
+  // Null: an open node. Else every call needs a tenant's bearer token (authorizer.h) and
+  // Store.OpenDataPlane issues data-plane credentials from `credentials` (REQUIRED then).
+  std::shared_ptr<const auth::TenantTable> tenants;
+  std::shared_ptr<const auth::DataPlaneCredentials> credentials;
 };
 
 class RpcServer {

@@ -7,7 +7,8 @@
 // proto::ToGrpcStatus(the engine's status), code and message unchanged. What each call
 // returns for each failure: docs/api.md and the engine's header contract
 // (store/core/node_engine.h). This class adds no failure of its own beyond the
-// INVALID_ARGUMENT of request_convert.h.
+// INVALID_ARGUMENT of request_convert.h and, on a node with tenants, UNAUTHENTICATED for a
+// call without a tenant's token (authorizer.h), checked before anything else.
 //
 // PullRebuildTasks is a long poll: it waits up to min(wait_ms, the time left before the
 // call's deadline less a tenth of it, at least 20 ms, so that an empty answer arrives before
@@ -29,8 +30,11 @@
 #include "absl/time/time.h"
 
 #include "strata/proto/protocol_internal.h"
+#include "strata/store/auth/data_plane_credential.h"
+#include "strata/store/auth/tenant_table.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/rpc/authorizer.h"
 #include "strata/store/rpc/in_flight_calls.h"
 
 namespace strata::store::rpc {
@@ -40,6 +44,10 @@ struct ServiceOptions {
   std::string data_plane_address;
   // Reported by Health; empty: this build's version (the CMake project version).
   std::string version;
+  // Null: an open node (authorizer.h). Else every call needs a tenant's token, and
+  // OpenDataPlane issues credentials from `credentials` (REQUIRED then).
+  std::shared_ptr<const auth::TenantTable> tenants;
+  std::shared_ptr<const auth::DataPlaneCredentials> credentials;
 };
 
 class StoreService final : public v1::Store::Service {
@@ -74,6 +82,9 @@ class StoreService final : public v1::Store::Service {
   // SERVING, or DRAINING once the engine drains; never fails.
   grpc::Status Health(grpc::ServerContext* context, const v1::HealthRequest* request,
                       v1::HealthResponse* response) override;
+  // The data plane's address and a credential for the calling tenant (none on an open node).
+  grpc::Status OpenDataPlane(grpc::ServerContext* context, const v1::OpenDataPlaneRequest* request,
+                             v1::OpenDataPlaneResponse* response) override;
   grpc::Status Prefetch(grpc::ServerContext* context, const v1::PrefetchRequest* request,
                         v1::PrefetchResponse* response) override;
   grpc::Status RequestRebuild(grpc::ServerContext* context,
@@ -87,11 +98,16 @@ class StoreService final : public v1::Store::Service {
   int64_t in_flight() const { return in_flight_.count(); }
 
  private:
+  // The calling tenant (null on an open node), or UNAUTHENTICATED (authorizer.h).
+  absl::StatusOr<const auth::Tenant*> Caller(const grpc::ServerContext& context,
+                                             std::string_view method) const;
+
   core::NodeEngine* const engine_;
   InFlightCalls in_flight_;
   // The engine's clock: expiries it hands out are instants of it.
   const core::Clock* const clock_;
   const ServiceOptions options_;
+  const Authorizer authorizer_;
   const absl::Time started_;
 };
 

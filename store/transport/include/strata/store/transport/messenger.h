@@ -54,6 +54,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -97,8 +98,9 @@ using PeerCallback = absl::AnyInvocable<void(PeerId peer, absl::Status status)>;
 // Checks the credential a connecting peer presented (empty when it sent none): its identity
 // (any string, e.g. a tenant name), or an error whose message the peer is told (the peer's
 // Connect fails UNAUTHENTICATED). Runs on the progress thread: must be quick.
+// Copyable, so that options holding one stay copyable.
 using PeerAuthenticator =
-    absl::AnyInvocable<absl::StatusOr<std::string>(absl::Span<const uint8_t> credential)>;
+    std::function<absl::StatusOr<std::string>(absl::Span<const uint8_t> credential)>;
 
 struct MessengerOptions {
   // Name for logs and UCX's worker name.
