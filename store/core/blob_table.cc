@@ -73,7 +73,8 @@ void BlobTable::ForEach(absl::FunctionRef<void(const BlobRecord&)> fn) const {
   for (const auto& [id, record] : records_) fn(*record);
 }
 
-absl::StatusOr<ListReply> BlobTable::List(const ListRequest& request) const {
+absl::StatusOr<ListReply> BlobTable::List(const ListRequest& request,
+                                          const AccessScope& scope) const {
   radix::BlobKey after;
   const bool has_after = !request.page_token.empty();
   if (has_after) {
@@ -94,6 +95,7 @@ absl::StatusOr<ListReply> BlobTable::List(const ListRequest& request) const {
     if (request.namespace_hash.has_value() && record.namespace_hash != *request.namespace_hash) {
       return true;
     }
+    if (!scope.Allows(record.ns->tenant())) return true;
     if (reply.blobs.size() == limit) {
       more = true;
       return false;

@@ -15,6 +15,13 @@ absl::Status LeaseNotFound(uint64_t id, bool expired) {
 
 }  // namespace
 
+bool LeaseTable::Visible(uint64_t id, const AccessScope& scope) const {
+  auto it = leases_.find(id);
+  return it == leases_.end() || scope.Allows(it->second.tenant);
+}
+
+absl::Status LeaseTable::Unknown(uint64_t id) { return LeaseNotFound(id, /*expired=*/false); }
+
 size_t LeaseTable::tenant_count(const std::string& tenant) const {
   auto it = per_tenant_.find(tenant);
   return it == per_tenant_.end() ? 0 : it->second;

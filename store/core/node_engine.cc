@@ -175,12 +175,13 @@ void NodeEngine::DropHold(uint64_t record_id) {
 
 absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
                                               absl::Span<const radix::TokenId> tokens,
-                                              LookupPhase phase) const {
+                                              LookupPhase phase, const AccessScope& scope) const {
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
   MatchResult reply;
   {
     TimedReaderMutexLock lock(&mu_, lock_hold_);
-    const NamespaceEntry* entry = registry_.Find(h0);
+    // Outside the caller's scope a namespace is unknown.
+    const NamespaceEntry* entry = scope.Allows(ns.tenant()) ? registry_.Find(h0) : nullptr;
     if (entry == nullptr) {
       return absl::NotFoundError(
           absl::StrCat("namespace ", ns.ToString(), " is not known to this node"));

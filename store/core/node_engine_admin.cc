@@ -37,13 +37,14 @@ absl::StatusOr<EvictReply> NodeEngine::Evict(Tier tier, uint64_t bytes) {
 // meanwhile (RecordKeeper: tokens never change and a held record's ancestors stay), and
 // check the record again after taking the lock back.
 absl::StatusOr<BlobRecord*> NodeEngine::WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                                     const AccessScope& scope,
                                                      std::vector<radix::TokenId>* tokens) {
   BlobRecord* record = nullptr;
   TokenChain chain;
   {
     TimedMutexLock lock(&mu_, lock_hold_);
     record = table_.FindLinked(key);
-    if (record == nullptr) return NotInIndex(key);
+    if (record == nullptr || !scope.Allows(record->ns->tenant())) return NotInIndex(key);
     if (record->pinned) return nullptr;
     chain = keeper_.ChainOf(mu_, *record, whole_blob ? record->end_page() : record->first_page + 1);
     keeper_.Hold(mu_, record);
@@ -52,10 +53,12 @@ absl::StatusOr<BlobRecord*> NodeEngine::WalkUnpinned(const radix::BlobKey& key, 
   return record;
 }
 
-absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
+absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key,
+                                               const AccessScope& scope) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
   std::vector<radix::TokenId> prefix;
-  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/false, &prefix));
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record,
+                          WalkUnpinned(key, /*whole_blob=*/false, scope, &prefix));
   if (record == nullptr) return Pinned(key);
   TimedMutexLock lock(&mu_, lock_hold_);
   if (!UnholdWalked(record)) return NotInIndex(key);  // deleted or evicted meanwhile
@@ -68,10 +71,11 @@ absl::StatusOr<DeleteReply> NodeEngine::Delete(const radix::BlobKey& key) {
   return reply;
 }
 
-absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
+absl::Status NodeEngine::Pin(const radix::BlobKey& key, const AccessScope& scope) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the locks below
   std::vector<radix::TokenId> sequence;
-  STRATA_ASSIGN_OR_RETURN(BlobRecord * record, WalkUnpinned(key, /*whole_blob=*/true, &sequence));
+  STRATA_ASSIGN_OR_RETURN(BlobRecord * record,
+                          WalkUnpinned(key, /*whole_blob=*/true, scope, &sequence));
   if (record == nullptr) return absl::OkStatus();  // pinned already
   TimedMutexLock lock(&mu_, lock_hold_);
   if (!UnholdWalked(record)) return NotInIndex(key);
@@ -81,11 +85,11 @@ absl::Status NodeEngine::Pin(const radix::BlobKey& key) {
   return absl::OkStatus();
 }
 
-absl::Status NodeEngine::Unpin(const radix::BlobKey& key) {
+absl::Status NodeEngine::Unpin(const radix::BlobKey& key, const AccessScope& scope) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
+  if (record == nullptr || !scope.Allows(record->ns->tenant())) return NotInIndex(key);
   if (!record->pinned) return absl::OkStatus();
   keeper_.Unpin(mu_, record);
   journal_.Persist(*record);
@@ -103,16 +107,18 @@ bool NodeEngine::UnholdWalked(BlobRecord* record) {
 
 // ------------------------------------------------------------------------- Stat, List
 
-absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_tokens) const {
+absl::StatusOr<BlobInfo> NodeEngine::Stat(const radix::BlobKey& key, bool with_tokens,
+                                          const AccessScope& scope) const {
   TimedReaderMutexLock lock(&mu_, lock_hold_);
   const BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) return NotInIndex(key);
+  if (record == nullptr || !scope.Allows(record->ns->tenant())) return NotInIndex(key);
   return BlobInfoOf(*record, with_tokens);
 }
 
-absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request) const {
+absl::StatusOr<ListReply> NodeEngine::List(const ListRequest& request,
+                                           const AccessScope& scope) const {
   TimedReaderMutexLock lock(&mu_, lock_hold_);
-  return table_.List(request);
+  return table_.List(request, scope);
 }
 
 }  // namespace strata::store::core

@@ -28,7 +28,12 @@ absl::Status Committing(uint64_t put_id) {
 }  // namespace
 
 absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
-                                                   const PutRequest& request) {
+                                                   const PutRequest& request,
+                                                   const AccessScope& scope) {
+  if (!scope.Allows(ns.tenant())) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("this tenant may not write namespaces of tenant label \"", ns.tenant(), "\""));
+  }
   STRATA_RETURN_IF_ERROR(PutTable::Validate(ns, request, options_.max_blob_bytes));
   const uint32_t page_tokens = ns.layout().page_tokens;
   const auto pages = static_cast<uint32_t>(request.tokens.size() / page_tokens);
@@ -121,11 +126,18 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
                            [this] { return ids_.Next(); });
 }
 
-absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
+absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now,
+                                                      const AccessScope& scope) {
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
+  if (!scope.Allows(put->record->ns->tenant())) return PutTable::NotFound(put_id, false);
+  return put;
+}
+
+absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id, const AccessScope& scope) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now, scope));
   if (put->committing) return Committing(put_id);
   puts_.Touch(*put, now);
   BlobRecord* record = put->record;
@@ -133,18 +145,19 @@ absl::StatusOr<HeldSpan> NodeEngine::PutTarget(uint64_t put_id) {
   return HeldSpan(this, record->id, arena_->Data(*record->extent).first(record->bytes));
 }
 
-absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length) {
+absl::Status NodeEngine::PutReceived(uint64_t put_id, uint64_t offset, uint64_t length,
+                                     const AccessScope& scope) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now, scope));
   if (put->committing) return Committing(put_id);
   STRATA_RETURN_IF_ERROR(put->received.Add(offset, length));
   puts_.Touch(*put, now);
   return absl::OkStatus();
 }
 
-absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
+absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id, const AccessScope& scope) {
   absl::Span<const std::byte> bytes;
   absl::Span<const uint64_t> checksums;
   uint64_t chunk_bytes = 0;
@@ -153,7 +166,7 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
     const absl::Time now = clock_->Now();
     const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
     TimedMutexLock lock(&mu_, lock_hold_);
-    STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
+    STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now, scope));
     if (put->committing) return Committing(put_id);
     if (!put->received.complete()) {
       return absl::FailedPreconditionError(absl::StrCat("put ", put_id, ": ",
@@ -196,11 +209,11 @@ absl::StatusOr<CommitPutReply> NodeEngine::CommitPut(uint64_t put_id) {
   return put_keeper_.Commit(mu_, put_id, now);
 }
 
-absl::Status NodeEngine::AbortPut(uint64_t put_id) {
+absl::Status NodeEngine::AbortPut(uint64_t put_id, const AccessScope& scope) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
-  STRATA_ASSIGN_OR_RETURN(PendingPut * put, put_keeper_.Find(mu_, put_id, now));
+  STRATA_ASSIGN_OR_RETURN(PendingPut * put, FindPutLocked(put_id, now, scope));
   if (put->committing) return Committing(put_id);
   put_keeper_.Abort(mu_, put_id);
   return absl::OkStatus();

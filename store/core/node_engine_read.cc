@@ -23,10 +23,13 @@ absl::Status BlobMissing(const radix::BlobKey& key) {
 
 absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
                                            absl::Span<const ReadRange> ranges,
+                                           const AccessScope& scope,
                                            std::vector<BlobRecord*>* records) {
   const radix::KvLayout& layout = ns.layout();
+  // Outside the caller's scope every blob of the namespace is absent.
+  const bool allowed = scope.Allows(ns.tenant());
   for (const ReadRange& range : ranges) {
-    BlobRecord* record = table_.FindLinked(range.blob);
+    BlobRecord* record = allowed ? table_.FindLinked(range.blob) : nullptr;
     if (record != nullptr && record->namespace_hash != h0) {
       const radix::Namespace& other = *record->ns;
       if (other.tenant() == ns.tenant() && other.model() == ns.model()) {
@@ -51,7 +54,8 @@ absl::Status NodeEngine::ResolveReadLocked(const radix::Namespace& ns, radix::Pr
 }
 
 absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
-                                           absl::Span<const ReadRange> ranges, absl::Duration ttl) {
+                                           absl::Span<const ReadRange> ranges, absl::Duration ttl,
+                                           const AccessScope& scope) {
   if (ranges.empty()) return absl::InvalidArgumentError("a read needs at least one range");
   if (ttl < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
@@ -80,7 +84,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
       mu_,
       [&](std::vector<BlobRecord*>* resolved) {
         mu_.AssertHeld();
-        return ResolveReadLocked(ns, h0, ranges, resolved);
+        return ResolveReadLocked(ns, h0, ranges, scope, resolved);
       },
       &records));
 
@@ -101,10 +105,12 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 }
 
 absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
-                                                uint64_t offset, uint64_t length) {
+                                                uint64_t offset, uint64_t length,
+                                                const AccessScope& scope) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
+  if (!leases_.Visible(lease_id, scope)) return LeaseTable::Unknown(lease_id);
   absl::StatusOr<tiering::BlobId> record_id = leases_.Find(lease_id, blob, now);
   if (!record_id.ok()) {
     if (absl::IsNotFound(record_id.status())) {
@@ -125,7 +131,8 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
   return HeldSpan(this, record->id, arena_->Data(*record->extent).subspan(offset, length));
 }
 
-absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Duration ttl) {
+absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Duration ttl,
+                                                  const AccessScope& scope) {
   if (ttl < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         absl::StrCat("lease ttl must be >= 0, got ", absl::FormatDuration(ttl)));
@@ -133,6 +140,7 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
+  if (!leases_.Visible(lease_id, scope)) return LeaseTable::Unknown(lease_id);
   absl::StatusOr<absl::Time> expiry = leases_.Renew(lease_id, now, now + options_.LeaseTtl(ttl));
   if (!expiry.ok()) {
     absl::StatusOr<Lease> expired = leases_.Remove(lease_id);
@@ -141,10 +149,11 @@ absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Durat
   return expiry;
 }
 
-absl::Status NodeEngine::Release(uint64_t lease_id) {
+absl::Status NodeEngine::Release(uint64_t lease_id, const AccessScope& scope) {
   const absl::Time now = clock_->Now();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
+  if (!leases_.Visible(lease_id, scope)) return LeaseTable::Unknown(lease_id);
   STRATA_ASSIGN_OR_RETURN(const Lease lease, leases_.Remove(lease_id));
   keeper_.EndLease(mu_, lease);
   if (now >= lease.expiry) {

@@ -16,15 +16,18 @@ namespace strata::store::core {
 namespace {
 
 constexpr absl::Duration kMaxPullWait = absl::Seconds(60);
+// How often a scoped PullRebuildTasks looks at the queue again while it waits.
+constexpr absl::Duration kScopedPullPoll = absl::Milliseconds(20);
 
 }  // namespace
 
 absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::BlobKey& key,
-                                                               bool with_prefix) {
+                                                               bool with_prefix,
+                                                               const AccessScope& scope) {
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
   BlobRecord* record = table_.FindLinked(key);
-  if (record == nullptr) {
+  if (record == nullptr || !scope.Allows(record->ns->tenant())) {
     return absl::NotFoundError(absl::StrCat("blob ", key.ToHex(), " is not in this node's index"));
   }
   RebuildRequestReply reply;
@@ -33,7 +36,8 @@ absl::StatusOr<RebuildRequestReply> NodeEngine::RequestRebuild(const radix::Blob
 }
 
 absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t max_tasks,
-                                                                      absl::Duration wait) {
+                                                                      absl::Duration wait,
+                                                                      const AccessScope& scope) {
   if (max_tasks == 0) return absl::InvalidArgumentError("max_tasks must be > 0");
   wait = std::clamp(wait, absl::ZeroDuration(), kMaxPullWait);
   const absl::Time deadline = absl::Now() + wait;  // real time, as Await's
@@ -44,7 +48,9 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
       const absl::Time now = clock_->Now();
       rebuild_.Expire(now, table_);
       std::vector<RebuildTask> tasks = rebuild_.Take(
-          max_tasks, now, table_, [this] { return ids_.Next(); },
+          max_tasks, now, table_,
+          [&scope](const BlobRecord& r) { return scope.Allows(r.ns->tenant()); },
+          [this] { return ids_.Next(); },
           [this](const BlobRecord& record, RebuildTask* task) {
             mu_.AssertHeld();
             task->ns = *record.ns;
@@ -57,14 +63,23 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
           });
       if (!tasks.empty() || wait <= absl::ZeroDuration()) return tasks;
     }
-    // Long-poll without the engine lock; another worker may take what came first.
+    // Long-poll without the engine lock; another worker may take what came first. A
+    // scoped caller polls instead: tasks it may not take would wake it at once.
+    if (!scope.all()) {
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) return std::vector<RebuildTask>();
+      absl::SleepFor(std::min(left, kScopedPullPoll));
+      continue;
+    }
     if (!rebuild_.WaitForQueued(deadline)) return std::vector<RebuildTask>();
   }
 }
 
 absl::StatusOr<PrefetchReply> NodeEngine::Prefetch(const radix::Namespace& ns,
-                                                   absl::Span<const radix::TokenId> tokens) {
-  STRATA_ASSIGN_OR_RETURN(const MatchResult match, Match(ns, tokens));
+                                                   absl::Span<const radix::TokenId> tokens,
+                                                   const AccessScope& scope) {
+  STRATA_ASSIGN_OR_RETURN(const MatchResult match,
+                          Match(ns, tokens, LookupPhase::kUnspecified, scope));
   PrefetchReply reply;
   reply.matched_pages = match.matched_pages;
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below

@@ -63,14 +63,18 @@ NodeEngineOptions SmallOptions(Clock* clock, uint64_t dram_bytes) {
   return options;
 }
 
-absl::StatusOr<BeginPutReply> BeginBlob(NodeEngine& engine, const radix::Namespace& ns,
-                                        std::optional<BlobParent> parent, const BlobContent& blob) {
+PutRequest PutRequestOf(std::optional<BlobParent> parent, const BlobContent& blob) {
   PutRequest request;
   request.parent = parent;
   request.tokens = blob.tokens;
   request.bytes = blob.bytes.size();
   request.checksums = blob.checksums;
-  return engine.BeginPut(ns, request);
+  return request;
+}
+
+absl::StatusOr<BeginPutReply> BeginBlob(NodeEngine& engine, const radix::Namespace& ns,
+                                        std::optional<BlobParent> parent, const BlobContent& blob) {
+  return engine.BeginPut(ns, PutRequestOf(parent, blob));
 }
 
 absl::Status SendBlob(NodeEngine& engine, uint64_t put_id, const BlobContent& blob) {

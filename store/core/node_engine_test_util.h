@@ -52,6 +52,8 @@ NodeEngineOptions SmallOptions(Clock* clock, uint64_t dram_bytes = uint64_t{1} <
 // bytes in two halves to exercise ranges.
 absl::StatusOr<CommitPutReply> PutBlob(NodeEngine& engine, const radix::Namespace& ns,
                                        std::optional<BlobParent> parent, const BlobContent& blob);
+// The BeginPut request of `blob`.
+PutRequest PutRequestOf(std::optional<BlobParent> parent, const BlobContent& blob);
 // BeginPut only.
 absl::StatusOr<BeginPutReply> BeginBlob(NodeEngine& engine, const radix::Namespace& ns,
                                         std::optional<BlobParent> parent, const BlobContent& blob);

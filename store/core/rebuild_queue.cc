@@ -82,13 +82,19 @@ void RebuildQueue::Expire(absl::Time now, BlobTable& table) {
 }
 
 std::vector<RebuildTask> RebuildQueue::Take(
-    uint32_t max_tasks, absl::Time now, BlobTable& table, absl::FunctionRef<uint64_t()> new_id,
+    uint32_t max_tasks, absl::Time now, BlobTable& table,
+    absl::FunctionRef<bool(const BlobRecord&)> eligible, absl::FunctionRef<uint64_t()> new_id,
     absl::FunctionRef<void(const BlobRecord&, RebuildTask*)> fill) {
   absl::MutexLock lock(&mu_);
   std::vector<RebuildTask> tasks;
-  while (tasks.size() < max_tasks && !queue_.empty()) {
-    BlobRecord* record = table.Find(queue_.front());
-    queue_.pop_front();
+  for (auto it = queue_.begin(); tasks.size() < max_tasks && it != queue_.end();) {
+    BlobRecord* record = table.Find(*it);
+    if (record != nullptr && record->rebuild == RebuildStage::kQueued &&
+        record->state == BlobState::kLinked && !record->has_bytes() && !eligible(*record)) {
+      ++it;  // another caller's: stays queued
+      continue;
+    }
+    it = queue_.erase(it);
     if (record == nullptr || record->rebuild != RebuildStage::kQueued) continue;
     if (record->state != BlobState::kLinked || record->has_bytes()) {
       EndLocked(record, /*filled=*/false);

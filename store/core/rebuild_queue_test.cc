@@ -25,9 +25,13 @@ class RebuildQueueTest : public ::testing::Test {
     record->state = BlobState::kLinked;
     return record;
   }
-  std::vector<RebuildTask> Take(RebuildQueue& queue, uint32_t max, absl::Time now) {
+  std::vector<RebuildTask> Take(
+      RebuildQueue& queue, uint32_t max, absl::Time now,
+      absl::FunctionRef<bool(const BlobRecord&)> eligible = [](const BlobRecord&) {
+        return true;
+      }) {
     return queue.Take(
-        max, now, table_, [this] { return ++next_id_; },
+        max, now, table_, eligible, [this] { return ++next_id_; },
         [](const BlobRecord& r, RebuildTask* t) {
           t->key = r.key;
           t->pages = r.pages;

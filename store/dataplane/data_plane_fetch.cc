@@ -157,8 +157,8 @@ void DataPlaneServer::StartRangeSend(const std::shared_ptr<PeerFetches>& fetches
   const uint32_t index = request.indices.empty() ? position : request.indices[position];
   const wire::ByteRange& range = request.ranges[position];
   const radix::BlobKey& blob = request.blobs[request.blobs.size() == 1 ? 0 : position];
-  absl::StatusOr<core::HeldSpan> source =
-      engine_->ReadSource(request.lease_id, blob, range.offset, range.length);
+  absl::StatusOr<core::HeldSpan> source = engine_->ReadSource(request.lease_id, blob, range.offset,
+                                                              range.length, ScopeOf(fetches->peer));
   if (!source.ok()) {
     request.status = absl::Status(source.status().code(),
                                   absl::StrCat("range ", index, ": ", source.status().message()));

@@ -32,7 +32,7 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
     return;
   }
   const wire::PutDataHeader put = *decoded;
-  absl::StatusOr<core::HeldSpan> target = engine_->PutTarget(put.put_id);
+  absl::StatusOr<core::HeldSpan> target = engine_->PutTarget(put.put_id, ScopeOf(from));
   if (!target.ok()) {
     data.Drop();
     SendDone(from, wire::MessageType::kPutDone, put.request_id, target.status(), timing);
@@ -54,7 +54,7 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
   data.Accept(
       dest,
       [this, from, put, size, timing, held = *std::move(target)](absl::Status status) mutable {
-        if (status.ok()) status = engine_->PutReceived(put.put_id, put.offset, size);
+        if (status.ok()) status = engine_->PutReceived(put.put_id, put.offset, size, ScopeOf(from));
         held.Reset();
         if (status.ok()) counters_.bytes_in.fetch_add(size, std::memory_order_relaxed);
         SendDone(from, wire::MessageType::kPutDone, put.request_id, std::move(status), timing);
@@ -163,7 +163,7 @@ void DataPlaneServer::BeginTrip(const std::shared_ptr<TripPut>& trip, const wire
   request.bytes = header.bytes;
   request.checksums = decoded->checksums;
   if (header.has_key) request.key = KeyOf(decoded->key);
-  absl::StatusOr<core::BeginPutReply> begun = engine_->BeginPut(*ns, request);
+  absl::StatusOr<core::BeginPutReply> begun = engine_->BeginPut(*ns, request, ScopeOf(trip->peer));
   if (!begun.ok()) return FinishTrip(trip, begun.status());
   trip->key = begun->key;
   if (begun->exists) return FinishTrip(trip, absl::OkStatus(), /*exists=*/true);

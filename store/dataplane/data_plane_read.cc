@@ -110,7 +110,7 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
                         .layer_end = r.layer_end});
   }
   absl::StatusOr<core::ReadReply> lease =
-      engine_->Read(*ns, ranges, absl::Milliseconds(header.lease_ttl_ms));
+      engine_->Read(*ns, ranges, absl::Milliseconds(header.lease_ttl_ms), ScopeOf(from));
   if (!lease.ok()) {
     // Erase the queue entry FetchesWithRoom may have made for nothing.
     if (fetches->requests.empty() && fetches->sends_in_flight == 0) fetches_.erase(from);

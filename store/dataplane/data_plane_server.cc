@@ -45,8 +45,14 @@ absl::StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(core::No
   messenger_options.transfer_timeout = self->options_.transfer_timeout;
   // The node never keeps a payload undecided: nothing to park.
   messenger_options.max_parked_bytes = 0;
-  messenger_options.on_peer_connected = [self](PeerId, absl::Status) {
+  messenger_options.on_peer_connected = [self](PeerId peer, absl::Status) {
     self->counters_.peers_connected.fetch_add(1, std::memory_order_relaxed);
+    if (self->options_.scope_of) {
+      // On the progress thread: PeerIdentity answers inline.
+      absl::StatusOr<std::string> identity = self->messenger_->PeerIdentity(peer);
+      self->scopes_.insert_or_assign(
+          peer, identity.ok() ? self->options_.scope_of(*identity) : core::AccessScope::Of({}));
+    }
   };
   messenger_options.on_peer_failed = [self](PeerId peer, absl::Status status) {
     self->OnPeerFailed(peer, status);
@@ -190,8 +196,16 @@ void DataPlaneServer::SendDone(PeerId peer, wire::MessageType type, uint64_t req
                    });
 }
 
+const core::AccessScope& DataPlaneServer::ScopeOf(PeerId peer) const {
+  static const core::AccessScope* const none = new core::AccessScope(core::AccessScope::Of({}));
+  if (!options_.scope_of) return core::AccessScope::All();
+  auto it = scopes_.find(peer);
+  return it == scopes_.end() ? *none : it->second;
+}
+
 void DataPlaneServer::OnPeerFailed(PeerId peer, const absl::Status& status) {
   counters_.peers_failed.fetch_add(1, std::memory_order_relaxed);
+  scopes_.erase(peer);
   ForgetTrips(peer);
   auto it = fetches_.find(peer);
   if (it == fetches_.end()) return;

@@ -191,6 +191,17 @@ transport::PeerAuthenticator DataPlaneAuthenticator(
   };
 }
 
+// A data-plane connection's namespaces, from its tenant; null (all) on an open node.
+std::function<core::AccessScope(std::string_view)> DataPlaneScopes(
+    std::shared_ptr<const auth::TenantTable> tenants) {
+  if (tenants == nullptr) return nullptr;
+  return [tenants](std::string_view name) {
+    const auth::Tenant* tenant = tenants->Find(name);
+    return tenant == nullptr ? core::AccessScope::Of({})
+                             : core::AccessScope::Of(tenant->namespaces);
+  };
+}
+
 }  // namespace
 
 NodeServer::NodeServer(DataDirLock lock, std::shared_ptr<meta::RocksMetaStore> meta,
@@ -267,7 +278,8 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                   .transfer_timeout = config.dataplane_transfer_timeout,
                                   .max_puts_per_peer = config.dataplane_max_puts_per_connection,
                                   .max_put_metadata_bytes = config.dataplane_max_put_metadata_bytes,
-                                  .authenticate = DataPlaneAuthenticator(credentials)}));
+                                  .authenticate = DataPlaneAuthenticator(credentials),
+                                  .scope_of = DataPlaneScopes(tenants)}));
   server->data_plane_address_ = server->data_plane_->address();
 
   // 6. gRPC.

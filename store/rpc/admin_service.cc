@@ -23,7 +23,7 @@ AdminService::AdminService(core::NodeEngine* engine,
 grpc::Status AdminService::Tiers(grpc::ServerContext* context, const v1::TiersRequest*,
                                  v1::TiersResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller =
+  if (absl::StatusOr<Authorizer::Caller> caller =
           authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Tiers");
       !caller.ok()) {
     return CallStatus("Admin", "Tiers", caller.status());
@@ -35,7 +35,7 @@ grpc::Status AdminService::Tiers(grpc::ServerContext* context, const v1::TiersRe
 grpc::Status AdminService::Evict(grpc::ServerContext* context, const v1::EvictRequest* request,
                                  v1::EvictResponse* response) {
   const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller =
+  if (absl::StatusOr<Authorizer::Caller> caller =
           authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Evict");
       !caller.ok()) {
     return CallStatus("Admin", "Evict", caller.status());
@@ -51,7 +51,7 @@ grpc::Status AdminService::Evict(grpc::ServerContext* context, const v1::EvictRe
 grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
                                  v1::DrainResponse*) {
   const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller =
+  if (absl::StatusOr<Authorizer::Caller> caller =
           authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Drain");
       !caller.ok()) {
     return CallStatus("Admin", "Drain", caller.status());

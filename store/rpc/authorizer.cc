@@ -7,10 +7,25 @@
 
 namespace strata::store::rpc {
 
-absl::StatusOr<const auth::Tenant*> Authorizer::Authorize(const grpc::ServerContext& context,
-                                                          auth::Role needed,
-                                                          std::string_view call) const {
-  if (tenants_ == nullptr) return nullptr;
+Authorizer::Authorizer(std::shared_ptr<const auth::TenantTable> tenants)
+    : tenants_(std::move(tenants)) {
+  if (tenants_ == nullptr) return;
+  scopes_.reserve(tenants_->tenants().size());
+  for (const auth::Tenant& tenant : tenants_->tenants()) {
+    scopes_.push_back(core::AccessScope::Of(tenant.namespaces));
+  }
+}
+
+const core::AccessScope* Authorizer::ScopeOf(std::string_view name) const {
+  if (tenants_ == nullptr) return &core::AccessScope::All();
+  const auth::Tenant* tenant = tenants_->Find(name);
+  return tenant == nullptr ? nullptr : &scopes_[tenant - tenants_->tenants().data()];
+}
+
+absl::StatusOr<Authorizer::Caller> Authorizer::Authorize(const grpc::ServerContext& context,
+                                                         auth::Role needed,
+                                                         std::string_view call) const {
+  if (tenants_ == nullptr) return Caller{nullptr, &core::AccessScope::All()};
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range("authorization");
   if (first == last) {
@@ -30,7 +45,7 @@ absl::StatusOr<const auth::Tenant*> Authorizer::Authorize(const grpc::ServerCont
         absl::StrCat(std::string(call), " needs the admin role; tenant \"", tenant->name,
                      "\" has role ", std::string(auth::RoleName(tenant->role))));
   }
-  return tenant;
+  return Caller{tenant, &scopes_[tenant - tenants_->tenants().data()]};
 }
 
 }  // namespace strata::store::rpc

@@ -33,50 +33,54 @@ const core::Clock* ClockOf(const core::NodeEngine& engine) {
 
 // The handlers' bodies: absl::Status in, so STRATA_* macros apply.
 
-absl::Status DoMatch(core::NodeEngine& engine, const v1::MatchRequest& request,
-                     v1::MatchResponse* response) {
+absl::Status DoMatch(core::NodeEngine& engine, const core::AccessScope& access,
+                     const v1::MatchRequest& request, v1::MatchResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
   STRATA_ASSIGN_OR_RETURN(const proto::TokenView tokens,
                           proto::TokensFromProto(request.tokens(), "tokens"));
   STRATA_ASSIGN_OR_RETURN(const report::LookupPhase phase,
                           proto::PhaseFromProto(request.phase(), "phase"));
-  STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply, engine.Match(ns, tokens.span(), phase));
+  STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply,
+                          engine.Match(ns, tokens.span(), phase, access));
   proto::MatchToProto(reply, response);
   return absl::OkStatus();
 }
 
-absl::Status DoBeginPut(core::NodeEngine& engine, const core::Clock& clock,
-                        const std::string& data_plane, const v1::BeginPutRequest& request,
-                        v1::BeginPutResponse* response) {
+absl::Status DoBeginPut(core::NodeEngine& engine, const core::AccessScope& access,
+                        const core::Clock& clock, const std::string& data_plane,
+                        const v1::BeginPutRequest& request, v1::BeginPutResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const BeginPutArgs args, PutRequestFromProto(request));
-  STRATA_ASSIGN_OR_RETURN(const core::BeginPutReply reply, engine.BeginPut(args.ns, args.put));
+  STRATA_ASSIGN_OR_RETURN(const core::BeginPutReply reply,
+                          engine.BeginPut(args.ns, args.put, access));
   BeginPutToProto(reply, clock.Now(), data_plane, response);
   return absl::OkStatus();
 }
 
-absl::Status DoRead(core::NodeEngine& engine, const core::Clock& clock,
-                    const std::string& data_plane, const v1::ReadRequest& request,
-                    v1::ReadResponse* response) {
+absl::Status DoRead(core::NodeEngine& engine, const core::AccessScope& access,
+                    const core::Clock& clock, const std::string& data_plane,
+                    const v1::ReadRequest& request, v1::ReadResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const ReadArgs args, ReadRequestFromProto(request));
-  STRATA_ASSIGN_OR_RETURN(const core::ReadReply reply, engine.Read(args.ns, args.ranges, args.ttl));
+  STRATA_ASSIGN_OR_RETURN(const core::ReadReply reply,
+                          engine.Read(args.ns, args.ranges, args.ttl, access));
   ReadToProto(reply, args.ranges, args.ns.layout(), clock.Now(), data_plane, response);
   return absl::OkStatus();
 }
 
-absl::Status DoPrefetch(core::NodeEngine& engine, const v1::PrefetchRequest& request,
-                        v1::PrefetchResponse* response) {
+absl::Status DoPrefetch(core::NodeEngine& engine, const core::AccessScope& access,
+                        const v1::PrefetchRequest& request, v1::PrefetchResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const PrefetchArgs args, PrefetchRequestFromProto(request));
   STRATA_ASSIGN_OR_RETURN(const core::PrefetchReply reply,
-                          engine.Prefetch(args.ns, args.tokens.span()));
+                          engine.Prefetch(args.ns, args.tokens.span(), access));
   PrefetchToProto(reply, response);
   return absl::OkStatus();
 }
 
-absl::Status DoRequestRebuild(core::NodeEngine& engine, const v1::RequestRebuildRequest& request,
+absl::Status DoRequestRebuild(core::NodeEngine& engine, const core::AccessScope& access,
+                              const v1::RequestRebuildRequest& request,
                               v1::RequestRebuildResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const RebuildRequestArgs args, RequestRebuildFromProto(request));
   STRATA_ASSIGN_OR_RETURN(const core::RebuildRequestReply reply,
-                          engine.RequestRebuild(args.key, args.with_prefix));
+                          engine.RequestRebuild(args.key, args.with_prefix, access));
   RebuildRequestToProto(reply, response);
   return absl::OkStatus();
 }
@@ -84,8 +88,8 @@ absl::Status DoRequestRebuild(core::NodeEngine& engine, const v1::RequestRebuild
 // Bytes a task adds to the response: its encoding plus its tag and length prefix.
 size_t EncodedTaskBytes(const v1::RebuildTask& task) { return task.ByteSizeLong() + 1 + 5; }
 
-absl::Status DoPullRebuildTasks(core::NodeEngine& engine, const core::Clock& clock,
-                                absl::Time call_deadline,
+absl::Status DoPullRebuildTasks(core::NodeEngine& engine, const core::AccessScope& access,
+                                const core::Clock& clock, absl::Time call_deadline,
                                 const v1::PullRebuildTasksRequest& request,
                                 v1::PullRebuildTasksResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const PullRebuildTasksArgs args, PullRebuildTasksFromProto(request));
@@ -98,7 +102,7 @@ absl::Status DoPullRebuildTasks(core::NodeEngine& engine, const core::Clock& clo
   size_t bytes = 0;
   while (static_cast<uint32_t>(response->tasks_size()) < args.max_tasks &&
          bytes < proto::kPullResponseFillBytes) {
-    absl::StatusOr<std::vector<core::RebuildTask>> tasks = engine.PullRebuildTasks(1, wait);
+    absl::StatusOr<std::vector<core::RebuildTask>> tasks = engine.PullRebuildTasks(1, wait, access);
     // Tasks already taken are the caller's: answer with them rather than lose them.
     if (!tasks.ok() && response->tasks_size() == 0) return tasks.status();
     if (!tasks.ok() || tasks->empty()) break;
@@ -132,41 +136,42 @@ StoreService::StoreService(core::NodeEngine* engine, ServiceOptions options)
       << "a node with tenants issues data-plane credentials";
 }
 
-absl::StatusOr<const auth::Tenant*> StoreService::Caller(const grpc::ServerContext& context,
-                                                         std::string_view method) const {
+absl::StatusOr<Authorizer::Caller> StoreService::Caller(const grpc::ServerContext& context,
+                                                        std::string_view method) const {
   return authorizer_.Authorize(context, auth::Role::kWorker, method);
 }
 
 grpc::Status StoreService::Match(grpc::ServerContext* context, const v1::MatchRequest* request,
                                  v1::MatchResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Match"); !caller.ok()) {
-    return CallStatus("Store", "Match", caller.status());
-  }
-  return CallStatus("Store", "Match", DoMatch(*engine_, *request, response));
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Match");
+  if (!caller.ok()) return CallStatus("Store", "Match", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus("Store", "Match", DoMatch(*engine_, access, *request, response));
 }
 
 grpc::Status StoreService::BeginPut(grpc::ServerContext* context,
                                     const v1::BeginPutRequest* request,
                                     v1::BeginPutResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "BeginPut"); !caller.ok()) {
-    return CallStatus("Store", "BeginPut", caller.status());
-  }
-  return CallStatus("Store", "BeginPut",
-                    DoBeginPut(*engine_, *clock_, options_.data_plane_address, *request, response));
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "BeginPut");
+  if (!caller.ok()) return CallStatus("Store", "BeginPut", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus(
+      "Store", "BeginPut",
+      DoBeginPut(*engine_, access, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::CommitPut(grpc::ServerContext* context,
                                      const v1::CommitPutRequest* request,
                                      v1::CommitPutResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "CommitPut"); !caller.ok()) {
-    return CallStatus("Store", "CommitPut", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "CommitPut");
+  if (!caller.ok()) return CallStatus("Store", "CommitPut", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return CallStatus("Store", "CommitPut", put_id.status());
-  absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id);
+  absl::StatusOr<core::CommitPutReply> reply = engine_->CommitPut(*put_id, access);
   if (!reply.ok()) return CallStatus("Store", "CommitPut", reply.status());
   CommitPutToProto(*reply, response);
   return grpc::Status::OK;
@@ -174,36 +179,37 @@ grpc::Status StoreService::CommitPut(grpc::ServerContext* context,
 
 grpc::Status StoreService::AbortPut(grpc::ServerContext* context,
                                     const v1::AbortPutRequest* request, v1::AbortPutResponse*) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "AbortPut"); !caller.ok()) {
-    return CallStatus("Store", "AbortPut", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "AbortPut");
+  if (!caller.ok()) return CallStatus("Store", "AbortPut", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<uint64_t> put_id = IdFromProto(request->put_id(), "put_id");
   if (!put_id.ok()) return CallStatus("Store", "AbortPut", put_id.status());
-  return CallStatus("Store", "AbortPut", engine_->AbortPut(*put_id));
+  return CallStatus("Store", "AbortPut", engine_->AbortPut(*put_id, access));
 }
 
 grpc::Status StoreService::Read(grpc::ServerContext* context, const v1::ReadRequest* request,
                                 v1::ReadResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Read"); !caller.ok()) {
-    return CallStatus("Store", "Read", caller.status());
-  }
-  return CallStatus("Store", "Read",
-                    DoRead(*engine_, *clock_, options_.data_plane_address, *request, response));
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Read");
+  if (!caller.ok()) return CallStatus("Store", "Read", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus(
+      "Store", "Read",
+      DoRead(*engine_, access, *clock_, options_.data_plane_address, *request, response));
 }
 
 grpc::Status StoreService::RenewLease(grpc::ServerContext* context,
                                       const v1::RenewLeaseRequest* request,
                                       v1::RenewLeaseResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "RenewLease"); !caller.ok()) {
-    return CallStatus("Store", "RenewLease", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "RenewLease");
+  if (!caller.ok()) return CallStatus("Store", "RenewLease", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return CallStatus("Store", "RenewLease", lease_id.status());
   absl::StatusOr<absl::Time> expiry =
-      engine_->RenewLease(*lease_id, TtlFromProto(request->ttl_ms()));
+      engine_->RenewLease(*lease_id, TtlFromProto(request->ttl_ms()), access);
   if (!expiry.ok()) return CallStatus("Store", "RenewLease", expiry.status());
   response->set_expires_in_ms(ExpiresInMs(*expiry, clock_->Now()));
   return grpc::Status::OK;
@@ -211,24 +217,24 @@ grpc::Status StoreService::RenewLease(grpc::ServerContext* context,
 
 grpc::Status StoreService::Release(grpc::ServerContext* context, const v1::ReleaseRequest* request,
                                    v1::ReleaseResponse*) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Release"); !caller.ok()) {
-    return CallStatus("Store", "Release", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Release");
+  if (!caller.ok()) return CallStatus("Store", "Release", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<uint64_t> lease_id = IdFromProto(request->lease_id(), "lease_id");
   if (!lease_id.ok()) return CallStatus("Store", "Release", lease_id.status());
-  return CallStatus("Store", "Release", engine_->Release(*lease_id));
+  return CallStatus("Store", "Release", engine_->Release(*lease_id, access));
 }
 
 grpc::Status StoreService::Delete(grpc::ServerContext* context, const v1::DeleteRequest* request,
                                   v1::DeleteResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Delete"); !caller.ok()) {
-    return CallStatus("Store", "Delete", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Delete");
+  if (!caller.ok()) return CallStatus("Store", "Delete", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Delete", key.status());
-  absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key);
+  absl::StatusOr<core::DeleteReply> reply = engine_->Delete(*key, access);
   if (!reply.ok()) return CallStatus("Store", "Delete", reply.status());
   DeleteToProto(*reply, response);
   return grpc::Status::OK;
@@ -236,35 +242,35 @@ grpc::Status StoreService::Delete(grpc::ServerContext* context, const v1::Delete
 
 grpc::Status StoreService::Pin(grpc::ServerContext* context, const v1::PinRequest* request,
                                v1::PinResponse*) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Pin"); !caller.ok()) {
-    return CallStatus("Store", "Pin", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Pin");
+  if (!caller.ok()) return CallStatus("Store", "Pin", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Pin", key.status());
-  return CallStatus("Store", "Pin", engine_->Pin(*key));
+  return CallStatus("Store", "Pin", engine_->Pin(*key, access));
 }
 
 grpc::Status StoreService::Unpin(grpc::ServerContext* context, const v1::UnpinRequest* request,
                                  v1::UnpinResponse*) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Unpin"); !caller.ok()) {
-    return CallStatus("Store", "Unpin", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Unpin");
+  if (!caller.ok()) return CallStatus("Store", "Unpin", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Unpin", key.status());
-  return CallStatus("Store", "Unpin", engine_->Unpin(*key));
+  return CallStatus("Store", "Unpin", engine_->Unpin(*key, access));
 }
 
 grpc::Status StoreService::Stat(grpc::ServerContext* context, const v1::StatRequest* request,
                                 v1::StatResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Stat"); !caller.ok()) {
-    return CallStatus("Store", "Stat", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Stat");
+  if (!caller.ok()) return CallStatus("Store", "Stat", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<radix::BlobKey> key = proto::BlobKeyFromProto(request->key(), "key");
   if (!key.ok()) return CallStatus("Store", "Stat", key.status());
-  absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens());
+  absl::StatusOr<core::BlobInfo> info = engine_->Stat(*key, request->include_tokens(), access);
   if (!info.ok()) return CallStatus("Store", "Stat", info.status());
   BlobInfoToProto(*info, response->mutable_blob());
   return grpc::Status::OK;
@@ -272,13 +278,13 @@ grpc::Status StoreService::Stat(grpc::ServerContext* context, const v1::StatRequ
 
 grpc::Status StoreService::List(grpc::ServerContext* context, const v1::ListRequest* request,
                                 v1::ListResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "List"); !caller.ok()) {
-    return CallStatus("Store", "List", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "List");
+  if (!caller.ok()) return CallStatus("Store", "List", caller.status());
+  const core::AccessScope& access = *caller->scope;
   absl::StatusOr<core::ListRequest> list = ListRequestFromProto(*request);
   if (!list.ok()) return CallStatus("Store", "List", list.status());
-  absl::StatusOr<core::ListReply> reply = engine_->List(*list);
+  absl::StatusOr<core::ListReply> reply = engine_->List(*list, access);
   if (!reply.ok()) return CallStatus("Store", "List", reply.status());
   ListToProto(*reply, response);
   return grpc::Status::OK;
@@ -286,10 +292,9 @@ grpc::Status StoreService::List(grpc::ServerContext* context, const v1::ListRequ
 
 grpc::Status StoreService::Health(grpc::ServerContext* context, const v1::HealthRequest*,
                                   v1::HealthResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Health"); !caller.ok()) {
-    return CallStatus("Store", "Health", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Health");
+  if (!caller.ok()) return CallStatus("Store", "Health", caller.status());
   response->set_state(engine_->draining() ? v1::SERVING_STATE_DRAINING : v1::SERVING_STATE_SERVING);
   response->set_version(options_.version.empty() ? STRATA_VERSION : options_.version);
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
@@ -300,12 +305,12 @@ grpc::Status StoreService::Health(grpc::ServerContext* context, const v1::Health
 grpc::Status StoreService::OpenDataPlane(grpc::ServerContext* context,
                                          const v1::OpenDataPlaneRequest*,
                                          v1::OpenDataPlaneResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "OpenDataPlane");
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "OpenDataPlane");
   if (!caller.ok()) return CallStatus("Store", "OpenDataPlane", caller.status());
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
-  if (*caller != nullptr) {
-    response->set_credential(options_.credentials->Issue((*caller)->name, absl::Now()));
+  if (caller->tenant != nullptr) {
+    response->set_credential(options_.credentials->Issue(caller->tenant->name, absl::Now()));
     response->set_expires_in_ms(
         static_cast<uint64_t>(absl::ToInt64Milliseconds(options_.credentials->ttl())));
   }
@@ -315,35 +320,34 @@ grpc::Status StoreService::OpenDataPlane(grpc::ServerContext* context,
 grpc::Status StoreService::Prefetch(grpc::ServerContext* context,
                                     const v1::PrefetchRequest* request,
                                     v1::PrefetchResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "Prefetch"); !caller.ok()) {
-    return CallStatus("Store", "Prefetch", caller.status());
-  }
-  return CallStatus("Store", "Prefetch", DoPrefetch(*engine_, *request, response));
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "Prefetch");
+  if (!caller.ok()) return CallStatus("Store", "Prefetch", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus("Store", "Prefetch", DoPrefetch(*engine_, access, *request, response));
 }
 
 grpc::Status StoreService::RequestRebuild(grpc::ServerContext* context,
                                           const v1::RequestRebuildRequest* request,
                                           v1::RequestRebuildResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "RequestRebuild");
-      !caller.ok()) {
-    return CallStatus("Store", "RequestRebuild", caller.status());
-  }
-  return CallStatus("Store", "RequestRebuild", DoRequestRebuild(*engine_, *request, response));
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "RequestRebuild");
+  if (!caller.ok()) return CallStatus("Store", "RequestRebuild", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus("Store", "RequestRebuild",
+                    DoRequestRebuild(*engine_, access, *request, response));
 }
 
 grpc::Status StoreService::PullRebuildTasks(grpc::ServerContext* context,
                                             const v1::PullRebuildTasksRequest* request,
                                             v1::PullRebuildTasksResponse* response) {
-  const InFlightCalls::Scope scope(&in_flight_);
-  if (absl::StatusOr<const auth::Tenant*> caller = Caller(*context, "PullRebuildTasks");
-      !caller.ok()) {
-    return CallStatus("Store", "PullRebuildTasks", caller.status());
-  }
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "PullRebuildTasks");
+  if (!caller.ok()) return CallStatus("Store", "PullRebuildTasks", caller.status());
+  const core::AccessScope& access = *caller->scope;
   return CallStatus("Store", "PullRebuildTasks",
-                    DoPullRebuildTasks(*engine_, *clock_, absl::FromChrono(context->deadline()),
-                                       *request, response));
+                    DoPullRebuildTasks(*engine_, access, *clock_,
+                                       absl::FromChrono(context->deadline()), *request, response));
 }
 
 }  // namespace strata::store::rpc

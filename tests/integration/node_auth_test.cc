@@ -5,6 +5,7 @@
 // connections need a credential from Store.OpenDataPlane; a forged or absent credential gets
 // nothing from the data plane; the CLI takes its token from a file; a node that would be
 // reachable from other hosts without authentication refuses to start.
+#include <algorithm>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -42,11 +43,16 @@ namespace {
 
 const std::string kWorkerToken = "worker-0123456789abcdef0123456789abcdef";
 const std::string kAdminToken = "admin-fedcba9876543210fedcba9876543210";
+const std::string kGlobexToken = "globex-00112233445566778899aabbccddeeff";
 
 std::string TenantsFile() {
   return absl::StrCat(R"({"tenants": [
-    {"name": "acme", "role": "worker", "token_sha256": ")",
+    {"name": "acme", "role": "worker", "namespaces": ["acme", "shared-prompts"],
+     "token_sha256": ")",
                       store::auth::HashHex(store::auth::Sha256(kWorkerToken)), R"("},
+    {"name": "globex", "role": "worker", "namespaces": ["globex", "shared-prompts"],
+     "token_sha256": ")",
+                      store::auth::HashHex(store::auth::Sha256(kGlobexToken)), R"("},
     {"name": "ops", "role": "admin", "token_sha256": ")",
                       store::auth::HashHex(store::auth::Sha256(kAdminToken)), R"("}]})");
 }
@@ -193,6 +199,61 @@ TEST_F(NodeAuthTest, ATenantWritesAndReadsOverTheDataPlaneAndNoTokenGetsNothing)
   std::unique_ptr<Client> ops = ClientWith(kAdminToken);
   ASSERT_NE(ops, nullptr);
   EXPECT_OK(ops->Tiers().status());
+}
+
+// Issue 12, item 9: globex cannot see, read, pin or delete acme's blobs through any call —
+// each answers as for a key or namespace that does not exist — nor write into acme's
+// namespace; both read a namespace they share.
+TEST_F(NodeAuthTest, ATenantSeesNothingOfAnothersAndBothReadWhatTheyShare) {
+  const Namespace acme_ns = ClientTestNamespace("acme");
+  const Namespace shared_ns = ClientTestNamespace("shared-prompts");
+  const std::vector<TokenId> tokens = RandomTokens(11, 3 * ClientTestLayout().page_tokens);
+  const std::vector<std::byte> kv = ModelBytes(tokens, 0, 3);
+  std::unique_ptr<Client> acme = ClientWith(kWorkerToken);
+  std::unique_ptr<Client> globex = ClientWith(kGlobexToken);
+  ASSERT_NE(acme, nullptr);
+  ASSERT_NE(globex, nullptr);
+  ASSERT_OK_AND_ASSIGN(const WriteResult mine,
+                       acme->Write(acme_ns, std::nullopt, tokens, Source(kv)));
+  ASSERT_OK_AND_ASSIGN(const WriteResult ours,
+                       acme->Write(shared_ns, std::nullopt, tokens, Source(kv)));
+  ASSERT_OK_AND_ASSIGN(const MatchResult acme_match, acme->Match(acme_ns, tokens));
+  ASSERT_EQ(acme_match.matched_pages, 3u);
+
+  // Match: as for a namespace this node never saw.
+  const absl::Status matched = globex->Match(acme_ns, tokens).status();
+  EXPECT_EQ(matched.code(), absl::StatusCode::kNotFound) << matched;
+  EXPECT_THAT(std::string(matched.message()), ::testing::HasSubstr("is not known to this node"));
+  // Read over the data plane with acme's own segments: a miss.
+  std::vector<std::byte> read(kv.size());
+  const absl::Status stolen = globex->Read(acme_ns, acme_match.segments, 3, Host(read));
+  EXPECT_EQ(stolen.code(), absl::StatusCode::kNotFound) << stolen;
+  EXPECT_TRUE(std::all_of(read.begin(), read.end(), [](std::byte b) { return b == std::byte{0}; }));
+  // Key calls: as for a key not in the index (the message names the key either way).
+  const std::string absent =
+      absl::StrCat("blob ", mine.key.ToHex(), " is not in this node's index");
+  EXPECT_EQ(globex->Stat(mine.key, false).status(), absl::NotFoundError(absent));
+  EXPECT_EQ(globex->Pin(mine.key), absl::NotFoundError(absent));
+  EXPECT_EQ(globex->Delete(mine.key).status(), absl::NotFoundError(absent));
+  EXPECT_EQ(globex->RequestRebuild(mine.key, true).status(), absl::NotFoundError(absent));
+  // Writing into acme's namespace is refused.
+  EXPECT_CODE(
+      globex->Write(acme_ns, std::nullopt, RandomTokens(12, tokens.size()), Source(kv)).status(),
+      absl::StatusCode::kPermissionDenied);
+  // List shows globex only the shared blob.
+  ASSERT_OK_AND_ASSIGN(const ListResult listed, globex->List(ListOptions{}));
+  ASSERT_EQ(listed.blobs.size(), 1u);
+  EXPECT_EQ(listed.blobs[0].key, ours.key);
+  // acme's blob is untouched; both read the shared one.
+  ASSERT_OK_AND_ASSIGN(const BlobInfo info, acme->Stat(mine.key, false));
+  EXPECT_FALSE(info.pinned);
+  for (Client* client : {acme.get(), globex.get()}) {
+    ASSERT_OK_AND_ASSIGN(const MatchResult match, client->Match(shared_ns, tokens));
+    ASSERT_EQ(match.matched_pages, 3u);
+    std::fill(read.begin(), read.end(), std::byte{0});
+    ASSERT_OK(client->Read(shared_ns, match.segments, 3, Host(read)));
+    EXPECT_TRUE(read == kv);
+  }
 }
 
 TEST_F(NodeAuthTest, TheDataPlaneAdmitsOnlyACredentialTheNodeIssued) {

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 
 #include "strata/radix/blob_key.h"
+#include "strata/store/core/access_scope.h"
 #include "strata/store/core/blob_record.h"
 #include "strata/store/core/node_engine_types.h"
 
@@ -53,7 +54,8 @@ class BlobTable {
   // key order after the page token's key, at most request.limit (0: 100; at most 1000),
   // as BlobInfoOf shows them without tokens; next_page_token ("v1:" + the last key's hex)
   // when more follow.
-  absl::StatusOr<ListReply> List(const ListRequest& request) const;
+  absl::StatusOr<ListReply> List(const ListRequest& request,
+                                 const AccessScope& scope = AccessScope::All()) const;
 
   size_t size() const { return records_.size(); }
   size_t linked() const { return by_key_.size(); }

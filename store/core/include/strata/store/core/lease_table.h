@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 
 #include "strata/radix/blob_key.h"
+#include "strata/store/core/access_scope.h"
 #include "strata/tiering/blob_id.h"
 
 namespace strata::store::core {
@@ -56,6 +57,11 @@ class LeaseTable {
   size_t size() const { return leases_.size(); }
   // Leases of `tenant` in the table (expired ones not yet taken included).
   size_t tenant_count(const std::string& tenant) const;
+  // False when lease `id` exists and its tenant is outside `scope` (the caller must then
+  // answer Unknown(id), as for a lease that does not exist).
+  bool Visible(uint64_t id, const AccessScope& scope) const;
+  // NOT_FOUND "lease <id> is not known to this node".
+  static absl::Status Unknown(uint64_t id);
 
  private:
   void Forget(const Lease& lease);

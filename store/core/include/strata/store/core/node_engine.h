@@ -79,6 +79,15 @@
 //   restart its records'. With options.measure_lock_hold, lock_hold() reports mu_'s hold
 //   times.
 //
+// Tenants (access_scope.h)
+//   Every call that names a namespace, blob, lease or put takes the caller's AccessScope
+//   (default: all). Outside it a call answers exactly as for one that does not exist —
+//   Match and Prefetch as for an unknown namespace, Read as for a blob not in the index,
+//   Stat, Delete, Pin, Unpin and RequestRebuild as for a key not in the index, lease and
+//   put calls as for an unknown lease or put — so no other tenant's existence shows;
+//   BeginPut outside it is PERMISSION_DENIED; List and PullRebuildTasks see only the
+//   scope's namespaces.
+//
 // Errors (codes as in strata/base/status_macros.h)
 //   Create       INVALID_ARGUMENT bad options; errors of tiering::DramArena::Create
 //   Match        NOT_FOUND namespace not known to this node (no BeginPut named it yet)
@@ -142,6 +151,7 @@
 
 #include "strata/radix/namespace.h"
 #include "strata/radix/radix_tree.h"
+#include "strata/store/core/access_scope.h"
 #include "strata/store/core/blob_table.h"
 #include "strata/store/core/clock.h"
 #include "strata/store/core/held_span.h"
@@ -196,37 +206,48 @@ class NodeEngine {
   // its pages to the miss-ratio-curve estimator (after the lock is dropped).
   absl::StatusOr<MatchResult> Match(const radix::Namespace& ns,
                                     absl::Span<const radix::TokenId> tokens,
-                                    LookupPhase phase = LookupPhase::kUnspecified) const
+                                    LookupPhase phase = LookupPhase::kUnspecified,
+                                    const AccessScope& scope = AccessScope::All()) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- two-phase put
-  absl::StatusOr<BeginPutReply> BeginPut(const radix::Namespace& ns, const PutRequest& request)
+  absl::StatusOr<BeginPutReply> BeginPut(const radix::Namespace& ns, const PutRequest& request,
+                                         const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
   // The whole blob's destination bytes ([0, bytes) of the blob) for the data plane to
   // receive into at any offsets; refreshes the put's deadline.
-  absl::StatusOr<HeldSpan> PutTarget(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<HeldSpan> PutTarget(uint64_t put_id, const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Records that [offset, offset + length) of the blob has been written (ranges may
   // overlap and arrive in any order); refreshes the deadline.
-  absl::Status PutReceived(uint64_t put_id, uint64_t offset, uint64_t length)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status PutReceived(uint64_t put_id, uint64_t offset, uint64_t length,
+                           const AccessScope& scope = AccessScope::All()) ABSL_LOCKS_EXCLUDED(mu_);
   // Verifies every chunk checksum, inserts the blob into the index and makes it visible.
-  absl::StatusOr<CommitPutReply> CommitPut(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<CommitPutReply> CommitPut(uint64_t put_id,
+                                           const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Drops the put; its bytes are freed (once no HeldSpan holds them).
-  absl::Status AbortPut(uint64_t put_id) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status AbortPut(uint64_t put_id, const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- reads
   // One lease over the blobs of `ranges` (ttl 0: the default TTL).
   absl::StatusOr<ReadReply> Read(const radix::Namespace& ns, absl::Span<const ReadRange> ranges,
-                                 absl::Duration ttl = absl::ZeroDuration())
+                                 absl::Duration ttl = absl::ZeroDuration(),
+                                 const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
   // Bytes [offset, offset + length) of `blob` for the data plane to send, checked against
   // the lease. length 0 yields an empty span.
   absl::StatusOr<HeldSpan> ReadSource(uint64_t lease_id, const radix::BlobKey& blob,
-                                      uint64_t offset, uint64_t length) ABSL_LOCKS_EXCLUDED(mu_);
-  // Moves the lease's expiry to now + ttl (0: the default TTL); returns the new expiry.
-  absl::StatusOr<absl::Time> RenewLease(uint64_t lease_id, absl::Duration ttl)
+                                      uint64_t offset, uint64_t length,
+                                      const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status Release(uint64_t lease_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves the lease's expiry to now + ttl (0: the default TTL); returns the new expiry.
+  absl::StatusOr<absl::Time> RenewLease(uint64_t lease_id, absl::Duration ttl,
+                                        const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Release(uint64_t lease_id, const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- admin
   // Removes the blob's first page and everything cached below it from the index
@@ -234,13 +255,21 @@ class NodeEngine {
   // whose last page goes is unlinked and its bytes freed once unleased. Pages are
   // content: if the blob's first pages were cached by another blob first (same tokens,
   // first writer wins), those pages, and what hangs below them, go too.
-  absl::StatusOr<DeleteReply> Delete(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
-  // Pins the blob's whole prefix path in the index against eviction and removal.
-  absl::Status Pin(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status Unpin(const radix::BlobKey& key) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<BlobInfo> Stat(const radix::BlobKey& key, bool with_tokens = false) const
+  absl::StatusOr<DeleteReply> Delete(const radix::BlobKey& key,
+                                     const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<ListReply> List(const ListRequest& request) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Pins the blob's whole prefix path in the index against eviction and removal.
+  absl::Status Pin(const radix::BlobKey& key, const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Unpin(const radix::BlobKey& key, const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<BlobInfo> Stat(const radix::BlobKey& key, bool with_tokens = false,
+                                const AccessScope& scope = AccessScope::All()) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Only blobs of namespaces in `scope`.
+  absl::StatusOr<ListReply> List(const ListRequest& request,
+                                 const AccessScope& scope = AccessScope::All()) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   NodeTiers Tiers() const ABSL_LOCKS_EXCLUDED(mu_);
   // Evicts from `tier` until at least `bytes` bytes are freed or nothing more can go:
   // kDram demotes blobs to SSD (when the node has one and admission agrees) or drops their
@@ -251,19 +280,24 @@ class NodeEngine {
   // ---- rebuild from text
   // Queues a rebuild of blob `key` if it is TEXT; with_prefix: also of every TEXT blob on
   // its prefix path (parents first, so a worker can fill them in order).
-  absl::StatusOr<RebuildRequestReply> RequestRebuild(const radix::BlobKey& key, bool with_prefix)
+  absl::StatusOr<RebuildRequestReply> RequestRebuild(const radix::BlobKey& key, bool with_prefix,
+                                                     const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
   // Hands out up to `max_tasks` queued tasks (oldest first), waiting up to `wait` (at most
   // 60 s) for the first. Each is leased to the caller until its deadline
   // (options.rebuild_task_ttl); a put that fills the blob completes it, else it is queued
   // again. An empty vector when nothing came within `wait`.
-  absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(uint32_t max_tasks, absl::Duration wait)
+  // Only tasks of namespaces in `scope` (others stay queued, in order, for workers whose
+  // scope has them).
+  absl::StatusOr<std::vector<RebuildTask>> PullRebuildTasks(
+      uint32_t max_tasks, absl::Duration wait, const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
   // Matches `tokens` and gets the matched prefix ready ahead of need: promotes its
   // SSD-only blobs into DRAM (waiting for that I/O; a failure shows in the next Match)
   // and queues rebuilds of its TEXT blobs (without waiting for them).
   absl::StatusOr<PrefetchReply> Prefetch(const radix::Namespace& ns,
-                                         absl::Span<const radix::TokenId> tokens)
+                                         absl::Span<const radix::TokenId> tokens,
+                                         const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
   // Stops accepting puts (BeginPut answers UNAVAILABLE from now on) and waits, up to
   // `timeout` of real time, until no put is pending, no lease is held and no HeldSpan is
@@ -295,16 +329,22 @@ class NodeEngine {
   // nullptr (no hold) when it is pinned. NOT_FOUND when not in the index. The caller
   // ends the hold with UnholdWalked.
   absl::StatusOr<BlobRecord*> WalkUnpinned(const radix::BlobKey& key, bool whole_blob,
+                                           const AccessScope& scope,
                                            std::vector<radix::TokenId>* tokens)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the hold a walk took on `record` (releasing it: it may be erased); whether it is
   // still linked.
   bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The pending put `put_id` if `scope` allows its namespace; else NOT_FOUND exactly as
+  // for a put that does not exist.
+  absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now,
+                                            const AccessScope& scope)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- leases (node_engine_read.cc)
   // The linked records the ranges name, checked (the errors of Read).
   absl::Status ResolveReadLocked(const radix::Namespace& ns, radix::PrefixHash h0,
-                                 absl::Span<const ReadRange> ranges,
+                                 absl::Span<const ReadRange> ranges, const AccessScope& scope,
                                  std::vector<BlobRecord*>* records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

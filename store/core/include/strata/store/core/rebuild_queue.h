@@ -66,11 +66,13 @@ class RebuildQueue {
   // the index. REQUIRES: the index lock held exclusively (records are looked up in table).
   void Expire(absl::Time now, BlobTable& table) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Hands out up to max_tasks queued tasks, oldest first, each in flight until
-  // now + task_ttl; skips entries whose blob is gone or was ended meanwhile. new_id names
-  // each task; fill sets the task's blob fields (namespace, key, tokens, checksums...).
+  // Hands out up to max_tasks queued tasks whose record `eligible` accepts, oldest first,
+  // each in flight until now + task_ttl; skips entries whose blob is gone or was ended
+  // meanwhile; ineligible ones stay queued in their order. new_id names each task; fill
+  // sets the task's blob fields (namespace, key, tokens, checksums...).
   // REQUIRES: the index lock held exclusively; max_tasks > 0.
   std::vector<RebuildTask> Take(uint32_t max_tasks, absl::Time now, BlobTable& table,
+                                absl::FunctionRef<bool(const BlobRecord&)> eligible,
                                 absl::FunctionRef<uint64_t()> new_id,
                                 absl::FunctionRef<void(const BlobRecord&, RebuildTask*)> fill)
       ABSL_LOCKS_EXCLUDED(mu_);

@@ -94,6 +94,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -109,6 +110,7 @@
 
 #include "strata/base/latency_histogram.h"
 #include "strata/radix/blob_key.h"
+#include "strata/store/core/access_scope.h"
 #include "strata/store/core/data_plane_stats.h"
 #include "strata/store/core/node_engine.h"
 #include "strata/store/transport/memory_region.h"
@@ -148,6 +150,10 @@ struct DataPlaneOptions {
   // "Authentication"); null admits every connection. The node verifies the credentials that
   // Store.OpenDataPlane issued (store/auth/data_plane_credential.h).
   transport::PeerAuthenticator authenticate;
+  // The namespaces a connection may use, from the identity `authenticate` gave it (its
+  // tenant); null: every namespace. READ, PUT, FETCH and PUT_DATA outside it answer as the
+  // engine does for a caller outside its scope (core::AccessScope).
+  std::function<core::AccessScope(std::string_view identity)> scope_of;
   // Progress-thread polling after the last event (messenger.h); zero sleeps at once.
   absl::Duration busy_poll = absl::ZeroDuration();
   std::string name = "strata-dataplane";
@@ -251,6 +257,9 @@ class DataPlaneServer {
   static uint64_t RequestIdOf(absl::Span<const uint8_t> header);
 
   // ---- FETCH (data_plane_fetch.cc)
+  // The scope of `peer`: All() without options_.scope_of; none at all for a peer not
+  // (or no longer) connected. Progress thread only.
+  const core::AccessScope& ScopeOf(transport::PeerId peer) const;
   void OnFetch(transport::PeerId from, absl::Span<const uint8_t> header,
                transport::IncomingData data);
   // Queues a decoded FETCH whose range list is `payload`, or answers its error.
@@ -336,6 +345,8 @@ class DataPlaneServer {
 
   // Progress thread only (Start fills nothing in).
   absl::flat_hash_map<transport::PeerId, std::shared_ptr<PeerFetches>> fetches_;
+  // Each connected peer's scope, when options_.scope_of is set (progress thread only).
+  absl::flat_hash_map<transport::PeerId, core::AccessScope> scopes_;
   absl::flat_hash_map<TripKey, std::shared_ptr<TripPut>> trips_;
   absl::flat_hash_map<transport::PeerId, uint32_t> trips_per_peer_;
   uint64_t put_metadata_receiving_ = 0;

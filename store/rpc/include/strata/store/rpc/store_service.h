@@ -99,8 +99,8 @@ class StoreService final : public v1::Store::Service {
 
  private:
   // The calling tenant (null on an open node), or UNAUTHENTICATED (authorizer.h).
-  absl::StatusOr<const auth::Tenant*> Caller(const grpc::ServerContext& context,
-                                             std::string_view method) const;
+  absl::StatusOr<Authorizer::Caller> Caller(const grpc::ServerContext& context,
+                                            std::string_view method) const;
 
   core::NodeEngine* const engine_;
   InFlightCalls in_flight_;
