@@ -21,8 +21,9 @@ PACKAGES=(
   libabsl-dev libgoogle-glog-dev libxxhash-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libucx-dev librocksdb-dev liburing-dev
-  # store/auth: SHA-256 of tokens, HMAC of data-plane credentials (OpenSSL's libcrypto)
-  libssl-dev
+  # store/auth: SHA-256 of tokens, HMAC of data-plane credentials (OpenSSL's libcrypto);
+  # the openssl program makes the TLS tests' certificates
+  libssl-dev openssl
   # store/http's server (libmicrohttpd: event-driven, so slow clients cannot hold its
   # workers) and HTTP client (cpp-httplib); client/plot draws with cairo, its text in DejaVu Sans
   libmicrohttpd-dev libcpp-httplib-dev libcairo2-dev fonts-dejavu-core

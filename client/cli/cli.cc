@@ -44,18 +44,20 @@ std::string TopLevelHelp() {
   const std::string flags = FormatHelp(TopLevelSpec(), kProgram);
   absl::StrAppend(&text, "\nglobal flags (before the command or among its flags):",
                   flags.substr(flags.find("\nflags:\n") + 7));
-  absl::StrAppend(&text,
-                  "\nenvironment:\n"
-                  "  STRATA_NODE      the node's address when --node is not given\n"
-                  "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n"
-                  "  STRATA_TOKEN     the tenant's bearer token when --token-file is not given\n\n"
-                  "exit codes:\n"
-                  "  0  OK\n"
-                  "  1  the operation failed: the node answered an error, or a local file "
-                  "could not be read or written\n"
-                  "     (stderr: strata: COMMAND: CODE: message)\n"
-                  "  2  usage error: bad flags or arguments\n"
-                  "  3  node unreachable: UNAVAILABLE or DEADLINE_EXCEEDED\n");
+  absl::StrAppend(
+      &text,
+      "\nenvironment:\n"
+      "  STRATA_NODE      the node's address when --node is not given\n"
+      "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n"
+      "  STRATA_TOKEN     the tenant's bearer token when --token-file is not given\n"
+      "  STRATA_TLS_CA    TLS to the node, trusting these CAs, when --tls-ca is not given\n\n"
+      "exit codes:\n"
+      "  0  OK\n"
+      "  1  the operation failed: the node answered an error, or a local file "
+      "could not be read or written\n"
+      "     (stderr: strata: COMMAND: CODE: message)\n"
+      "  2  usage error: bad flags or arguments\n"
+      "  3  node unreachable: UNAVAILABLE or DEADLINE_EXCEEDED\n");
   return text;
 }
 
@@ -105,6 +107,13 @@ std::vector<FlagSpec> GlobalFlags() {
        .value_name = "PATH",
        .help = "read the tenant's bearer token from PATH (default $STRATA_TOKEN; needed by a "
                "node with a tenants file)"},
+      {.name = "tls-ca",
+       .value_name = "PATH",
+       .help = "TLS to the node, trusting the CA certificates in PATH (default $STRATA_TLS_CA)"},
+      {.name = "tls-cert",
+       .value_name = "PATH",
+       .help = "this client's certificate, for a node that requires one (with --tls-key)"},
+      {.name = "tls-key", .value_name = "PATH", .help = "the private key of --tls-cert"},
       {.name = "timeout",
        .value_name = "DURATION",
        .help = "deadline of each call to the node, e.g. 500ms, 10s (default 10s)"},
@@ -181,6 +190,15 @@ int RunCli(const std::vector<std::string>& args, CommandIo io) {
 
   ClientOptions options = ClientOptions::FromEnvironment();
   if (std::optional<std::string> node = global_value("node")) options.node = *node;
+  if (std::optional<std::string> ca = global_value("tls-ca")) {
+    options.tls = true;
+    options.tls_ca_file = *ca;
+  }
+  if (std::optional<std::string> cert = global_value("tls-cert")) {
+    options.tls = true;
+    options.tls_cert_file = *cert;
+  }
+  if (std::optional<std::string> key = global_value("tls-key")) options.tls_key_file = *key;
   if (std::optional<std::string> path = global_value("token-file")) {
     absl::StatusOr<std::string> token = ReadTokenFile(*path);
     if (!token.ok()) return Usage(io, name, token.status(), hint);

@@ -13,8 +13,10 @@ using client_internal::ClientCore;
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   STRATA_RETURN_IF_ERROR(options.Validate());
+  STRATA_ASSIGN_OR_RETURN(const client_internal::ChannelTls tls,
+                          client_internal::LoadChannelTls(options));
   const bool wait = options.wait_for_node;
-  std::unique_ptr<Client> client(new Client(std::make_unique<ClientCore>(std::move(options))));
+  std::unique_ptr<Client> client(new Client(std::make_unique<ClientCore>(std::move(options), tls)));
   if (wait) {
     absl::StatusOr<HealthInfo> health = client->Health();
     if (!health.ok()) return health.status();

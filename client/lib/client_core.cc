@@ -24,9 +24,9 @@ absl::Status CheckKey(const BlobKey& key) {
 
 }  // namespace
 
-ClientCore::ClientCore(ClientOptions options)
+ClientCore::ClientCore(ClientOptions options, const ChannelTls& tls)
     : options_(std::move(options)),
-      control_(options_),
+      control_(options_, tls),
       executor_(std::make_unique<AsyncExecutor>(options_.async_threads)) {}
 
 ClientCore::~ClientCore() { executor_.reset(); }

@@ -39,7 +39,7 @@ namespace strata::client_internal {
 
 class ClientCore {
  public:
-  explicit ClientCore(ClientOptions options);
+  ClientCore(ClientOptions options, const ChannelTls& tls);
   ~ClientCore();
 
   const ClientOptions& options() const { return options_; }

@@ -1,11 +1,18 @@
 #include "client/lib/control_channel.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
 
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "strata/base/status_macros.h"
 #include "strata/proto/grpc_limits.h"
 
 namespace strata::client_internal {
@@ -18,7 +25,33 @@ constexpr int64_t kGrpcInitialReconnectBackoffMs = 1000;
 
 }  // namespace
 
-ControlChannel::ControlChannel(const ClientOptions& options)
+absl::StatusOr<ChannelTls> LoadChannelTls(const ClientOptions& options) {
+  ChannelTls tls;
+  tls.enabled = options.tls;
+  auto read = [](const char* field, const std::string& path, std::string* out) -> absl::Status {
+    if (path.empty()) return absl::OkStatus();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      const int error = errno;
+      return absl::Status(
+          error == EACCES ? absl::StatusCode::kPermissionDenied : absl::StatusCode::kNotFound,
+          absl::StrCat(field, ": cannot read ", path, ": ", std::strerror(error)));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find("-----BEGIN ") == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": ", path, " is not a PEM file"));
+    }
+    *out = text.str();
+    return absl::OkStatus();
+  };
+  STRATA_RETURN_IF_ERROR(read("tls_ca_file", options.tls_ca_file, &tls.ca_pem));
+  STRATA_RETURN_IF_ERROR(read("tls_cert_file", options.tls_cert_file, &tls.cert_pem));
+  STRATA_RETURN_IF_ERROR(read("tls_key_file", options.tls_key_file, &tls.key_pem));
+  return tls;
+}
+
+ControlChannel::ControlChannel(const ClientOptions& options, const ChannelTls& tls)
     : policy_(options.retry),
       authorization_(options.token.empty() ? "" : "Bearer " + options.token) {
   grpc::ChannelArguments args;
@@ -31,8 +64,16 @@ ControlChannel::ControlChannel(const ClientOptions& options)
   // After a lost connection the channel reconnects only once its resolver answered again,
   // and gRPC spaces resolutions 30 s apart by default.
   args.SetInt(GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS, static_cast<int>(cap_ms));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls.enabled) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls.ca_pem;
+    ssl.pem_cert_chain = tls.cert_pem;
+    ssl.pem_private_key = tls.key_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
   std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(options.node, grpc::InsecureChannelCredentials(), args);
+      grpc::CreateCustomChannel(options.node, credentials, args);
   store_ = v1::Store::NewStub(channel);
   admin_ = v1::Admin::NewStub(channel);
 }

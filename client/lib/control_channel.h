@@ -7,6 +7,9 @@
 // whose deadline is the call's; gRPC's status becomes an absl::Status with its code and
 // message unchanged (FromGrpcStatus).
 //
+// TLS: with ChannelTls::enabled the channel is grpc::SslCredentials (the CA, and the
+// client's certificate for mutual TLS); else plain text.
+//
 // Authentication: with ClientOptions::token set, every call carries the metadata
 // "authorization: Bearer <token>" (on a plain-text channel: see docs/operations.md on TLS).
 //
@@ -30,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/random/random.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -42,9 +46,20 @@
 
 namespace strata::client_internal {
 
+// What the channel's TLS needs, read from ClientOptions' files (LoadChannelTls).
+struct ChannelTls {
+  bool enabled = false;
+  std::string ca_pem;    // empty: the system's roots
+  std::string cert_pem;  // this client's certificate chain (mutual TLS), or empty
+  std::string key_pem;
+};
+// Reads options.tls_*_file. NOT_FOUND / PERMISSION_DENIED opening one, INVALID_ARGUMENT
+// not PEM.
+absl::StatusOr<ChannelTls> LoadChannelTls(const ClientOptions& options);
+
 class ControlChannel {
  public:
-  explicit ControlChannel(const ClientOptions& options);
+  ControlChannel(const ClientOptions& options, const ChannelTls& tls);
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
 

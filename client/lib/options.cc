@@ -54,6 +54,10 @@ ClientOptions ClientOptions::FromEnvironment() {
   if (std::string node = Env("STRATA_NODE"); !node.empty()) options.node = node;
   if (std::string tls = Env("STRATA_UCX_TLS"); !tls.empty()) options.ucx_transports = tls;
   if (std::string token = Env("STRATA_TOKEN"); !token.empty()) options.token = token;
+  if (std::string ca = Env("STRATA_TLS_CA"); !ca.empty()) {
+    options.tls = true;
+    options.tls_ca_file = ca;
+  }
   return options;
 }
 
@@ -93,6 +97,12 @@ absl::Status ClientOptions::Validate() const {
   }
   if (async_threads < 1) {
     return absl::InvalidArgumentError("async_threads: must be >= 1");
+  }
+  if (tls_cert_file.empty() != tls_key_file.empty()) {
+    return absl::InvalidArgumentError("tls_cert_file, tls_key_file: give both or neither");
+  }
+  if (!tls && !(tls_ca_file.empty() && tls_cert_file.empty())) {
+    return absl::InvalidArgumentError("tls_ca_file / tls_cert_file given but tls is off");
   }
   for (size_t i = 0; i < token.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(token[i]);

@@ -11,13 +11,14 @@ namespace {
 
 class EnvGuard {
  public:
-  EnvGuard() {
-    unsetenv("STRATA_NODE");
-    unsetenv("STRATA_UCX_TLS");
-  }
-  ~EnvGuard() {
-    unsetenv("STRATA_NODE");
-    unsetenv("STRATA_UCX_TLS");
+  EnvGuard() { Clear(); }
+  ~EnvGuard() { Clear(); }
+
+ private:
+  static void Clear() {
+    for (const char* name : {"STRATA_NODE", "STRATA_UCX_TLS", "STRATA_TOKEN", "STRATA_TLS_CA"}) {
+      unsetenv(name);
+    }
   }
 };
 
@@ -37,6 +38,34 @@ TEST(ClientOptionsTest, EnvironmentOverridesNodeAndTransports) {
   const ClientOptions options = ClientOptions::FromEnvironment();
   EXPECT_EQ(options.node, "10.1.2.3:9000");
   EXPECT_EQ(options.ucx_transports, "tcp");
+  EXPECT_OK(options.Validate());
+}
+
+TEST(ClientOptionsTest, EnvironmentGivesTokenAndTls) {
+  EnvGuard env;
+  setenv("STRATA_TOKEN", "token-0123456789abcdef", 1);
+  setenv("STRATA_TLS_CA", "/etc/strata/ca.pem", 1);
+  const ClientOptions options = ClientOptions::FromEnvironment();
+  EXPECT_EQ(options.token, "token-0123456789abcdef");
+  EXPECT_TRUE(options.tls);
+  EXPECT_EQ(options.tls_ca_file, "/etc/strata/ca.pem");
+  EXPECT_OK(options.Validate());
+}
+
+TEST(ClientOptionsTest, TokenAndTlsFieldsAreChecked) {
+  ClientOptions options;
+  for (const char* bad : {"has space", "tab\there", "new\nline", "\x7f", "caf\xc3\xa9"}) {
+    options.token = bad;
+    EXPECT_CODE(options.Validate(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  options.token = "ok-token";
+  options.tls_ca_file = "ca.pem";  // without tls
+  EXPECT_CODE(options.Validate(), absl::StatusCode::kInvalidArgument);
+  options.tls = true;
+  EXPECT_OK(options.Validate());
+  options.tls_cert_file = "client.pem";  // without its key
+  EXPECT_CODE(options.Validate(), absl::StatusCode::kInvalidArgument);
+  options.tls_key_file = "client.key";
   EXPECT_OK(options.Validate());
 }
 

@@ -138,6 +138,13 @@ int strata_connect(const strata_options* options, strata_client** out) {
     o.lease_ttl = absl::Milliseconds(options->lease_ttl_ms);
     o.wait_for_node = options->wait_for_node != 0;
     if (options->token != nullptr) o.token = options->token;
+    if (options->tls != 0) o.tls = true;
+    if (options->tls_ca_file != nullptr) {
+      o.tls = true;
+      o.tls_ca_file = options->tls_ca_file;
+    }
+    if (options->tls_cert_file != nullptr) o.tls_cert_file = options->tls_cert_file;
+    if (options->tls_key_file != nullptr) o.tls_key_file = options->tls_key_file;
   }
   absl::StatusOr<std::unique_ptr<strata::Client>> client = strata::Client::Connect(std::move(o));
   if (!client.ok()) return Report(client.status());

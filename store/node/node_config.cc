@@ -157,6 +157,24 @@ const std::vector<OptionRow>& Table() {
         "allow listening on a non-loopback address without a tenants file, and the HTTP "
         "endpoint (unauthenticated) on a non-loopback address"},
        [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->insecure); }},
+      {{"tls_cert_file", "path or empty", "empty",
+        "TLS for gRPC: the server's certificate chain (PEM); with tls_key_file, gRPC serves "
+        "TLS only"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->tls_cert_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"tls_key_file", "path or empty", "empty", "the private key of tls_cert_file (PEM)"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->tls_key_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"tls_client_ca_file", "path or empty", "empty",
+        "mutual TLS: gRPC clients must present a certificate this CA (PEM) signed"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->tls_client_ca_file = std::string(v);
+         return absl::OkStatus();
+       }},
       {{"dataplane_credential_ttl", "duration", "10m",
         "lifetime of a data-plane credential (Store.OpenDataPlane); connections made with it "
         "outlive it"},
@@ -405,6 +423,13 @@ absl::Status NodeConfig::Validate() const {
   }
   if (dataplane_max_put_metadata_bytes == 0) {
     return absl::InvalidArgumentError("dataplane_max_put_metadata_bytes: must be > 0");
+  }
+  if (tls_cert_file.empty() != tls_key_file.empty()) {
+    return absl::InvalidArgumentError("tls_cert_file, tls_key_file: give both or neither");
+  }
+  if (!tls_client_ca_file.empty() && tls_cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "tls_client_ca_file: needs tls_cert_file and tls_key_file (mutual TLS is TLS first)");
   }
   if (dataplane_credential_ttl < absl::Seconds(1)) {
     return absl::InvalidArgumentError("dataplane_credential_ttl: must be >= 1s");

@@ -286,6 +286,19 @@ TEST(NodeConfigTest, ExposureWithoutAuthenticationNeedsInsecure) {
   }
 }
 
+TEST(NodeConfigTest, TlsFilesComeInPairsAndMutualTlsNeedsTls) {
+  NodeConfig config;
+  config.tls_cert_file = "server.pem";
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+  config.tls_key_file = "server.key";
+  EXPECT_OK(config.Validate());
+  config.tls_client_ca_file = "ca.pem";
+  EXPECT_OK(config.Validate());
+  config.tls_cert_file.clear();
+  config.tls_key_file.clear();
+  EXPECT_CODE(config.Validate(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(NodeConfigTest, AuthenticationOptionsParseAndValidate) {
   NodeConfig config;
   ASSERT_OK(SetNodeOption("tenants_file", "/etc/strata/tenants.json", &config));

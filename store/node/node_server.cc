@@ -1,7 +1,10 @@
 #include "strata/store/node/node_server.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -10,6 +13,7 @@
 #include "glog/logging.h"
 
 #include "strata/base/byte_size.h"
+#include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
 #include "strata/store/auth/data_plane_credential.h"
 #include "strata/store/auth/tenant_table.h"
@@ -164,6 +168,49 @@ void LogRestore(const core::RestoreReport& r, absl::Duration since_start) {
             << r.ready_time << ", " << since_start << " since the node started";
 }
 
+// The host of a listen address ("" when it does not parse).
+std::string HostOf(const std::string& address) {
+  std::string host;
+  int port = 0;
+  return ParseListenAddress(address, &host, &port).ok() ? host : std::string();
+}
+
+struct TlsFiles {
+  std::string cert_chain, private_key, client_ca;
+};
+
+// The whole file at `path` ("" for an empty path), for option `key`.
+absl::StatusOr<std::string> ReadPemFile(const char* key, const std::string& path) {
+  if (path.empty()) return std::string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return base::ErrnoToStatus(errno, absl::StrCat(key, " ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().find("-----BEGIN ") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(key, " ", path, ": not a PEM file"));
+  }
+  return text.str();
+}
+
+absl::StatusOr<TlsFiles> ReadTlsFiles(const NodeConfig& config) {
+  TlsFiles tls;
+  STRATA_ASSIGN_OR_RETURN(tls.cert_chain, ReadPemFile("tls_cert_file", config.tls_cert_file));
+  STRATA_ASSIGN_OR_RETURN(tls.private_key, ReadPemFile("tls_key_file", config.tls_key_file));
+  STRATA_ASSIGN_OR_RETURN(tls.client_ca,
+                          ReadPemFile("tls_client_ca_file", config.tls_client_ca_file));
+  if (!tls.cert_chain.empty()) {
+    LOG(INFO) << "gRPC: TLS (" << config.tls_cert_file << ")"
+              << (tls.client_ca.empty() ? ""
+                                        : absl::StrCat(", client certificates required, signed by ",
+                                                       config.tls_client_ca_file));
+  } else if (!config.tenants_file.empty() && !IsLoopbackHost(HostOf(config.grpc_listen))) {
+    LOG(WARNING) << "gRPC: plain text on " << config.grpc_listen
+                 << ", not a loopback address: bearer tokens cross the network readable; set "
+                    "tls_cert_file and tls_key_file";
+  }
+  return tls;
+}
+
 // One line on who may call the node.
 void LogAuthentication(const NodeConfig& config, const auth::TenantTable* tenants) {
   if (tenants == nullptr) {
@@ -230,6 +277,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
     credentials = std::make_shared<const auth::DataPlaneCredentials>(std::move(issuer));
   }
   LogAuthentication(given, tenants.get());
+  STRATA_ASSIGN_OR_RETURN(const TlsFiles tls, ReadTlsFiles(given));
   std::string grpc_host;
   int requested_port = 0;
   STRATA_RETURN_IF_ERROR(ParseListenAddress(given.grpc_listen, &grpc_host, &requested_port));
@@ -289,7 +337,10 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                                  .data_plane_address = server->data_plane_address_,
                                                  .version = "",
                                                  .tenants = tenants,
-                                                 .credentials = credentials}));
+                                                 .credentials = credentials,
+                                                 .tls_cert_chain_pem = tls.cert_chain,
+                                                 .tls_private_key_pem = tls.private_key,
+                                                 .tls_client_ca_pem = tls.client_ca}));
   server->grpc_port_ = server->rpc_server_->port();
   const bool bracket = grpc_host.find(':') != std::string::npos;
   server->grpc_address_ =

@@ -29,8 +29,17 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(core::NodeEngine* en
   server->admin_service_ = std::make_unique<AdminService>(engine, options.tenants);
   server->metrics_ = std::make_unique<RpcMetrics>();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert_chain_pem.empty()) {
+    grpc::SslServerCredentialsOptions tls(
+        options.tls_client_ca_pem.empty()
+            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    tls.pem_root_certs = options.tls_client_ca_pem;
+    tls.pem_key_cert_pairs.push_back({options.tls_private_key_pem, options.tls_cert_chain_pem});
+    credentials = grpc::SslServerCredentials(tls);
+  }
+  builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   // gRPC sets SO_REUSEPORT by default, which would let a second node bind the same port.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   proto::ApplyMessageLimits(&builder);

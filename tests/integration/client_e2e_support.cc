@@ -35,6 +35,15 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
   return NodeProcess::Start(std::move(options));
 }
 
+absl::StatusOr<std::unique_ptr<NodeProcess>> StartSecuredNode(
+    const std::vector<std::string>& args) {
+  NodeProcessOptions options;
+  options.args = {"--dataplane_listen=127.0.0.1:0"};
+  options.args.insert(options.args.end(), args.begin(), args.end());
+  options.wait_for_health = false;
+  return NodeProcess::Start(std::move(options));
+}
+
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls) {
   ClientOptions options;
   options.node = grpc_address;

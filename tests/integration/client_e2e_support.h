@@ -32,6 +32,11 @@ absl::StatusOr<std::unique_ptr<strata::testing::NodeProcess>> StartNodeWithDataP
     const std::string& ucx_tls, uint64_t dram_bytes = uint64_t{64} << 20,
     const std::vector<std::string>& extra_args = {});
 
+// A strata-node with its data plane on 127.0.0.1:0 and `args`, not waited on for Health
+// (a node with tenants or TLS answers the fixture's plain, tokenless Health with an error).
+absl::StatusOr<std::unique_ptr<strata::testing::NodeProcess>> StartSecuredNode(
+    const std::vector<std::string>& args);
+
 // Options of a client of `node` over `ucx_tls`, with short retries for tests.
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls);
 

@@ -37,7 +37,6 @@
 namespace strata::integration::node_auth_test {
 
 using strata::testing::NodeProcess;
-using strata::testing::NodeProcessOptions;
 
 namespace {
 
@@ -93,21 +92,16 @@ std::vector<std::string> MethodsOf(const std::string& service) {
 class NodeAuthTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new strata::testing::ScopedTempDir("auth-test");
+    dir_ = std::make_unique<strata::testing::ScopedTempDir>("auth-test");
     WriteFile(dir_->path() + "/tenants.json", TenantsFile());
-    NodeProcessOptions options;
-    options.args = {"--dataplane_listen=127.0.0.1:0",
-                    "--tenants_file=" + dir_->path() + "/tenants.json"};
-    options.wait_for_health = false;  // the fixture's Health carries no token
-    absl::StatusOr<std::unique_ptr<NodeProcess>> node = NodeProcess::Start(options);
+    absl::StatusOr<std::unique_ptr<NodeProcess>> node =
+        StartSecuredNode({"--tenants_file=" + dir_->path() + "/tenants.json"});
     ASSERT_TRUE(node.ok()) << node.status();
-    node_ = node->release();
+    node_ = *std::move(node);
   }
   static void TearDownTestSuite() {
-    delete node_;
-    node_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
+    node_.reset();
+    dir_.reset();
   }
 
   static std::unique_ptr<Client> ClientWith(const std::string& token) {
@@ -128,8 +122,8 @@ class NodeAuthTest : public ::testing::Test {
     return std::stoull(metrics->body.substr(at + 1 + name.size()));
   }
 
-  static inline strata::testing::ScopedTempDir* dir_ = nullptr;
-  static inline NodeProcess* node_ = nullptr;
+  static inline std::unique_ptr<strata::testing::ScopedTempDir> dir_;
+  static inline std::unique_ptr<NodeProcess> node_;
 };
 
 TEST_F(NodeAuthTest, EveryCallWithoutATenantsTokenIsUnauthenticated) {

@@ -7,6 +7,7 @@
 //   STRATA_NODE       node              10.0.0.7:7400
 //   STRATA_UCX_TLS    ucx_transports    tcp   (else UCX reads UCX_TLS itself)
 //   STRATA_TOKEN      token             the tenant's bearer token
+//   STRATA_TLS_CA     tls_ca_file       /etc/strata/ca.pem   (and tls = true)
 //
 // Deadlines: every call has one. CallOptions::deadline, when set, is used as given; else the
 // call's deadline is now + ClientOptions::default_timeout. Retries (of UNAVAILABLE only, on
@@ -44,6 +45,14 @@ struct ClientOptions {
   // node with a tenants file; empty: none (an open node). A secret: keep it out of logs and
   // command lines ($STRATA_TOKEN). Printable ASCII without spaces.
   std::string token;
+  // TLS to the node's gRPC port (its tls_cert_file): trust the CA certificates in
+  // tls_ca_file (PEM; empty: the system's roots). tls_cert_file and tls_key_file (PEM, both
+  // or neither) are this client's certificate for a node that requires one (mutual TLS).
+  // The files are read by Client::Connect (NOT_FOUND / PERMISSION_DENIED from opening them).
+  bool tls = false;
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
   // Deadline of a call whose CallOptions set none.
   absl::Duration default_timeout = absl::Seconds(10);
   RetryOptions retry;
@@ -78,7 +87,8 @@ struct ClientOptions {
   // 1..65535, a non-positive default_timeout or connect_timeout, negative lease_ttl,
   // negative max_retries, a bad backoff (initial <= 0, max < initial, multiplier < 1,
   // jitter outside [0, 1]), ucx_transports set without "tcp", put_message_bytes < 4096,
-  // async_threads < 1, a token with a character outside printable ASCII or a space.
+  // async_threads < 1, a token with a character outside printable ASCII or a space,
+  // tls_cert_file without tls_key_file or the other way round, a TLS file without tls.
   absl::Status Validate() const;
 };
 

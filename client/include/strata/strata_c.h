@@ -144,6 +144,10 @@ typedef struct strata_options {
   int64_t lease_ttl_ms;       /* 0: the node's default */
   int wait_for_node;          /* 1: strata_connect fails unless the node answers Health */
   const char* token;          /* the tenant's bearer token; NULL: $STRATA_TOKEN or none */
+  int tls;                    /* 1: TLS to the node (also when tls_ca_file or $STRATA_TLS_CA) */
+  const char* tls_ca_file;    /* PEM CAs to trust; NULL: $STRATA_TLS_CA or the system's */
+  const char* tls_cert_file;  /* this client's certificate (mutual TLS); NULL: none */
+  const char* tls_key_file;   /* its private key */
 } strata_options;
 
 /* Fills *options with the defaults above (all "use the default"). */

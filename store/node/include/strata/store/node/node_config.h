@@ -60,6 +60,11 @@ struct NodeConfig {
   // Lets a node listen on a non-loopback address without authentication (and its HTTP
   // endpoint, which has none, on a non-loopback address at all).
   bool insecure = false;
+  // TLS for gRPC (PEM files): a certificate chain and its private key, both or neither; a
+  // client CA makes every client present a certificate it signed (mutual TLS).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
   // Lifetime of a data-plane credential Store.OpenDataPlane issues.
   absl::Duration dataplane_credential_ttl = absl::Minutes(10);
   // HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz); empty: none.

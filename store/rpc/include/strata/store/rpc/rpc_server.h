@@ -48,6 +48,12 @@ struct RpcServerOptions {
   // Store.OpenDataPlane issues data-plane credentials from `credentials` (REQUIRED then).
   std::shared_ptr<const auth::TenantTable> tenants;
   std::shared_ptr<const auth::DataPlaneCredentials> credentials;
+  // TLS (PEM text): with a certificate chain and its key, gRPC serves TLS only; with a
+  // client CA too, every client must present a certificate that CA signed (mutual TLS).
+  // Empty: plain text.
+  std::string tls_cert_chain_pem;
+  std::string tls_private_key_pem;
+  std::string tls_client_ca_pem;
 };
 
 class RpcServer {
