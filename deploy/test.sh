@@ -6,7 +6,9 @@
 #                the release build compiles it; its tests need a GPU anyway)
 #   3. tsa       clang-14, -Wthread-safety -Werror=thread-safety, every library and binary
 #   4. fuzz      clang-14 libFuzzer targets of the parsers of untrusted input (wire format,
-#                stream framing, namespace encoding, metadata records), ASan + UBSan; ctest fuzzes each for
+#                stream framing, the handshake, namespace encoding, metadata records, gRPC
+#                requests, the config file and flags, the tenants file, data-plane
+#                credentials), ASan + UBSan; ctest fuzzes each for
 #                STRATA_FUZZ_SECONDS (20) from its checked-in seeds and regression inputs
 #                (strata_add_fuzzer in cmake/StrataTesting.cmake). Only the fuzzers and what
 #                they link are built.
