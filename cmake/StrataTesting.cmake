@@ -80,7 +80,7 @@ endfunction()
 #     `dir`/regressions, inputs that once crashed), writing what it learns to a corpus of the
 #     build tree, never to the source tree. A crash fails the test and leaves the input as
 #     crash-* in the build tree's fuzz/<name>/; fix it and add it to `dir`/regressions.
-set(STRATA_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz test fuzzes")
+set(STRATA_FUZZ_SECONDS 15 CACHE STRING "Seconds each fuzz test fuzzes")
 if(STRATA_FUZZ)
   add_custom_target(strata_fuzzers)
 endif()

@@ -9,7 +9,7 @@
 #                stream framing, the handshake, namespace encoding, metadata records, gRPC
 #                requests, the config file and flags, the tenants file, data-plane
 #                credentials), ASan + UBSan; ctest fuzzes each for
-#                STRATA_FUZZ_SECONDS (20) from its checked-in seeds and regression inputs
+#                STRATA_FUZZ_SECONDS (15) from its checked-in seeds and regression inputs
 #                (strata_add_fuzzer in cmake/StrataTesting.cmake). Only the fuzzers and what
 #                they link are built.
 #
