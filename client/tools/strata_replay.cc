@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
                                              r.last_block_tokens;
   }
 
-  ClientOptions options;
+  // Token and TLS from the environment ($STRATA_TOKEN, $STRATA_TLS_CA), as every tool.
+  ClientOptions options = ClientOptions::FromEnvironment();
   options.node = config->node;
   options.ucx_transports = config->ucx_tls;
   options.default_timeout = absl::Seconds(config->call_timeout_s);

@@ -4,6 +4,7 @@
 // PullRebuildTasks; a label listed by several scopes is shared.
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 
 #include "node_engine_test_util.h"
@@ -126,6 +127,47 @@ TEST_F(NodeEngineScopeTest, ASharedLabelIsReadByEveryTenantListingIt) {
   EXPECT_CODE(engine_->Stat(put.key, false, AccessScope::Of({"acme"})),
               absl::StatusCode::kNotFound);
   EXPECT_OK(engine_->Stat(put.key, false, AccessScope::Of({"*"})));
+}
+
+// Issue 12, item 9: what each tenant label's blobs hold, per tier (Tiers().tenants).
+TEST_F(NodeEngineScopeTest, TiersCountEachTenantLabelsBlobsAndBytes) {
+  const radix::Namespace globex = SmallNamespace("globex");
+  ASSERT_OK(PutBlob(*engine_, acme_, std::nullopt, MakeBlob(acme_, 3, 6)).status());
+  ASSERT_OK(PutBlob(*engine_, acme_, std::nullopt, MakeBlob(acme_, 1, 7)).status());
+  ASSERT_OK_AND_ASSIGN(const CommitPutReply g,
+                       PutBlob(*engine_, globex, std::nullopt, MakeBlob(globex, 2, 8)));
+  NodeTiers tiers = engine_->Tiers();
+  ASSERT_EQ(tiers.tenants.size(), 2u);
+  EXPECT_EQ(tiers.tenants[0].tenant, "acme");
+  EXPECT_EQ(tiers.tenants[0].blobs, 2u);
+  EXPECT_EQ(tiers.tenants[0].dram_bytes, 2u * 4096);  // extents are whole 4 KiB granules
+  EXPECT_EQ(tiers.tenants[1].tenant, "globex");
+  EXPECT_EQ(tiers.tenants[1].dram_bytes, 4096u);
+  // Dropped to TEXT: no bytes, one TEXT blob.
+  ASSERT_OK(engine_->Evict(Tier::kDram, uint64_t{1} << 20).status());
+  tiers = engine_->Tiers();
+  ASSERT_EQ(tiers.tenants.size(), 2u);
+  EXPECT_EQ(tiers.tenants[1].dram_bytes, 0u);
+  EXPECT_EQ(tiers.tenants[1].text_blobs, 1u);
+  ASSERT_OK(engine_->Delete(g.key).status());
+  tiers = engine_->Tiers();
+  ASSERT_EQ(tiers.tenants.size(), 1u);
+  EXPECT_EQ(tiers.tenants[0].tenant, "acme");
+}
+
+// Past kMaxReportedTenants labels, the rest are summed under "(other)" (an open node's
+// clients may make any number of labels; a metrics scrape must stay bounded).
+TEST_F(NodeEngineScopeTest, TiersListAtMostTheReportedTenantsAndSumTheRest) {
+  constexpr int kLabels = static_cast<int>(report::kMaxReportedTenants) + 44;
+  for (int i = 0; i < kLabels; ++i) {
+    const radix::Namespace ns = SmallNamespace(absl::StrFormat("t%03d", i));
+    ASSERT_OK(PutBlob(*engine_, ns, std::nullopt, MakeBlob(ns, 1, 100 + i)).status());
+  }
+  const NodeTiers tiers = engine_->Tiers();
+  ASSERT_EQ(tiers.tenants.size(), report::kMaxReportedTenants + 1);
+  EXPECT_EQ(tiers.tenants.front().tenant, "t000");
+  EXPECT_EQ(tiers.tenants.back().tenant, report::kOtherTenants);
+  EXPECT_EQ(tiers.tenants.back().blobs, 44u);
 }
 
 TEST_F(NodeEngineScopeTest, RebuildTasksGoOnlyToWorkersWhoseScopeHasThem) {

@@ -2,6 +2,9 @@
 #include "strata/store/core/tier_ledger.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "glog/logging.h"
@@ -148,7 +151,15 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
     if (stats.tier == Tier::kDram) dram = &stats;
     if (stats.tier == Tier::kSsd) ssd = &stats;
   }
+  std::map<std::string_view, report::TenantUsage> usage;
   table_->ForEach([&](const BlobRecord& r) {
+    if (r.state == BlobState::kLinked) {
+      report::TenantUsage& u = usage[r.ns->tenant()];
+      ++u.blobs;
+      if (r.in_dram()) u.dram_bytes += r.extent->length;
+      if (r.on_ssd()) u.ssd_bytes += r.ssd_extent->length;
+      if (r.text_tracked) ++u.text_blobs;
+    }
     if (r.state == BlobState::kUnlinked) {
       if (r.extent.has_value()) {
         ++tiers->engine.unlinked_blobs;
@@ -161,6 +172,22 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
       if (r.text_tracked) tiers->text.pages += r.pages;
     }
   });
+  tiers->tenants.clear();
+  for (const auto& [label, u] : usage) {
+    if (tiers->tenants.size() >= report::kMaxReportedTenants) {
+      if (tiers->tenants.back().tenant != report::kOtherTenants) {
+        tiers->tenants.push_back({.tenant = std::string(report::kOtherTenants)});
+      }
+      report::TenantUsage& other = tiers->tenants.back();
+      other.blobs += u.blobs;
+      other.dram_bytes += u.dram_bytes;
+      other.ssd_bytes += u.ssd_bytes;
+      other.text_blobs += u.text_blobs;
+      continue;
+    }
+    tiers->tenants.push_back(u);
+    tiers->tenants.back().tenant = std::string(label);
+  }
 }
 
 }  // namespace strata::store::core

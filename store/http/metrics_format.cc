@@ -220,6 +220,22 @@ void WriteNode(const report::NodeTiers& t, Writer& w) {
   w.Sample({}, uint64_t{t.engine.draining ? 1u : 0u});
 }
 
+// Per tenant label (issue 12, item 9): at most kMaxReportedTenants series per family, then
+// "(other)".
+void WriteTenants(const report::NodeTiers& t, Writer& w) {
+  w.Family("strata_tenant_blobs", "gauge", "Committed blobs of a tenant label (Namespace.tenant).");
+  for (const report::TenantUsage& u : t.tenants) w.Sample({{"tenant", u.tenant}}, u.blobs);
+  w.Family("strata_tenant_bytes", "gauge",
+           "Extent bytes a tenant label's committed blobs hold, by tier.");
+  for (const report::TenantUsage& u : t.tenants) {
+    w.Sample({{"tenant", u.tenant}, {"tier", "dram"}}, u.dram_bytes);
+    w.Sample({{"tenant", u.tenant}, {"tier", "ssd"}}, u.ssd_bytes);
+  }
+  w.Family("strata_tenant_text_blobs", "gauge",
+           "A tenant label's blobs in the TEXT state (bytes dropped, tokens kept).");
+  for (const report::TenantUsage& u : t.tenants) w.Sample({{"tenant", u.tenant}}, u.text_blobs);
+}
+
 void WriteMrc(const report::NodeTiers& t, Writer& w) {
   w.Family("strata_mrc_expected_hit_ratio", "gauge",
            "Live miss-ratio curve: expected cumulative page hit ratio through the tier at its "
@@ -365,6 +381,7 @@ std::string FormatMetrics(const NodeSnapshot& snapshot) {
   WriteTiers(snapshot.tiers, w);
   WriteLookups(snapshot.tiers, w);
   WriteNode(snapshot.tiers, w);
+  WriteTenants(snapshot.tiers, w);
   WriteMrc(snapshot.tiers, w);
   WriteDataPlane(snapshot.data_plane, w);
   WriteRpc(snapshot.rpc, w);

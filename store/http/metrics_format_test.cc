@@ -68,6 +68,10 @@ TEST(MetricsFormatTest, WritesEachFigureUnderItsName) {
            "strata_text_drops_total 2",
            "strata_text_deletions_total 1",
            "strata_text_rebuilds_total 1",
+           "strata_tenant_blobs{tenant=\"acme\"} 12",
+           "strata_tenant_bytes{tenant=\"acme\",tier=\"ssd\"} 6000",
+           "strata_tenant_text_blobs{tenant=\"acme\"} 1",
+           "strata_tenant_blobs{tenant=\"globex\\\"x\"} 1",  // a quote in a label, escaped
            "strata_lookups_total{phase=\"decode\"} 3",
            "strata_lookup_queried_pages_total{phase=\"midfill\"} 6",
            "strata_lookup_pages_total{phase=\"prefill\",result=\"miss\"} 8",

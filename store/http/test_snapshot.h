@@ -44,6 +44,9 @@ inline NodeSnapshot KnownSnapshot() {
   t.engine.blobs = 13;
   t.engine.namespaces = 1;
   t.engine.meta_write_errors = 7;
+  t.tenants = {
+      {.tenant = "acme", .blobs = 12, .dram_bytes = 400, .ssd_bytes = 6000, .text_blobs = 1},
+      {.tenant = "globex\"x", .blobs = 1}};
   t.lookups.resize(report::kLookupPhases);
   t.lookups[0] = report::LookupCounts{.phase = report::LookupPhase::kPrefill,
                                       .lookups = 2,

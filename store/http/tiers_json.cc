@@ -125,6 +125,15 @@ std::string FormatTiersJson(const NodeSnapshot& snapshot) {
   node["pending_puts"] = t.engine.pending_puts;
   node["draining"] = t.engine.draining;
 
+  Json& tenants = doc["tenants"] = Json::array();
+  for (const report::TenantUsage& u : t.tenants) {
+    tenants.push_back({{"tenant", u.tenant},
+                       {"blobs", u.blobs},
+                       {"dram_bytes", u.dram_bytes},
+                       {"ssd_bytes", u.ssd_bytes},
+                       {"text_blobs", u.text_blobs}});
+  }
+
   // Bytes that are not UTF-8 (a namespace name from a client, say) become U+FFFD.
   std::string out = doc.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
   out += '\n';

@@ -36,7 +36,7 @@ TEST(TiersJsonTest, DocumentCarriesTiersPlansLookupsAndTheCurve) {
   ASSERT_EQ(text.back(), '\n');
   ASSERT_OK_AND_ASSIGN(nlohmann::json doc, strata::testing::ParseJson(text));
   ASSERT_TRUE(doc.is_object());
-  for (const char* key : {"tiers", "lookups", "mrc", "rebuild", "node"}) {
+  for (const char* key : {"tiers", "lookups", "mrc", "rebuild", "node", "tenants"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
   nlohmann::json& tiers = doc["tiers"];
@@ -78,6 +78,10 @@ TEST(TiersJsonTest, DocumentCarriesTiersPlansLookupsAndTheCurve) {
   EXPECT_EQ(doc["rebuild"]["dropped"], 6);
   EXPECT_EQ(doc["node"]["leases"], 2);
   EXPECT_EQ(doc["node"]["draining"], false);
+  ASSERT_EQ(doc["tenants"].size(), 2u);
+  EXPECT_EQ(doc["tenants"][0]["tenant"], "acme");
+  EXPECT_EQ(doc["tenants"][0]["ssd_bytes"], 6000);
+  EXPECT_EQ(doc["tenants"][1]["blobs"], 1);
 }
 
 // Keys come out in the order docs/api.md lists them.

@@ -235,6 +235,14 @@ void ToProto(const report::NodeTiers& tiers, v1::TiersResponse* out) {
   ToProto(tiers.mrc, out->mutable_mrc());
   for (const report::TierCurve& curve : tiers.curves) ToProto(curve, out->add_curves());
   out->set_token_bytes_per_kv_byte(tiers.token_bytes_per_kv_byte);
+  for (const report::TenantUsage& u : tiers.tenants) {
+    v1::TenantUsage* t = out->add_tenants();
+    t->set_tenant(u.tenant);
+    t->set_blobs(u.blobs);
+    t->set_dram_bytes(u.dram_bytes);
+    t->set_ssd_bytes(u.ssd_bytes);
+    t->set_text_blobs(u.text_blobs);
+  }
 }
 
 absl::StatusOr<report::TierStats> TierStatsFromProto(const v1::TierStats& t,
@@ -332,6 +340,13 @@ absl::StatusOr<report::NodeTiers> TiersFromProto(const v1::TiersResponse& respon
     out.curves.push_back(std::move(curve));
   }
   out.token_bytes_per_kv_byte = response.token_bytes_per_kv_byte();
+  for (const v1::TenantUsage& t : response.tenants()) {
+    out.tenants.push_back(report::TenantUsage{.tenant = t.tenant(),
+                                              .blobs = t.blobs(),
+                                              .dram_bytes = t.dram_bytes(),
+                                              .ssd_bytes = t.ssd_bytes(),
+                                              .text_blobs = t.text_blobs()});
+  }
   return out;
 }
 

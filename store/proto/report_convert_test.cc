@@ -311,9 +311,12 @@ TEST(ReportTiersToProtoTest, EverythingReadsBackAsWritten) {
                                            .advice = "fine"});
   tiers.curves.push_back(report::TierCurve{.tier = report::Tier::kSsd});  // no recommendation
   tiers.token_bytes_per_kv_byte = 0.5;
+  tiers.tenants = {{.tenant = "acme", .blobs = 2, .dram_bytes = 3, .ssd_bytes = 4, .text_blobs = 5},
+                   {.tenant = "globex", .blobs = 1}};
   v1::TiersResponse wire;
   ToProto(tiers, &wire);
   ASSERT_OK_AND_ASSIGN(const report::NodeTiers back, TiersFromProto(wire));
+  EXPECT_EQ(back.tenants, tiers.tenants);
   EXPECT_EQ(back.tiers, tiers.tiers);
   EXPECT_EQ(back.text, tiers.text);
   EXPECT_EQ(back.rebuild, tiers.rebuild);

@@ -90,6 +90,22 @@ struct EngineStats {
   friend bool operator==(const EngineStats&, const EngineStats&) = default;
 };
 
+// What the committed blobs of one tenant label (radix::Namespace::tenant()) hold.
+struct TenantUsage {
+  std::string tenant;
+  uint64_t blobs = 0;       // committed blobs in the index
+  uint64_t dram_bytes = 0;  // extent bytes of those in DRAM
+  uint64_t ssd_bytes = 0;   // extent bytes of those on SSD
+  uint64_t text_blobs = 0;  // those in the TEXT state (bytes dropped, tokens kept)
+
+  friend bool operator==(const TenantUsage&, const TenantUsage&) = default;
+};
+
+// Tenant labels NodeTiers::tenants lists one by one; the rest are summed under
+// kOtherTenants (an open node's clients may make any number of labels).
+inline constexpr size_t kMaxReportedTenants = 256;
+inline constexpr std::string_view kOtherTenants = "(other)";
+
 struct NodeTiers {
   std::vector<TierStats> tiers;  // the byte tiers, fastest first: DRAM, then SSD if any
   TextTierStats text;
@@ -107,6 +123,9 @@ struct NodeTiers {
   // Token bytes per KV byte of the pages looked up (converts the TEXT budget to the
   // curve's KV-byte capacities); 0: unknown.
   double token_bytes_per_kv_byte = 0;
+  // Per tenant label, sorted by label: the first kMaxReportedTenants labels, then
+  // kOtherTenants summing the rest (only when there are more).
+  std::vector<TenantUsage> tenants;
 
   // The stats of byte tier `tier`, the view of `tier`, the counts of `phase`; nullptr when
   // the node reported none.

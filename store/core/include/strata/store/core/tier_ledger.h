@@ -57,7 +57,8 @@ class TierLedger {
 
   // Adds the records' counts by tier to `tiers`: pages of linked blobs in DRAM and on SSD
   // (to those of tiers->tiers; a tier not listed there is not counted) and TEXT; unlinked
-  // records still holding bytes, and token-only ones. O(records).
+  // records still holding bytes, and token-only ones; and sets tiers->tenants (what each
+  // tenant label's linked blobs hold). O(records).
   void CountRecords(NodeTiers* tiers) const;
 
   void AttachDram(BlobRecord* record, const tiering::Extent& extent);
