@@ -1,17 +1,14 @@
 #include "client/lib/control_channel.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "strata/base/read_file.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/grpc_limits.h"
 
@@ -22,6 +19,8 @@ namespace {
 constexpr int64_t kMinReconnectBackoffCapMs = 100;
 // gRPC's default first reconnect backoff.
 constexpr int64_t kGrpcInitialReconnectBackoffMs = 1000;
+// A CA bundle, certificate chain or key larger than this is refused.
+constexpr size_t kMaxPemBytes = size_t{1} << 20;
 
 }  // namespace
 
@@ -30,19 +29,15 @@ absl::StatusOr<ChannelTls> LoadChannelTls(const ClientOptions& options) {
   tls.enabled = options.tls;
   auto read = [](const char* field, const std::string& path, std::string* out) -> absl::Status {
     if (path.empty()) return absl::OkStatus();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      const int error = errno;
-      return absl::Status(
-          error == EACCES ? absl::StatusCode::kPermissionDenied : absl::StatusCode::kNotFound,
-          absl::StrCat(field, ": cannot read ", path, ": ", std::strerror(error)));
+    absl::StatusOr<std::string> text = base::ReadFileToString(path, kMaxPemBytes);
+    if (!text.ok()) {
+      return absl::Status(text.status().code(),
+                          absl::StrCat(field, ": cannot read ", text.status().message()));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().find("-----BEGIN ") == std::string::npos) {
+    if (text->find("-----BEGIN ") == std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(field, ": ", path, " is not a PEM file"));
     }
-    *out = text.str();
+    *out = *std::move(text);
     return absl::OkStatus();
   };
   STRATA_RETURN_IF_ERROR(read("tls_ca_file", options.tls_ca_file, &tls.ca_pem));

@@ -1,9 +1,6 @@
 #include "strata/store/auth/tenant_table.h"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include <openssl/crypto.h>
@@ -17,7 +14,7 @@
 
 #include "nlohmann/json.hpp"
 #include "strata/base/absl_view.h"
-#include "strata/base/errno_status.h"
+#include "strata/base/read_file.h"
 
 namespace strata::store::auth {
 namespace {
@@ -159,13 +156,12 @@ absl::StatusOr<TenantTable> TenantTable::Parse(std::string_view json, std::strin
 }
 
 absl::StatusOr<TenantTable> TenantTable::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return base::ErrnoToStatus(errno, absl::StrCat("tenants_file ", path));
-  std::string text;
-  text.resize(kMaxTenantsFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return Parse(text, path);
+  absl::StatusOr<std::string> text = base::ReadFileToString(path, kMaxTenantsFileBytes);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("tenants_file ", text.status().message()));
+  }
+  return Parse(*text, path);
 }
 
 const Tenant* TenantTable::Authenticate(std::string_view token) const {

@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 
 #include "strata/base/absl_view.h"
-#include "strata/base/errno_status.h"
+#include "strata/base/read_file.h"
 #include "strata/base/status_macros.h"
 
 namespace strata::store::node {
@@ -63,14 +63,7 @@ absl::Status ApplyConfigText(std::string_view text, std::string_view path, NodeC
 }
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return base::ErrnoToStatus(errno, path);
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::UnavailableError(absl::StrCat(path, ": read failed"));
-  return contents.str();
+  return base::ReadFileToString(path);
 }
 
 }  // namespace strata::store::node

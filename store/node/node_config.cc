@@ -510,18 +510,19 @@ bool IsLoopbackHost(std::string_view host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+bool IsLoopbackAddress(std::string_view address) {
+  std::string host;
+  int port = 0;
+  return ParseListenAddress(address, &host, &port).ok() && IsLoopbackHost(host);
+}
+
 absl::Status NodeConfig::CheckExposure() const {
   if (insecure) return absl::OkStatus();
-  auto loopback = [](const std::string& address) {
-    std::string host;
-    int port = 0;
-    return ParseListenAddress(address, &host, &port).ok() && IsLoopbackHost(host);
-  };
   if (tenants_file.empty()) {
     for (const auto& [key, address] :
          {std::pair<const char*, const std::string*>{"grpc_listen", &grpc_listen},
           {"dataplane_listen", &dataplane_listen}}) {
-      if (!loopback(*address)) {
+      if (!IsLoopbackAddress(*address)) {
         return absl::FailedPreconditionError(absl::StrCat(
             key, " = ", *address,
             " is not a loopback address and there is no tenants_file: any host could read and "
@@ -530,7 +531,7 @@ absl::Status NodeConfig::CheckExposure() const {
       }
     }
   }
-  if (!http_listen.empty() && !loopback(http_listen)) {
+  if (!http_listen.empty() && !IsLoopbackAddress(http_listen)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "http_listen = ", http_listen,
         " is not a loopback address and the HTTP endpoint has no authentication. Bind it to "

@@ -284,6 +284,10 @@ TEST(NodeConfigTest, ExposureWithoutAuthenticationNeedsInsecure) {
   for (const char* host : {"0.0.0.0", "::", "10.0.0.7", "128.0.0.1", "localhost.example"}) {
     EXPECT_FALSE(IsLoopbackHost(host)) << host;
   }
+  EXPECT_TRUE(IsLoopbackAddress("127.0.0.1:0"));
+  EXPECT_TRUE(IsLoopbackAddress("[::1]:7400"));
+  EXPECT_FALSE(IsLoopbackAddress("0.0.0.0:7400"));
+  EXPECT_FALSE(IsLoopbackAddress("127.0.0.1"));  // no port: not an address
 }
 
 TEST(NodeConfigTest, TlsFilesComeInPairsAndMutualTlsNeedsTls) {

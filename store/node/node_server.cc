@@ -1,10 +1,7 @@
 #include "strata/store/node/node_server.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -13,7 +10,7 @@
 #include "glog/logging.h"
 
 #include "strata/base/byte_size.h"
-#include "strata/base/errno_status.h"
+#include "strata/base/read_file.h"
 #include "strata/base/status_macros.h"
 #include "strata/store/auth/data_plane_credential.h"
 #include "strata/store/auth/tenant_table.h"
@@ -29,6 +26,8 @@ namespace strata::store::node {
 namespace {
 
 constexpr uint64_t kDramGranuleBytes = uint64_t{64} << 10;
+// A certificate chain, key or CA bundle larger than this is refused.
+constexpr size_t kMaxPemBytes = size_t{1} << 20;
 
 // config.dram_bytes, or the default from free memory; rounded down to the granule.
 // FAILED_PRECONDITION when an explicit size exceeds the machine's memory (MemTotal): such a
@@ -168,28 +167,19 @@ void LogRestore(const core::RestoreReport& r, absl::Duration since_start) {
             << r.ready_time << ", " << since_start << " since the node started";
 }
 
-// The host of a listen address ("" when it does not parse).
-std::string HostOf(const std::string& address) {
-  std::string host;
-  int port = 0;
-  return ParseListenAddress(address, &host, &port).ok() ? host : std::string();
-}
-
 struct TlsFiles {
   std::string cert_chain, private_key, client_ca;
 };
 
-// The whole file at `path` ("" for an empty path), for option `key`.
+// The PEM file at `path` ("" for an empty path), for option `key`.
 absl::StatusOr<std::string> ReadPemFile(const char* key, const std::string& path) {
   if (path.empty()) return std::string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return base::ErrnoToStatus(errno, absl::StrCat(key, " ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().find("-----BEGIN ") == std::string::npos) {
+  absl::StatusOr<std::string> text = base::ReadFileToString(path, kMaxPemBytes);
+  if (!text.ok()) return Prefixed(text.status(), key);
+  if (text->find("-----BEGIN ") == std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(key, " ", path, ": not a PEM file"));
   }
-  return text.str();
+  return text;
 }
 
 absl::StatusOr<TlsFiles> ReadTlsFiles(const NodeConfig& config) {
@@ -203,7 +193,7 @@ absl::StatusOr<TlsFiles> ReadTlsFiles(const NodeConfig& config) {
               << (tls.client_ca.empty() ? ""
                                         : absl::StrCat(", client certificates required, signed by ",
                                                        config.tls_client_ca_file));
-  } else if (!config.tenants_file.empty() && !IsLoopbackHost(HostOf(config.grpc_listen))) {
+  } else if (!config.tenants_file.empty() && !IsLoopbackAddress(config.grpc_listen)) {
     LOG(WARNING) << "gRPC: plain text on " << config.grpc_listen
                  << ", not a loopback address: bearer tokens cross the network readable; set "
                     "tls_cert_file and tls_key_file";
@@ -357,10 +347,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                 {.snapshot = [self] { return self->Snapshot(); },
                                  .readiness = [self] { return self->Readiness(); }}));
     server->http_address_ = server->http_server_->address();
-    std::string http_host;
-    int http_port = 0;
-    if (ParseListenAddress(config.http_listen, &http_host, &http_port).ok() &&
-        !IsLoopbackHost(http_host)) {
+    if (!IsLoopbackAddress(config.http_listen)) {
       LOG(WARNING) << "HTTP endpoint listens on " << server->http_address_
                    << ", not a loopback address (insecure = true): it has no authentication";
     }

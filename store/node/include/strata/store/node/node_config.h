@@ -184,5 +184,8 @@ absl::Status ParseListenAddress(std::string_view text, std::string* host, int* p
 
 // True for localhost, 127.0.0.0/8 and ::1 (a host as ParseListenAddress returns it).
 bool IsLoopbackHost(std::string_view host);
+// True for a listen address ("host:port") whose host IsLoopbackHost; false when it does not
+// parse.
+bool IsLoopbackAddress(std::string_view address);
 
 }  // namespace strata::store::node
