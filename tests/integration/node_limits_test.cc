@@ -87,7 +87,7 @@ uint64_t PendingPuts(const NodeProcess& node) {
 // puts expire.
 TEST(NodeLimitsTest, PendingPutsMetadataIsBoundedAndReturnedWhenTheyExpire) {
   NodeProcessOptions options;
-  options.args = {"--max_pending_metadata_bytes=64MiB", "--put_ttl=6s", "--reap_interval=200ms",
+  options.args = {"--max_pending_metadata_bytes=64MiB", "--put_ttl=10s", "--reap_interval=200ms",
                   "--max_pending_tenant_share=1", "--max_pending_share=1"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<NodeProcess> node, NodeProcess::Start(options));
   auto store = node->StoreStub();
@@ -98,6 +98,7 @@ TEST(NodeLimitsTest, PendingPutsMetadataIsBoundedAndReturnedWhenTheyExpire) {
   int admitted = 0;
   int refused = 0;
   uint64_t peak = 0;
+  const absl::Time started = absl::Now();
   for (uint32_t i = 0; i < 12; ++i) {
     v1::BeginPutResponse response;
     const absl::Status status = Call(store->BeginPut(ContextWithDeadline(absl::Seconds(30)).get(),
@@ -110,12 +111,23 @@ TEST(NodeLimitsTest, PendingPutsMetadataIsBoundedAndReturnedWhenTheyExpire) {
       EXPECT_TRUE(absl::StrContains(status.message(), "max_pending_metadata_bytes")) << status;
     }
     peak = std::max(peak, ResidentBytes(node->pid()));
+    // 16 MiB of metadata a put (tokens and the sequence 4 MiB each, checksums 8 MiB): never
+    // more than three pending at once within 64 MiB.
+    EXPECT_LE(PendingPuts(*node), 3u) << "after put " << i;
   }
-  // 16 MiB of metadata a put (tokens and the sequence 4 MiB each, checksums 8 MiB): three
-  // fit 64 MiB.
-  EXPECT_EQ(admitted, 3);
-  EXPECT_EQ(refused, 9);
-  // The puts expire (put_ttl 6 s).
+  const absl::Duration elapsed = absl::Now() - started;
+  if (elapsed < absl::Seconds(10)) {
+    // No put expired during the loop: exactly three fit, the other nine were refused.
+    EXPECT_EQ(admitted, 3);
+    EXPECT_EQ(refused, 9);
+  } else {
+    // A slow build (sanitizers on a loaded machine) let the first puts expire, which frees
+    // room for later ones; the bound above still held at every step.
+    std::cerr << "the 12 puts took " << elapsed << " (> put_ttl): " << admitted << " admitted\n";
+    EXPECT_GE(admitted, 3);
+    EXPECT_GE(refused, 1);
+  }
+  // The puts expire (put_ttl 10 s).
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   while (PendingPuts(*node) != 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(100));
   ASSERT_EQ(PendingPuts(*node), 0u);
