@@ -234,6 +234,28 @@ void WriteTenants(const report::NodeTiers& t, Writer& w) {
   w.Family("strata_tenant_text_blobs", "gauge",
            "A tenant label's blobs in the TEXT state (bytes dropped, tokens kept).");
   for (const report::TenantUsage& u : t.tenants) w.Sample({{"tenant", u.tenant}}, u.text_blobs);
+  w.Family("strata_tenant_charged_bytes", "gauge",
+           "Extent bytes of all a tenant label's records by tier (pending puts and moves "
+           "included): what its quota counts.");
+  for (const report::TenantUsage& u : t.tenants) {
+    w.Sample({{"tenant", u.tenant}, {"tier", "dram"}}, u.dram_charged_bytes);
+    w.Sample({{"tenant", u.tenant}, {"tier", "ssd"}}, u.ssd_charged_bytes);
+  }
+  w.Family("strata_tenant_quota_bytes", "gauge",
+           "A tenant label's byte quota by tier (only labels and tiers with one).");
+  for (const report::TenantUsage& u : t.tenants) {
+    if (u.dram_quota_bytes > 0)
+      w.Sample({{"tenant", u.tenant}, {"tier", "dram"}}, u.dram_quota_bytes);
+    if (u.ssd_quota_bytes > 0) w.Sample({{"tenant", u.tenant}, {"tier", "ssd"}}, u.ssd_quota_bytes);
+  }
+  w.Family("strata_tenant_quota_evictions_total", "counter",
+           "Blobs of a tenant label that left a tier to make room under its own quota.");
+  for (const report::TenantUsage& u : t.tenants) {
+    w.Sample({{"tenant", u.tenant}}, u.quota_evictions);
+  }
+  w.Family("strata_tenant_quota_refusals_total", "counter",
+           "Allocations of a tenant label refused at its quota (RESOURCE_EXHAUSTED).");
+  for (const report::TenantUsage& u : t.tenants) w.Sample({{"tenant", u.tenant}}, u.quota_refusals);
 }
 
 void WriteMrc(const report::NodeTiers& t, Writer& w) {

@@ -131,7 +131,13 @@ std::string FormatTiersJson(const NodeSnapshot& snapshot) {
                        {"blobs", u.blobs},
                        {"dram_bytes", u.dram_bytes},
                        {"ssd_bytes", u.ssd_bytes},
-                       {"text_blobs", u.text_blobs}});
+                       {"text_blobs", u.text_blobs},
+                       {"dram_charged_bytes", u.dram_charged_bytes},
+                       {"ssd_charged_bytes", u.ssd_charged_bytes},
+                       {"dram_quota_bytes", u.dram_quota_bytes},
+                       {"ssd_quota_bytes", u.ssd_quota_bytes},
+                       {"quota_evictions", u.quota_evictions},
+                       {"quota_refusals", u.quota_refusals}});
   }
 
   // Bytes that are not UTF-8 (a namespace name from a client, say) become U+FFFD.

@@ -242,6 +242,12 @@ void ToProto(const report::NodeTiers& tiers, v1::TiersResponse* out) {
     t->set_dram_bytes(u.dram_bytes);
     t->set_ssd_bytes(u.ssd_bytes);
     t->set_text_blobs(u.text_blobs);
+    t->set_dram_charged_bytes(u.dram_charged_bytes);
+    t->set_ssd_charged_bytes(u.ssd_charged_bytes);
+    t->set_dram_quota_bytes(u.dram_quota_bytes);
+    t->set_ssd_quota_bytes(u.ssd_quota_bytes);
+    t->set_quota_evictions(u.quota_evictions);
+    t->set_quota_refusals(u.quota_refusals);
   }
 }
 
@@ -345,7 +351,13 @@ absl::StatusOr<report::NodeTiers> TiersFromProto(const v1::TiersResponse& respon
                                               .blobs = t.blobs(),
                                               .dram_bytes = t.dram_bytes(),
                                               .ssd_bytes = t.ssd_bytes(),
-                                              .text_blobs = t.text_blobs()});
+                                              .text_blobs = t.text_blobs(),
+                                              .dram_charged_bytes = t.dram_charged_bytes(),
+                                              .ssd_charged_bytes = t.ssd_charged_bytes(),
+                                              .dram_quota_bytes = t.dram_quota_bytes(),
+                                              .ssd_quota_bytes = t.ssd_quota_bytes(),
+                                              .quota_evictions = t.quota_evictions(),
+                                              .quota_refusals = t.quota_refusals()});
   }
   return out;
 }

@@ -97,6 +97,17 @@ struct TenantUsage {
   uint64_t dram_bytes = 0;  // extent bytes of those in DRAM
   uint64_t ssd_bytes = 0;   // extent bytes of those on SSD
   uint64_t text_blobs = 0;  // those in the TEXT state (bytes dropped, tokens kept)
+  // What counts against the label's quotas: the extent bytes of all its records in the
+  // tier (committed, pending puts, moves in flight, unlinked ones still read).
+  uint64_t dram_charged_bytes = 0;
+  uint64_t ssd_charged_bytes = 0;
+  // The label's quotas (the tenants file); 0: none.
+  uint64_t dram_quota_bytes = 0;
+  uint64_t ssd_quota_bytes = 0;
+  // Blobs of the label that left a tier to make room under its own quota, and allocations
+  // refused because its quota was full of what may not go (or could never hold them).
+  uint64_t quota_evictions = 0;
+  uint64_t quota_refusals = 0;
 
   friend bool operator==(const TenantUsage&, const TenantUsage&) = default;
 };
