@@ -14,7 +14,9 @@
 
 #include "nlohmann/json.hpp"
 #include "strata/base/absl_view.h"
+#include "strata/base/byte_size.h"
 #include "strata/base/read_file.h"
+#include "strata/base/status_macros.h"
 
 namespace strata::store::auth {
 namespace {
@@ -45,6 +47,37 @@ bool ParseHash(std::string_view hex, TokenHash* out) {
   const std::string bytes = absl::HexStringToBytes(base::AbslView(hex));
   std::memcpy(out->data(), bytes.data(), out->size());
   return true;
+}
+
+// "quota": {"dram": <bytes>, "ssd": <bytes>}, each a byte size string or an integer > 0.
+absl::Status ParseQuota(const nlohmann::json& quota, std::string_view path,
+                        const std::string& where, Tenant* tenant) {
+  if (!quota.is_object() || quota.empty()) {
+    return FileError(path, where, "quota must be an object with \"dram\" and/or \"ssd\"");
+  }
+  for (const auto& [tier, value] : quota.items()) {
+    uint64_t* out = tier == "dram"  ? &tenant->dram_quota_bytes
+                    : tier == "ssd" ? &tenant->ssd_quota_bytes
+                                    : nullptr;
+    if (out == nullptr) {
+      return FileError(path, where,
+                       absl::StrCat("quota: unknown tier \"", tier, "\" (expected dram, ssd)"));
+    }
+    absl::StatusOr<uint64_t> bytes = absl::InvalidArgumentError("not a byte size");
+    if (value.is_number_unsigned()) {
+      bytes = value.get<uint64_t>();
+    } else if (value.is_string()) {
+      bytes = base::ParseBytes(value.get<std::string>());
+    }
+    if (!bytes.ok() || *bytes == 0) {
+      return FileError(
+          path, where,
+          absl::StrCat("quota.", tier,
+                       " must be a byte size > 0 (\"8GiB\", \"500MB\" or an integer)"));
+    }
+    *out = *bytes;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Tenant> ParseTenant(const nlohmann::json& entry, std::string_view path,
@@ -87,10 +120,12 @@ absl::StatusOr<Tenant> ParseTenant(const nlohmann::json& entry, std::string_view
         }
         tenant.namespaces.push_back(ns.get<std::string>());
       }
+    } else if (key == "quota") {
+      STRATA_RETURN_IF_ERROR(ParseQuota(value, path, where, &tenant));
     } else {
       return FileError(path, where,
                        absl::StrCat("unknown key \"", key,
-                                    "\" (expected name, role, token_sha256, namespaces)"));
+                                    "\" (expected name, role, token_sha256, namespaces, quota)"));
     }
   }
   if (!has_name || !has_role || !has_hash) {

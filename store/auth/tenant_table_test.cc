@@ -75,7 +75,13 @@ TEST(TenantTableTest, RefusesEveryMalformedFileNamingTheEntry) {
       {one(absl::StrReplaceAll(base_fields, {{good_hash, "zz" + good_hash.substr(2)}})), "64 hex"},
       {one(absl::StrCat(base_fields, R"(,"namespaces":[])")), "namespaces must be"},
       {one(absl::StrCat(base_fields, R"(,"namespaces":[""])")), "namespaces must hold"},
-      {one(absl::StrCat(base_fields, R"(,"quota":1)")), "unknown key \"quota\""},
+      {one(absl::StrCat(base_fields, R"(,"quota":1)")), "quota must be an object"},
+      {one(absl::StrCat(base_fields, R"(,"quota":{})")), "quota must be an object"},
+      {one(absl::StrCat(base_fields, R"(,"quota":{"hbm":"1GiB"})")), "unknown tier \"hbm\""},
+      {one(absl::StrCat(base_fields, R"(,"quota":{"dram":0})")), "quota.dram must be"},
+      {one(absl::StrCat(base_fields, R"(,"quota":{"ssd":"lots"})")), "quota.ssd must be"},
+      {one(absl::StrCat(base_fields, R"(,"quota":{"dram":-5})")), "quota.dram must be"},
+      {one(absl::StrCat(base_fields, R"(,"owner":1)")), "unknown key \"owner\""},
       {one(R"("name":"a","role":"worker")"), "required"},
       {absl::StrCat(R"({"tenants":[{)", base_fields, "},{", base_fields, "}]}"),
        "tenants[1]: tenant \"a\" given twice"},
@@ -91,6 +97,20 @@ TEST(TenantTableTest, RefusesEveryMalformedFileNamingTheEntry) {
         << text;
     EXPECT_THAT(std::string(table.status().message()), ::testing::HasSubstr(why)) << text;
   }
+}
+
+TEST(TenantTableTest, QuotasAreByteSizesPerTier) {
+  ASSERT_OK_AND_ASSIGN(
+      const TenantTable table,
+      TenantTable::Parse(File(R"(, "quota": {"dram": "8GiB", "ssd": 1048576})"), "tenants.json"));
+  const Tenant* acme = table.Find("acme");
+  ASSERT_NE(acme, nullptr);
+  EXPECT_EQ(acme->dram_quota_bytes, uint64_t{8} << 30);
+  EXPECT_EQ(acme->ssd_quota_bytes, uint64_t{1} << 20);
+  const Tenant* ops = table.Find("ops");
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(ops->dram_quota_bytes, 0u);  // none
+  EXPECT_EQ(ops->ssd_quota_bytes, 0u);
 }
 
 TEST(TenantTableTest, LoadNamesAMissingFile) {

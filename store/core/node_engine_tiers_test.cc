@@ -45,6 +45,8 @@ class TiersTest : public ::testing::Test {
     options.text_bytes = text_bytes;
     options.admission = admission_;
     options.meta = meta_;
+    options.tenant_quotas = quotas_;
+    options.background_demotion = background_demotion_;
     if (ssd_blobs > 0) {
       tiering::io::MemoryBlockFileOptions file_options;
       file_options.size_bytes = ssd_blobs * 4096;
@@ -124,6 +126,8 @@ class TiersTest : public ::testing::Test {
 
   FakeClock clock_;
   std::string admission_ = "always";
+  TenantQuotas quotas_;
+  bool background_demotion_ = false;
   std::shared_ptr<meta::MemoryMetaStore> meta_ = std::make_shared<meta::MemoryMetaStore>();
   radix::Namespace ns_ = SmallNamespace();
   std::vector<BlobContent> blobs_;
@@ -489,6 +493,152 @@ TEST_F(TiersTest, RestartDropsRecordsThatFailTheirChecks) {
   EXPECT_CODE(meta_->GetBlob(keys[2]), absl::StatusCode::kNotFound);  // deleted from the store
   ASSERT_OK_AND_ASSIGN(std::vector<std::byte> bytes, ReadAll(keys[0]));
   EXPECT_EQ(bytes, blobs_[0].bytes);
+}
+
+namespace quota_test {
+
+// What Tiers() reports of tenant label `label` (a default value when it lists none).
+report::TenantUsage UsageOf(NodeEngine& engine, const std::string& label) {
+  for (const report::TenantUsage& u : engine.Tiers().tenants) {
+    if (u.tenant == label) return u;
+  }
+  return report::TenantUsage{};
+}
+
+// Puts `n` root blobs (kPages pages: one 4 KiB extent each) of `ns`; returns their keys.
+std::vector<radix::BlobKey> PutRoots(NodeEngine& engine, const radix::Namespace& ns, int n,
+                                     uint64_t seed) {
+  std::vector<radix::BlobKey> keys;
+  for (int i = 0; i < n; ++i) {
+    auto commit = PutBlob(engine, ns, std::nullopt, MakeBlob(ns, kPages, seed + i));
+    EXPECT_OK(commit) << "blob " << i;
+    if (commit.ok()) keys.push_back(commit->key);
+  }
+  return keys;
+}
+
+}  // namespace quota_test
+
+// Issue 12, item 9: a label at its DRAM quota evicts its own blobs, oldest first, though
+// other labels' blobs are older and the tier has room.
+TEST_F(TiersTest, ALabelAtItsDramQuotaEvictsItsOwnBlobsFirst) {
+  quotas_["acme"] = TenantQuota{.dram_bytes = 4 * 4096};
+  Start(/*dram_blobs=*/16, /*ssd_blobs=*/0);
+  const radix::Namespace globex = SmallNamespace("globex");
+  const std::vector<radix::BlobKey> g = quota_test::PutRoots(*engine_, globex, 3, 100);
+  const std::vector<radix::BlobKey> a = quota_test::PutRoots(*engine_, ns_, 5, 200);
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_THAT(TiersOf(a[0]), ElementsAre(Tier::kText));  // acme's oldest went
+  for (size_t i = 1; i < a.size(); ++i) EXPECT_THAT(TiersOf(a[i]), ElementsAre(Tier::kDram));
+  for (const radix::BlobKey& key : g) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kDram));
+  const report::TenantUsage acme = quota_test::UsageOf(*engine_, "acme");
+  EXPECT_EQ(acme.dram_charged_bytes, 4u * 4096);
+  EXPECT_EQ(acme.dram_bytes, 4u * 4096);
+  EXPECT_EQ(acme.dram_quota_bytes, 4u * 4096);
+  EXPECT_EQ(acme.quota_evictions, 1u);
+  EXPECT_EQ(acme.quota_refusals, 0u);
+  const report::TenantUsage other = quota_test::UsageOf(*engine_, "globex");
+  EXPECT_EQ(other.dram_charged_bytes, 3u * 4096);
+  EXPECT_EQ(other.dram_quota_bytes, 0u);
+  EXPECT_EQ(other.quota_evictions, 0u);
+}
+
+// A put larger than the label's quota can never fit: refused before anything is evicted.
+TEST_F(TiersTest, APutLargerThanTheQuotaIsRefusedBeforeAnythingIsEvicted) {
+  quotas_["acme"] = TenantQuota{.dram_bytes = 2 * 4096};
+  Start(/*dram_blobs=*/16, /*ssd_blobs=*/0);
+  const std::vector<radix::BlobKey> a = quota_test::PutRoots(*engine_, ns_, 2, 300);
+  const BlobContent big = MakeBlob(ns_, 3 * kPages, 310);  // 9 KiB: three extents
+  const absl::StatusOr<BeginPutReply> refused =
+      testing::BeginBlob(*engine_, ns_, std::nullopt, big);
+  EXPECT_CODE(refused.status(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("can never fit"));
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("\"acme\""));
+  for (const radix::BlobKey& key : a) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kDram));
+  EXPECT_EQ(quota_test::UsageOf(*engine_, "acme").quota_refusals, 1u);
+}
+
+// Pending puts count against the quota and cannot be evicted: a label whose quota is full
+// of them is refused, other labels are not, and an abandoned put gives its charge back.
+TEST_F(TiersTest, PendingPutsCountAgainstTheQuota) {
+  quotas_["acme"] = TenantQuota{.dram_bytes = 2 * 4096};
+  Start(/*dram_blobs=*/16, /*ssd_blobs=*/0);
+  std::vector<uint64_t> puts;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(BeginPutReply put, testing::BeginBlob(*engine_, ns_, std::nullopt,
+                                                               MakeBlob(ns_, kPages, 400 + i)));
+    puts.push_back(put.put_id);
+  }
+  report::TenantUsage acme = quota_test::UsageOf(*engine_, "acme");
+  EXPECT_EQ(acme.dram_charged_bytes, 2u * 4096);
+  EXPECT_EQ(acme.dram_bytes, 0u);  // nothing committed
+  const absl::StatusOr<BeginPutReply> third =
+      testing::BeginBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 402));
+  EXPECT_CODE(third.status(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), ::testing::HasSubstr("at its DRAM quota"));
+  const radix::Namespace globex = SmallNamespace("globex");
+  EXPECT_OK(PutBlob(*engine_, globex, std::nullopt, MakeBlob(globex, kPages, 403)).status());
+  ASSERT_OK(engine_->AbortPut(puts[0]));
+  acme = quota_test::UsageOf(*engine_, "acme");
+  EXPECT_EQ(acme.dram_charged_bytes, 4096u);
+  EXPECT_OK(PutBlob(*engine_, ns_, std::nullopt, MakeBlob(ns_, kPages, 404)).status());
+}
+
+// The SSD quota: a demotion that would pass it drops the label's own older SSD copies
+// first; one that cannot fit (the label's copies are all in flight) drops to TEXT;
+// other labels keep demoting into the room the tier has.
+TEST_F(TiersTest, ALabelAtItsSsdQuotaDropsItsOwnSsdCopiesFirst) {
+  quotas_["acme"] = TenantQuota{.ssd_bytes = 2 * 4096};
+  Start(/*dram_blobs=*/16, /*ssd_blobs=*/16);
+  const radix::Namespace globex = SmallNamespace("globex");
+  const std::vector<radix::BlobKey> g = quota_test::PutRoots(*engine_, globex, 3, 500);
+  const std::vector<radix::BlobKey> a = quota_test::PutRoots(*engine_, ns_, 4, 600);
+  ASSERT_OK(engine_->Evict(Tier::kDram, 16 * 4096).status());
+  for (const radix::BlobKey& key : g) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kSsd));
+  // One round demotes all four at once: two fit the quota, two drop to TEXT.
+  EXPECT_THAT(TiersOf(a[0]), ElementsAre(Tier::kSsd));
+  EXPECT_THAT(TiersOf(a[1]), ElementsAre(Tier::kSsd));
+  EXPECT_THAT(TiersOf(a[2]), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(a[3]), ElementsAre(Tier::kText));
+  report::TenantUsage acme = quota_test::UsageOf(*engine_, "acme");
+  EXPECT_EQ(acme.ssd_charged_bytes, 2u * 4096);
+  EXPECT_EQ(acme.quota_refusals, 2u);
+  // Two newer blobs: their demotions drop the two older SSD copies.
+  const std::vector<radix::BlobKey> b = quota_test::PutRoots(*engine_, ns_, 2, 700);
+  ASSERT_OK(engine_->Evict(Tier::kDram, 16 * 4096).status());
+  EXPECT_THAT(TiersOf(a[0]), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(a[1]), ElementsAre(Tier::kText));
+  EXPECT_THAT(TiersOf(b[0]), ElementsAre(Tier::kSsd));
+  EXPECT_THAT(TiersOf(b[1]), ElementsAre(Tier::kSsd));
+  for (const radix::BlobKey& key : g) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kSsd));
+  acme = quota_test::UsageOf(*engine_, "acme");
+  EXPECT_EQ(acme.ssd_charged_bytes, 2u * 4096);
+  EXPECT_EQ(acme.ssd_bytes, 2u * 4096);
+  EXPECT_EQ(acme.quota_evictions, 2u);
+  EXPECT_EQ(quota_test::UsageOf(*engine_, "globex").ssd_charged_bytes, 3u * 4096);
+}
+
+// The mover keeps a label under its quota's high watermark: at 10 of 10 extents it
+// demotes the label's blobs (not others') down to the low watermark (85%) in the
+// background, so the next puts do not have to evict synchronously.
+TEST_F(TiersTest, TheMoverDemotesALabelAboveItsQuotasHighWatermark) {
+  quotas_["acme"] = TenantQuota{.dram_bytes = 10 * 4096};
+  background_demotion_ = true;
+  Start(/*dram_blobs=*/64, /*ssd_blobs=*/64);
+  const radix::Namespace globex = SmallNamespace("globex");
+  const std::vector<radix::BlobKey> g = quota_test::PutRoots(*engine_, globex, 10, 700);
+  quota_test::PutRoots(*engine_, ns_, 10, 800);
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  report::TenantUsage acme = quota_test::UsageOf(*engine_, "acme");
+  while (acme.dram_charged_bytes > 8 * 4096 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+    acme = quota_test::UsageOf(*engine_, "acme");
+  }
+  EXPECT_LE(acme.dram_charged_bytes, 8u * 4096);
+  EXPECT_EQ(acme.dram_charged_bytes + acme.ssd_charged_bytes, 10u * 4096);  // moved, not lost
+  EXPECT_GE(acme.quota_evictions, 2u);
+  EXPECT_GE(acme.ssd_charged_bytes, 2u * 4096);
+  for (const radix::BlobKey& key : g) EXPECT_THAT(TiersOf(key), ElementsAre(Tier::kDram));
 }
 
 }  // namespace

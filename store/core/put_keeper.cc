@@ -23,7 +23,8 @@ absl::StatusOr<BeginPutReply> PutKeeper::Begin(absl::Mutex& mu, NewPut put,
                                                absl::FunctionRef<tiering::BlobId()> new_id) {
   CheckLock(mu);
   const PutRequest& request = *put.request;
-  absl::StatusOr<tiering::Extent> extent = deps_.mover->Allocate(mu, request.bytes);
+  absl::StatusOr<tiering::Extent> extent =
+      deps_.mover->Allocate(mu, request.bytes, put.ns->tenant());
   if (!extent.ok()) {
     if (put.parent != nullptr) {
       --put.parent->children;

@@ -56,12 +56,12 @@ uint64_t RecordKeeper::Release(const absl::Mutex& mu, BlobRecord* record) {
     if (record->state != BlobState::kUnlinked) break;
     if (record->leases > 0 || record->holds > 0 || record->moving) break;
     if (record->extent.has_value()) {
-      deps_.dram->Free(*record->extent);
+      deps_.ledger->FreeDramExtent(*record, *record->extent);
       freed += record->extent->length;
       record->extent.reset();
     }
     if (record->ssd_extent.has_value()) {
-      deps_.ssd->Free(*record->ssd_extent);
+      deps_.ledger->FreeSsdExtent(*record, *record->ssd_extent);
       record->ssd_extent.reset();
     }
     // Only the tokens (and what chains them) are needed from now on.

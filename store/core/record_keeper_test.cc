@@ -59,6 +59,7 @@ class RecordKeeperTest : public ::testing::Test {
     r->checksums = content.checksums;
     BlobRecord* record = table_.Add(std::move(r));
     const tiering::Extent extent = dram_->Allocate(record->bytes).value();
+    ledger_.Charge(TierLedger::LabelOf(*record), Tier::kDram, extent.length);
     if (!linked) {
       record->extent = extent;
       table_.Unlink(record);

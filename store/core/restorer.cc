@@ -80,6 +80,7 @@ absl::StatusOr<RestoreReport> Restorer::Restore(absl::Mutex& mu, MetaJournal::Lo
       const absl::Status reserved = deps_.ssd->Reserve(extent);
       if (reserved.ok()) {
         deps_.ledger->AttachSsd(added, extent);
+        deps_.ledger->Charge(TierLedger::LabelOf(*added), Tier::kSsd, extent.length);
         on_ssd = true;
       } else {
         LOG(WARNING) << "restart: SSD extent of " << added->key.ToHex() << " refused: " << reserved;

@@ -19,8 +19,12 @@ constexpr uint64_t kTextRecordOverhead = 256;
 }  // namespace
 
 TierLedger::TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd,
-                       TierPolicies policies, uint64_t text_capacity_bytes)
-    : table_(table), dram_(dram), ssd_(ssd), policies_(std::move(policies)) {
+                       TierPolicies policies, uint64_t text_capacity_bytes, TenantQuotas quotas)
+    : table_(table),
+      dram_(dram),
+      ssd_(ssd),
+      policies_(std::move(policies)),
+      quotas_(std::move(quotas)) {
   CHECK(policies_.dram && policies_.ssd && policies_.text && policies_.admission);
   text_.capacity_bytes = text_capacity_bytes;
 }
@@ -93,7 +97,7 @@ void TierLedger::DetachDram(BlobRecord* record) {
   CHECK(record->in_dram());
   CHECK(record->leases == 0 && record->holds == 0) << "dropping held bytes";
   CountInParent(*record, -1);
-  dram_->Free(*record->extent);
+  FreeDramExtent(*record, *record->extent);
   record->extent.reset();
   CountInParent(*record, +1);
   policies_.dram->OnErase(record->id);
@@ -114,12 +118,89 @@ void TierLedger::AttachSsd(BlobRecord* record, const tiering::Extent& extent) {
 void TierLedger::DetachSsd(BlobRecord* record) {
   CHECK(record->on_ssd());
   CountInParent(*record, -1);
-  ssd_->Free(*record->ssd_extent);
+  FreeSsdExtent(*record, *record->ssd_extent);
   record->ssd_extent.reset();
   CountInParent(*record, +1);
   policies_.ssd->OnErase(record->id);
   SyncText(record);
 }
+
+const std::string& TierLedger::LabelOf(const BlobRecord& record) {
+  static const std::string* const none = new std::string();
+  return record.ns == nullptr ? *none : record.ns->tenant();
+}
+
+void TierLedger::Charge(const std::string& owner, Tier tier, uint64_t bytes) {
+  CHECK(tier == Tier::kDram || tier == Tier::kSsd);
+  LabelBytes& label = labels_[owner];
+  (tier == Tier::kDram ? label.dram : label.ssd) += bytes;
+}
+
+void TierLedger::Refund(const BlobRecord& owner, Tier tier, uint64_t bytes) {
+  // A refund without its charge is a bug in the accounting (fatal in debug builds); a
+  // release build logs it and keeps serving with the charge at 0.
+  auto it = labels_.find(LabelOf(owner));
+  if (it == labels_.end()) {
+    LOG(DFATAL) << "refunding " << bytes << " bytes to label \"" << LabelOf(owner)
+                << "\", never charged";
+    return;
+  }
+  LabelBytes& label = it->second;
+  uint64_t& charged = tier == Tier::kDram ? label.dram : label.ssd;
+  if (charged < bytes) {
+    LOG(DFATAL) << "refunding " << bytes << " bytes to label \"" << it->first << "\", charged "
+                << charged;
+    bytes = charged;
+  }
+  charged -= bytes;
+  if (label.dram == 0 && label.ssd == 0 && label.quota_evictions == 0 &&
+      label.quota_refusals == 0) {
+    labels_.erase(it);
+  }
+}
+
+void TierLedger::FreeDramExtent(const BlobRecord& owner, const tiering::Extent& extent) {
+  dram_->Free(extent);
+  Refund(owner, Tier::kDram, extent.length);
+}
+
+void TierLedger::FreeSsdExtent(const BlobRecord& owner, const tiering::Extent& extent) {
+  CHECK(ssd_ != nullptr);
+  ssd_->Free(extent);
+  Refund(owner, Tier::kSsd, extent.length);
+}
+
+uint64_t TierLedger::charged(const std::string& label, Tier tier) const {
+  auto it = labels_.find(label);
+  if (it == labels_.end()) return 0;
+  return tier == Tier::kDram ? it->second.dram : tier == Tier::kSsd ? it->second.ssd : 0;
+}
+
+uint64_t TierLedger::quota(const std::string& label, Tier tier) const {
+  auto it = quotas_.find(label);
+  if (it == quotas_.end()) return 0;
+  return tier == Tier::kDram  ? it->second.dram_bytes
+         : tier == Tier::kSsd ? it->second.ssd_bytes
+                              : 0;
+}
+
+std::vector<std::string> TierLedger::LabelsAbove(Tier tier, double fraction) const {
+  std::vector<std::string> above;
+  for (const auto& [label, q] : quotas_) {
+    const uint64_t limit = tier == Tier::kDram ? q.dram_bytes : q.ssd_bytes;
+    if (limit == 0) continue;
+    if (static_cast<double>(charged(label, tier)) > fraction * static_cast<double>(limit)) {
+      above.push_back(label);
+    }
+  }
+  return above;
+}
+
+void TierLedger::CountQuotaEvictions(const std::string& label, uint64_t blobs) {
+  if (blobs > 0) labels_[label].quota_evictions += blobs;
+}
+
+void TierLedger::CountQuotaRefusal(const std::string& label) { ++labels_[label].quota_refusals; }
 
 void TierLedger::Unlinking(const BlobRecord& record) {
   CountInParent(record, -1);
@@ -172,6 +253,19 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
       if (r.text_tracked) tiers->text.pages += r.pages;
     }
   });
+  for (const auto& [label, bytes] : labels_) {
+    if (label.empty()) continue;  // records without a namespace (unit tests)
+    report::TenantUsage& u = usage[label];
+    u.dram_charged_bytes = bytes.dram;
+    u.ssd_charged_bytes = bytes.ssd;
+    u.quota_evictions = bytes.quota_evictions;
+    u.quota_refusals = bytes.quota_refusals;
+  }
+  for (const auto& [label, q] : quotas_) {
+    report::TenantUsage& u = usage[label];
+    u.dram_quota_bytes = q.dram_bytes;
+    u.ssd_quota_bytes = q.ssd_bytes;
+  }
   tiers->tenants.clear();
   for (const auto& [label, u] : usage) {
     if (tiers->tenants.size() >= report::kMaxReportedTenants) {
@@ -183,6 +277,12 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
       other.dram_bytes += u.dram_bytes;
       other.ssd_bytes += u.ssd_bytes;
       other.text_blobs += u.text_blobs;
+      other.dram_charged_bytes += u.dram_charged_bytes;
+      other.ssd_charged_bytes += u.ssd_charged_bytes;
+      other.dram_quota_bytes += u.dram_quota_bytes;
+      other.ssd_quota_bytes += u.ssd_quota_bytes;
+      other.quota_evictions += u.quota_evictions;
+      other.quota_refusals += u.quota_refusals;
       continue;
     }
     tiers->tenants.push_back(u);

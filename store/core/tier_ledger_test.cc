@@ -29,8 +29,17 @@ class TierLedgerTest : public ::testing::Test {
     record->state = BlobState::kLinked;
     return record;
   }
-  tiering::Extent Dram(uint64_t bytes) { return dram_->Allocate(bytes).value(); }
-  tiering::Extent Ssd(uint64_t bytes) { return ssd_->Allocate(bytes).value(); }
+  // Extents for records of ns_, charged to its label as the mover's allocations are.
+  tiering::Extent Dram(uint64_t bytes) {
+    const tiering::Extent extent = dram_->Allocate(bytes).value();
+    ledger_.Charge(ns_.tenant(), Tier::kDram, extent.length);
+    return extent;
+  }
+  tiering::Extent Ssd(uint64_t bytes) {
+    const tiering::Extent extent = ssd_->Allocate(bytes).value();
+    ledger_.Charge(ns_.tenant(), Tier::kSsd, extent.length);
+    return extent;
+  }
 
   const radix::Namespace ns_ = testing::SmallNamespace();
   BlobTable table_;

@@ -4,11 +4,15 @@
 #include "strata/store/core/tier_mover.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
 
 namespace strata::store::core {
 namespace {
@@ -72,37 +76,61 @@ void TierMover::Loop() {
   absl::Mutex& mu = *deps_.index_mu;
   absl::Duration backoff = absl::ZeroDuration();
   while (!stop_.HasBeenNotified()) {
-    uint64_t excess = 0;
     {
-      TimedMutexLock lock(&mu, deps_.lock_hold);  // waits and reads DRAM use: writes nothing
+      TimedMutexLock lock(&mu, deps_.lock_hold);  // only waits: writes nothing
       if (stop_.HasBeenNotified()) return;
-      {
-        LockHoldPause pause;
-        pressure_.WaitWithTimeout(&mu, std::max(kMoverPoll, backoff));
-      }
-      if (stop_.HasBeenNotified()) return;
-      const report::TierStats stats = deps_.dram->Stats();
-      const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
-                                             static_cast<double>(stats.capacity_bytes));
-      if (AbovePressure(mu) && stats.used_bytes > low) excess = stats.used_bytes - low;
+      LockHoldPause pause;
+      pressure_.WaitWithTimeout(&mu, std::max(kMoverPoll, backoff));
     }
-    if (excess == 0) continue;
-    EvictReply reply;
-    const uint64_t freed = MoveOutOfDram(mu, excess, &reply);
-    if (reply.demotions_failed > 0 && freed == 0) {
+    if (stop_.HasBeenNotified()) return;
+    if (DemoteRound()) {
       backoff = std::clamp(backoff * 2, kFirstMoverBackoff, kMaxMoverBackoff);
-      LOG(WARNING) << "mover: nothing freed, next try in " << backoff << "; "
-                   << reply.demotions_failed << " demotions failed: " << reply.first_failure;
+      LOG(WARNING) << "mover: nothing freed, next try in " << backoff;
     } else {
       backoff = absl::ZeroDuration();
-      if (reply.demotions_failed > 0) {
-        LOG(WARNING) << "mover: " << reply.demotions_failed
-                     << " demotions failed: " << reply.first_failure;
-      }
+    }
+  }
+}
+
+bool TierMover::DemoteRound() {
+  absl::Mutex& mu = *deps_.index_mu;
+  // What to move: each label above its DRAM quota's high watermark down to its low one,
+  // then the tier above its high watermark down to its low one.
+  std::vector<std::pair<std::string, uint64_t>> labels;
+  uint64_t excess = 0;
+  {
+    TimedMutexLock lock(&mu, deps_.lock_hold);  // reads use: writes nothing
+    TierLedger& ledger = *deps_.ledger;
+    for (std::string& label : ledger.LabelsAbove(Tier::kDram, options_.dram_high_watermark)) {
+      const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
+                                             static_cast<double>(ledger.quota(label, Tier::kDram)));
+      const uint64_t charged = ledger.charged(label, Tier::kDram);
+      labels.emplace_back(std::move(label), charged - std::min(charged, low));
+    }
+    const report::TierStats stats = deps_.dram->Stats();
+    const auto low = static_cast<uint64_t>(options_.dram_low_watermark *
+                                           static_cast<double>(stats.capacity_bytes));
+    if (AbovePressure(mu) && stats.used_bytes > low) excess = stats.used_bytes - low;
+  }
+  bool tried = false;
+  bool all_failed = true;
+  const auto move = [&](uint64_t bytes, const std::string* only) {
+    if (bytes == 0) return;
+    EvictReply reply;
+    const uint64_t freed = MoveOutOfDram(mu, bytes, &reply, only);
+    tried = true;
+    if (freed > 0 || reply.demotions_failed == 0) all_failed = false;
+    if (reply.demotions_failed > 0) {
+      LOG(WARNING) << "mover: " << reply.demotions_failed
+                   << " demotions failed: " << reply.first_failure;
     }
     VLOG(1) << "mover: freed " << freed << " DRAM bytes (" << reply.blobs_demoted << " demoted, "
-            << reply.blobs_dropped << " dropped)";
-  }
+            << reply.blobs_dropped << " dropped)"
+            << (only != nullptr ? absl::StrCat(" of tenant label ", *only) : std::string());
+  };
+  for (const auto& [label, bytes] : labels) move(bytes, &label);
+  move(excess, nullptr);
+  return tried && all_failed;
 }
 
 // ------------------------------------------------------------------------- TEXT
@@ -193,7 +221,8 @@ void TierMover::TrimText(absl::Mutex& mu, EvictReply* reply) {
 
 // ------------------------------------------------------------------------- DRAM, SSD
 
-uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                             const std::string* only) {
   CheckLock(mu);
   BlobTable& table = *deps_.table;
   uint64_t freed = 0;
@@ -202,10 +231,11 @@ uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
     victims.clear();
     deps_.ledger->dram_policy().CollectVictims(
         bytes - freed,
-        [&table](tiering::BlobId id) {
+        [&table, only](tiering::BlobId id) {
           const BlobRecord* r = table.Find(id);
           return r != nullptr && TierLedger::DramEvictable(*r) &&
-                 (r->on_ssd() || r->children_with_bytes == 0);
+                 (r->on_ssd() || r->children_with_bytes == 0) &&
+                 (only == nullptr || TierLedger::LabelOf(*r) == *only);
         },
         &victims);
     if (victims.empty()) break;
@@ -222,6 +252,7 @@ uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
       } else {
         continue;
       }
+      if (only != nullptr) deps_.ledger->CountQuotaEvictions(*only, 1);
       freed += length;
     }
     if (freed == freed_before) break;
@@ -230,17 +261,19 @@ uint64_t TierMover::FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
   return freed;
 }
 
-uint64_t TierMover::FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+uint64_t TierMover::FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                            const std::string* only) {
   CheckLock(mu);
   if (deps_.ssd == nullptr) return 0;
   BlobTable& table = *deps_.table;
   uint64_t freed = 0;
   std::vector<tiering::BlobId> victims;
-  const auto evictable = [](const BlobRecord& r) {
+  const auto evictable = [only](const BlobRecord& r) {
     // A DRAM copy keeps the blob whole; without one, the bytes go only if no child
     // needs them.
     return r.state == BlobState::kLinked && r.on_ssd() && !r.moving && !r.pinned &&
-           r.path_pins == 0 && (r.in_dram() || r.children_with_bytes == 0);
+           r.path_pins == 0 && (r.in_dram() || r.children_with_bytes == 0) &&
+           (only == nullptr || TierLedger::LabelOf(r) == *only);
   };
   while (freed < bytes) {
     victims.clear();
@@ -264,6 +297,7 @@ uint64_t TierMover::FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) 
       } else {
         DropToText(mu, record, reply);
       }
+      if (only != nullptr) deps_.ledger->CountQuotaEvictions(*only, 1);
       freed += length;
     }
     if (freed == freed_before) break;
@@ -272,24 +306,75 @@ uint64_t TierMover::FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) 
   return freed;
 }
 
-absl::StatusOr<tiering::Extent> TierMover::Allocate(absl::Mutex& mu, uint64_t bytes) {
+absl::Status TierMover::MakeRoomUnderQuota(absl::Mutex& mu, Tier tier, const std::string& label,
+                                           uint64_t bytes) {
   CheckLock(mu);
-  absl::StatusOr<tiering::Extent> extent = deps_.dram->Allocate(bytes);
-  if (extent.ok() || !absl::IsResourceExhausted(extent.status())) {
-    if (extent.ok()) SignalIfAbovePressure(mu);
-    return extent;
+  TierLedger& ledger = *deps_.ledger;
+  const uint64_t quota = ledger.quota(label, tier);
+  if (quota == 0) return absl::OkStatus();
+  const char* const name = tier == Tier::kDram ? "DRAM" : "SSD";
+  if (bytes > quota) {
+    ledger.CountQuotaRefusal(label);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("tenant label \"", label, "\" has a ", name, " quota of ", quota,
+                     " bytes: ", bytes, " bytes can never fit it (nothing was evicted)"));
   }
+  const uint64_t charged = ledger.charged(label, tier);
+  if (charged + bytes <= quota) return absl::OkStatus();
   EvictReply evicted;
-  // Free at least the request; fragmentation may need more, so retry with what remains.
-  for (int round = 0; round < 64; ++round) {
-    if (FreeDram(mu, bytes, &evicted) == 0) break;
-    extent = deps_.dram->Allocate(bytes);
-    if (extent.ok() || !absl::IsResourceExhausted(extent.status())) return extent;
+  if (tier == Tier::kDram) {
+    FreeDram(mu, charged + bytes - quota, &evicted, &label);
+  } else {
+    FreeSsd(mu, charged + bytes - quota, &evicted, &label);
   }
+  const uint64_t now = ledger.charged(label, tier);
+  if (now + bytes <= quota) return absl::OkStatus();
+  ledger.CountQuotaRefusal(label);
   return absl::ResourceExhaustedError(absl::StrCat(
-      "DRAM tier full: no room for ", bytes, " bytes after dropping ", evicted.blobs_dropped,
-      " blobs (", evicted.bytes_freed,
-      " bytes freed); the rest is pinned, leased, pending or continued by other blobs"));
+      "tenant label \"", label, "\" is at its ", name, " quota (", now, " of ", quota,
+      " bytes) and no room for ", bytes, " more: what it holds there is pinned, leased, ",
+      "pending or continued by other blobs (", evicted.bytes_freed, " bytes of its own freed)"));
+}
+
+absl::StatusOr<tiering::Extent> TierMover::Allocate(absl::Mutex& mu, uint64_t bytes,
+                                                    const std::string& label) {
+  CheckLock(mu);
+  STRATA_RETURN_IF_ERROR(MakeRoomUnderQuota(mu, Tier::kDram, label, bytes));
+  absl::StatusOr<tiering::Extent> extent = deps_.dram->Allocate(bytes);
+  if (!extent.ok() && absl::IsResourceExhausted(extent.status())) {
+    EvictReply evicted;
+    // Free at least the request; fragmentation may need more, so retry with what remains.
+    for (int round = 0; round < 64; ++round) {
+      if (FreeDram(mu, bytes, &evicted) == 0) break;
+      extent = deps_.dram->Allocate(bytes);
+      if (extent.ok() || !absl::IsResourceExhausted(extent.status())) break;
+    }
+    if (!extent.ok() && absl::IsResourceExhausted(extent.status())) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "DRAM tier full: no room for ", bytes, " bytes after dropping ", evicted.blobs_dropped,
+          " blobs (", evicted.bytes_freed,
+          " bytes freed); the rest is pinned, leased, pending or continued by other blobs"));
+    }
+  }
+  if (!extent.ok()) return extent;
+  // The granted extent is the request rounded up to the granule: it must fit too.
+  if (extent->length > bytes) {
+    if (absl::Status room = MakeRoomUnderQuota(mu, Tier::kDram, label, extent->length);
+        !room.ok()) {
+      deps_.dram->Free(*extent);
+      return room;
+    }
+  }
+  TierLedger& ledger = *deps_.ledger;
+  ledger.Charge(label, Tier::kDram, extent->length);
+  const uint64_t quota = ledger.quota(label, Tier::kDram);
+  if (quota != 0 && static_cast<double>(ledger.charged(label, Tier::kDram)) >
+                        options_.dram_high_watermark * static_cast<double>(quota)) {
+    pressure_.Signal();  // the thread demotes the label's blobs to its low watermark
+  } else {
+    SignalIfAbovePressure(mu);
+  }
+  return extent;
 }
 
 absl::StatusOr<EvictReply> TierMover::Evict(absl::Mutex& mu, Tier tier, uint64_t bytes) {

@@ -63,7 +63,8 @@ absl::Status TierMover::Promote(absl::Mutex& mu, const std::vector<BlobRecord*>&
   absl::Status first_error;
   for (BlobRecord* record : records) {
     if (record->moving || record->in_dram() || !record->on_ssd()) continue;
-    absl::StatusOr<tiering::Extent> extent = Allocate(mu, record->bytes);
+    absl::StatusOr<tiering::Extent> extent =
+        Allocate(mu, record->bytes, TierLedger::LabelOf(*record));
     if (!extent.ok()) {
       first_error.Update(extent.status());
       break;
@@ -111,7 +112,7 @@ absl::Status TierMover::Promote(absl::Mutex& mu, const std::vector<BlobRecord*>&
           " is corrupt (chunk ", bad[i], " fails its checksum); the blob is TEXT now"));
     }
     if (!status.ok()) {
-      dram.Free(targets[i]);
+      deps_.ledger->FreeDramExtent(*record, targets[i]);
       LOG(WARNING) << "promotion of " << record->key.ToHex() << " failed: " << status;
       // Only lost bytes cost the SSD copy; a transient error (UNAVAILABLE) keeps it.
       if (absl::IsDataLoss(status) && record->state == BlobState::kLinked && record->on_ssd() &&
@@ -130,7 +131,7 @@ absl::Status TierMover::Promote(absl::Mutex& mu, const std::vector<BlobRecord*>&
       deps_.ledger->AttachDram(record, targets[i]);
       dram.counters().RecordPromotion();
     } else {
-      dram.Free(targets[i]);  // deleted meanwhile
+      deps_.ledger->FreeDramExtent(*record, targets[i]);  // deleted meanwhile
     }
     deps_.records->ReleaseRecord(record);
   }
@@ -178,15 +179,39 @@ absl::Status TierMover::PromoteForRead(
 
 // ------------------------------------------------------------------------- demotion
 
-uint64_t TierMover::MoveOutOfDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
-  const MetaJournal::FlushOnExit flush(deps_.journal);  // after the lock below
-  TimedMutexLock lock(&mu, deps_.lock_hold);
-  return MoveOutOfDramLocked(mu, bytes, reply);
+absl::StatusOr<tiering::Extent> TierMover::AllocateSsd(absl::Mutex& mu, const BlobRecord& record,
+                                                       EvictReply* reply) {
+  CheckLock(mu);
+  const std::string& label = TierLedger::LabelOf(record);
+  tiering::Tier& ssd = *deps_.ssd;
+  STRATA_RETURN_IF_ERROR(MakeRoomUnderQuota(mu, Tier::kSsd, label, record.bytes));
+  absl::StatusOr<tiering::Extent> target = ssd.Allocate(record.bytes);
+  if (!target.ok() && absl::IsResourceExhausted(target.status())) {
+    FreeSsd(mu, record.bytes, reply);
+    target = ssd.Allocate(record.bytes);
+  }
+  if (!target.ok()) return target;
+  if (target->length > record.bytes) {  // rounded up to the granule: it must fit too
+    if (absl::Status room = MakeRoomUnderQuota(mu, Tier::kSsd, label, target->length); !room.ok()) {
+      ssd.Free(*target);
+      return room;
+    }
+  }
+  deps_.ledger->Charge(label, Tier::kSsd, target->length);
+  return target;
 }
 
-uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictReply* reply) {
+uint64_t TierMover::MoveOutOfDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                                  const std::string* only) {
+  const MetaJournal::FlushOnExit flush(deps_.journal);  // after the lock below
+  TimedMutexLock lock(&mu, deps_.lock_hold);
+  return MoveOutOfDramLocked(mu, bytes, reply, only);
+}
+
+uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                                        const std::string* only) {
   CheckLock(mu);
-  if (deps_.ssd == nullptr) return FreeDram(mu, bytes, reply);
+  if (deps_.ssd == nullptr) return FreeDram(mu, bytes, reply, only);
   BlobTable& table = *deps_.table;
   TierLedger& ledger = *deps_.ledger;
   tiering::DramArena& dram = *deps_.dram;
@@ -200,9 +225,10 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
     victims.clear();
     ledger.dram_policy().CollectVictims(
         std::min(bytes - freed, kMaxDemotionRoundBytes),
-        [&table, &failed](tiering::BlobId id) {
+        [&table, &failed, only](tiering::BlobId id) {
           const BlobRecord* r = table.Find(id);
-          return r != nullptr && TierLedger::DramEvictable(*r) && !failed.contains(id);
+          return r != nullptr && TierLedger::DramEvictable(*r) && !failed.contains(id) &&
+                 (only == nullptr || TierLedger::LabelOf(*r) == *only);
         },
         &victims);
     if (victims.empty()) break;
@@ -217,6 +243,7 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
       if (record->on_ssd()) {
         ledger.DetachDram(record);  // already durable on SSD
         dram.counters().RecordEviction();
+        if (only != nullptr) ledger.CountQuotaEvictions(*only, 1);
         round_freed += length;
         continue;
       }
@@ -224,19 +251,18 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         // Not worth an SSD write: drop to TEXT if nothing continues it.
         if (record->children_with_bytes == 0) {
           DropToText(mu, record, reply);
+          if (only != nullptr) ledger.CountQuotaEvictions(*only, 1);
           round_freed += length;
         }
         continue;
       }
-      absl::StatusOr<tiering::Extent> target = ssd.Allocate(record->bytes);
-      if (!target.ok() && absl::IsResourceExhausted(target.status())) {
-        FreeSsd(mu, record->bytes, reply);
-        target = ssd.Allocate(record->bytes);
-      }
+      // The SSD tier full of what may not go, or the label's SSD quota: drop to TEXT.
+      absl::StatusOr<tiering::Extent> target = AllocateSsd(mu, *record, reply);
       if (!target.ok()) {
         VLOG(1) << "no SSD room for " << record->key.ToHex() << ": " << target.status();
         if (record->children_with_bytes == 0) {
           DropToText(mu, record, reply);
+          if (only != nullptr) ledger.CountQuotaEvictions(*only, 1);
           round_freed += length;
         }
         continue;
@@ -278,7 +304,7 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         if (!status.ok() || record->state != BlobState::kLinked) {
           record->moving = false;
           deps_.records->UnholdRecord(record);
-          ssd.Free(targets[i]);
+          ledger.FreeSsdExtent(*record, targets[i]);
           if (!status.ok()) {
             VLOG(1) << "demotion of " << record->key.ToHex() << " failed: " << status;
             if (failed.insert(record->id).second && reply->demotions_failed++ == 0) {
@@ -308,7 +334,7 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         if (!recorded.ok() || record->state != BlobState::kLinked) {
           // Not recorded (as if never written), or deleted while it was being recorded
           // (its deletion was queued after the record, so the store has it deleted).
-          ssd.Free(targets[i]);
+          ledger.FreeSsdExtent(*record, targets[i]);
           deps_.records->ReleaseRecord(record);
           continue;
         }
@@ -322,6 +348,7 @@ uint64_t TierMover::MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictRe
         if (TierLedger::DramEvictable(*record)) {
           round_freed += record->extent->length;
           ledger.DetachDram(record);
+          if (only != nullptr) ledger.CountQuotaEvictions(*only, 1);
         }
       }
       moved_.SignalAll();

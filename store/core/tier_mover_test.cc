@@ -242,11 +242,13 @@ class TierMoverTest : public ::testing::Test {
     if (in_dram) {
       const tiering::Extent extent = dram_->Allocate(record->bytes).value();
       std::copy(content.bytes.begin(), content.bytes.end(), dram_->Data(extent).begin());
+      ledger_->Charge(TierLedger::LabelOf(*record), Tier::kDram, extent.length);
       ledger_->AttachDram(record, extent);
     }
     if (on_ssd) {
       const tiering::Extent extent = ssd_arena_->Allocate(record->bytes).value();
       std::copy(content.bytes.begin(), content.bytes.end(), ssd_arena_->Data(extent).begin());
+      ledger_->Charge(TierLedger::LabelOf(*record), Tier::kSsd, extent.length);
       ledger_->AttachSsd(record, extent);
     }
     if (!in_dram && !on_ssd) ledger_->SyncText(record);
@@ -315,14 +317,15 @@ TEST_F(TierMoverTest, AllocateEvictsUnderPressureAndFailsWhenEverythingIsHeld) {
     blobs.push_back(Linked(id));
     blobs.back()->leases = 1;
   }
-  const absl::StatusOr<tiering::Extent> full = mover_->Allocate(mu_, kGranule);
+  const absl::StatusOr<tiering::Extent> full = mover_->Allocate(mu_, kGranule, "");
   EXPECT_TRUE(absl::IsResourceExhausted(full.status())) << full.status();
   blobs[2]->leases = 0;
-  const absl::StatusOr<tiering::Extent> extent = mover_->Allocate(mu_, kGranule);
+  const absl::StatusOr<tiering::Extent> extent = mover_->Allocate(mu_, kGranule, "");
   ASSERT_TRUE(extent.ok()) << extent.status();
   EXPECT_EQ(records_->removed, std::vector<tiering::BlobId>{3});  // out of the index
   EXPECT_EQ(table_.Find(3), nullptr);                             // and released
   EXPECT_EQ(dram_->Stats().used_bytes, 4 * kGranule);
+  EXPECT_EQ(ledger_->charged("", Tier::kDram), kGranule);  // charged to the label given
   dram_->Free(*extent);
 }
 

@@ -219,6 +219,26 @@ void LogAuthentication(const NodeConfig& config, const auth::TenantTable* tenant
             << config.dataplane_credential_ttl << ")";
 }
 
+// The tenants' quotas, by the label they apply to (the tenant's name).
+core::TenantQuotas QuotasOf(const auth::TenantTable* tenants) {
+  core::TenantQuotas quotas;
+  if (tenants == nullptr) return quotas;
+  for (const auth::Tenant& tenant : tenants->tenants()) {
+    if (tenant.dram_quota_bytes == 0 && tenant.ssd_quota_bytes == 0) continue;
+    quotas[tenant.name] = core::TenantQuota{.dram_bytes = tenant.dram_quota_bytes,
+                                            .ssd_bytes = tenant.ssd_quota_bytes};
+    LOG(INFO) << "quota of tenant label " << tenant.name << ": DRAM "
+              << (tenant.dram_quota_bytes == 0
+                      ? std::string("none")
+                      : base::FormatBytes(static_cast<double>(tenant.dram_quota_bytes)))
+              << ", SSD "
+              << (tenant.ssd_quota_bytes == 0
+                      ? std::string("none")
+                      : base::FormatBytes(static_cast<double>(tenant.ssd_quota_bytes)));
+  }
+  return quotas;
+}
+
 // The data plane's check of a connection's credential; null (admit all) on an open node.
 transport::PeerAuthenticator DataPlaneAuthenticator(
     std::shared_ptr<const auth::DataPlaneCredentials> credentials) {
@@ -287,6 +307,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   core::NodeEngineOptions engine_options = EngineOptions(config, dram_bytes);
   engine_options.ssd = ssd;
   engine_options.meta = meta;
+  engine_options.tenant_quotas = QuotasOf(tenants.get());
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<core::NodeEngine> engine,
                           core::NodeEngine::Create(engine_options));
   std::unique_ptr<NodeServer> server(new NodeServer(std::move(lock), std::move(meta),

@@ -50,7 +50,7 @@ std::string TenantsFile() {
      "token_sha256": ")",
                       store::auth::HashHex(store::auth::Sha256(kWorkerToken)), R"("},
     {"name": "globex", "role": "worker", "namespaces": ["globex", "shared-prompts"],
-     "token_sha256": ")",
+     "quota": {"dram": "256KiB"}, "token_sha256": ")",
                       store::auth::HashHex(store::auth::Sha256(kGlobexToken)), R"("},
     {"name": "ops", "role": "admin", "token_sha256": ")",
                       store::auth::HashHex(store::auth::Sha256(kAdminToken)), R"("}]})");
@@ -248,6 +248,55 @@ TEST_F(NodeAuthTest, ATenantSeesNothingOfAnothersAndBothReadWhatTheyShare) {
     ASSERT_OK(client->Read(shared_ns, match.segments, 3, Host(read)));
     EXPECT_TRUE(read == kv);
   }
+}
+
+// Issue 12, item 9: globex's DRAM quota (256 KiB: four 64 KiB extents of 3-page blobs):
+// its later blobs evict its own older ones, never acme's; the admin sees each label
+// against its quota in Tiers and in /metrics.
+TEST_F(NodeAuthTest, ATenantAtItsQuotaEvictsItsOwnBlobsAndTheAdminSeesIt) {
+  std::unique_ptr<Client> acme = ClientWith(kWorkerToken);
+  std::unique_ptr<Client> globex = ClientWith(kGlobexToken);
+  std::unique_ptr<Client> ops = ClientWith(kAdminToken);
+  ASSERT_TRUE(acme != nullptr && globex != nullptr && ops != nullptr);
+  const Namespace acme_ns = ClientTestNamespace("acme");
+  const Namespace globex_ns = ClientTestNamespace("globex");
+  const uint32_t page_tokens = ClientTestLayout().page_tokens;
+  const std::vector<TokenId> kept = RandomTokens(40, 3 * page_tokens);
+  const std::vector<std::byte> kept_kv = ModelBytes(kept, 0, 3);
+  ASSERT_OK(acme->Write(acme_ns, std::nullopt, kept, Source(kept_kv)).status());
+  for (uint64_t i = 0; i < 8; ++i) {
+    const std::vector<TokenId> tokens = RandomTokens(50 + i, 3 * page_tokens);
+    ASSERT_OK(
+        globex->Write(globex_ns, std::nullopt, tokens, Source(ModelBytes(tokens, 0, 3))).status())
+        << "blob " << i;
+  }
+  ASSERT_OK_AND_ASSIGN(const NodeTiers tiers, ops->Tiers());
+  const report::TenantUsage* g = nullptr;
+  const report::TenantUsage* a = nullptr;
+  for (const report::TenantUsage& u : tiers.tenants) {
+    if (u.tenant == "globex") g = &u;
+    if (u.tenant == "acme") a = &u;
+  }
+  ASSERT_TRUE(g != nullptr && a != nullptr);
+  EXPECT_EQ(g->dram_quota_bytes, 256u << 10);
+  EXPECT_LE(g->dram_charged_bytes, 256u << 10);
+  EXPECT_GE(g->quota_evictions, 4u);  // 8 x 64 KiB written, at most 4 stay in DRAM
+  EXPECT_EQ(a->dram_quota_bytes, 0u);
+  EXPECT_EQ(a->quota_evictions, 0u);
+  EXPECT_GE(a->dram_bytes, 64u << 10);
+  // acme's blob, older than all of globex's, is still whole in DRAM.
+  ASSERT_OK_AND_ASSIGN(const MatchResult match, acme->Match(acme_ns, kept));
+  ASSERT_EQ(match.matched_pages, 3u);
+  std::vector<std::byte> read(kept_kv.size());
+  ASSERT_OK(acme->Read(acme_ns, match.segments, 3, Host(read)));
+  EXPECT_TRUE(read == kept_kv);
+  ASSERT_OK_AND_ASSIGN(const store::http::HttpResponse metrics,
+                       store::http::HttpGet(node_->http_address(), "/metrics"));
+  EXPECT_THAT(
+      metrics.body,
+      ::testing::HasSubstr("strata_tenant_quota_bytes{tenant=\"globex\",tier=\"dram\"} 262144"));
+  EXPECT_THAT(metrics.body,
+              ::testing::HasSubstr("strata_tenant_quota_evictions_total{tenant=\"globex\"}"));
 }
 
 TEST_F(NodeAuthTest, TheDataPlaneAdmitsOnlyACredentialTheNodeIssued) {

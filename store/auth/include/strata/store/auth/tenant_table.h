@@ -6,7 +6,8 @@
 //   {"tenants": [
 //     {"name": "acme", "role": "worker",
 //      "token_sha256": "<64 hex digits: sha256 of the token's bytes>",
-//      "namespaces": ["acme", "shared-prompts"]},
+//      "namespaces": ["acme", "shared-prompts"],
+//      "quota": {"dram": "8GiB", "ssd": "200GiB"}},
 //     {"name": "ops", "role": "admin", "token_sha256": "<64 hex digits>"}
 //   ]}
 //
@@ -15,6 +16,11 @@
 //   token_sha256  lowercase or uppercase hex; unique (two tenants cannot share a token)
 //   namespaces    the Namespace.tenant values this tenant may use (optional; default: its
 //                 own name). A value listed by several tenants is shared by them.
+//   quota         byte quotas per tier, "dram" and/or "ssd" (optional; a byte size as the
+//                 options take it — "8GiB", "500MB" — or an integer; > 0): the blobs of
+//                 the namespaces labelled with the tenant's name may hold at most this much
+//                 of the tier (core::TenantQuota). Shared labels named after no tenant have
+//                 no quota.
 //
 // Any other key, a duplicate, a missing field or an empty list is INVALID_ARGUMENT naming
 // the file and the entry. Tokens should be at least 32 random bytes, e.g.
@@ -49,6 +55,8 @@ struct Tenant {
   Role role = Role::kWorker;
   TokenHash token_sha256{};
   std::vector<std::string> namespaces;  // never empty once parsed
+  uint64_t dram_quota_bytes = 0;        // 0: none
+  uint64_t ssd_quota_bytes = 0;         // 0: none
 };
 
 // Tokens shorter than this never authenticate.

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 
 #include "strata/store/core/clock.h"
+#include "strata/store/core/node_engine_types.h"
 #include "strata/store/meta/meta_store.h"
 #include "strata/tiering/dram_arena.h"
 #include "strata/tiering/tier.h"
@@ -82,6 +83,12 @@ struct NodeEngineOptions {
   // per-record overhead); over it, TEXT records are deleted leaf-first (LRU). 0: no TEXT
   // tier (a blob whose bytes are dropped leaves the index at once).
   uint64_t text_bytes = uint64_t{64} << 20;
+  // Per tenant label (Namespace.tenant): byte quotas in DRAM and on SSD (TenantQuota). A
+  // label's records — committed, pending puts, moves in flight — never hold more than its
+  // quota in a tier; at it the label evicts its own blobs first (the mover demotes them
+  // from its high watermark of the quota to its low one, as for the tier), and a request
+  // larger than the quota is RESOURCE_EXHAUSTED before anything is evicted. Empty: none.
+  TenantQuotas tenant_quotas;
   // A rebuild task handed to a worker returns to the queue if no put fills its blob in
   // this time; after max_rebuild_attempts hand-outs it is dropped. REQUIRES: > 0.
   absl::Duration rebuild_task_ttl = absl::Seconds(30);

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -57,6 +58,17 @@ using report::TierName;
 // Where a new blob continues: the first `pages` pages of its sequence (its first_page a)
 // end inside or at the end of blob `key`. For a blob of pages [a_p, b_p):
 // a_p < pages <= b_p. pages < b_p is a branch off the middle of the parent.
+// A tenant label's byte quotas per tier (TierLedger, TierMover): the extent bytes of its
+// records in DRAM and on SSD may not pass them; a label at its quota evicts its own blobs
+// first. 0: no quota.
+struct TenantQuota {
+  uint64_t dram_bytes = 0;
+  uint64_t ssd_bytes = 0;
+  friend bool operator==(const TenantQuota&, const TenantQuota&) = default;
+};
+// By tenant label (radix::Namespace::tenant()).
+using TenantQuotas = absl::flat_hash_map<std::string, TenantQuota>;
+
 struct BlobParent {
   radix::BlobKey key;
   uint32_t pages = 0;

@@ -3,7 +3,10 @@
 // the parent's children_in_dram / children_with_bytes, the byte tiers' eviction policies
 // and the TEXT tier (its budget use and its LRU policy) in agreement with the record. It
 // also owns the logical clock the policies and the admission policy read (one tick per put
-// or read), and the TEXT tier's counters.
+// or read), the TEXT tier's counters, and what each tenant label's records hold in DRAM
+// and on SSD against its quotas (TenantQuota): an extent is charged to its record's label
+// when allocated (Charge) and refunded when freed (FreeDramExtent, FreeSsdExtent,
+// Detach*), pending puts' extents and moves' targets included.
 //
 // Ownership: a NodeEngine owns one, with the policies (moved in at construction). The
 // BlobTable, the DRAM tier and the SSD tier (nullable) are borrowed and outlive it; Detach
@@ -20,6 +23,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "strata/store/core/blob_record.h"
 #include "strata/store/core/blob_table.h"
@@ -41,7 +48,7 @@ class TierLedger {
  public:
   // REQUIRES: every policy set; table and dram not null.
   TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd, TierPolicies policies,
-             uint64_t text_capacity_bytes);
+             uint64_t text_capacity_bytes, TenantQuotas quotas = {});
   TierLedger(const TierLedger&) = delete;
   TierLedger& operator=(const TierLedger&) = delete;
 
@@ -66,6 +73,23 @@ class TierLedger {
   void DetachDram(BlobRecord* record);
   void AttachSsd(BlobRecord* record, const tiering::Extent& extent);
   void DetachSsd(BlobRecord* record);
+  // ---- tenant labels and their quotas
+  // The label a record is charged to: its namespace's tenant ("" without a namespace).
+  static const std::string& LabelOf(const BlobRecord& record);
+  // `bytes` of `tier` (kDram or kSsd) were allocated for a record of label `owner`.
+  void Charge(const std::string& owner, Tier tier, uint64_t bytes);
+  // Frees `extent` in DRAM (SSD) and refunds it to `owner`'s label: every charged extent
+  // is freed through these (Detach* call them).
+  void FreeDramExtent(const BlobRecord& owner, const tiering::Extent& extent);
+  void FreeSsdExtent(const BlobRecord& owner, const tiering::Extent& extent);
+  // What `label`'s records hold in `tier`, and its quota there (0: none).
+  uint64_t charged(const std::string& label, Tier tier) const;
+  uint64_t quota(const std::string& label, Tier tier) const;
+  // Labels whose charge in `tier` is above `fraction` of their quota there.
+  std::vector<std::string> LabelsAbove(Tier tier, double fraction) const;
+  void CountQuotaEvictions(const std::string& label, uint64_t blobs);
+  void CountQuotaRefusal(const std::string& label);
+
   // Adds (+1) or removes (-1) `record`'s bytes from its parent's child counts.
   void CountInParent(const BlobRecord& record, int sign);
   // Starts or stops counting `record` in the TEXT tier to match its state.
@@ -93,12 +117,23 @@ class TierLedger {
   void CountRebuild() { ++text_.rebuilds; }
 
  private:
+  struct LabelBytes {
+    uint64_t dram = 0;
+    uint64_t ssd = 0;
+    uint64_t quota_evictions = 0;
+    uint64_t quota_refusals = 0;
+  };
+  void Refund(const BlobRecord& owner, Tier tier, uint64_t bytes);
+
   BlobTable* const table_;
   tiering::Tier* const dram_;
   tiering::Tier* const ssd_;  // null: no SSD tier
   TierPolicies policies_;
   uint64_t tick_ = 0;
   TextTierStats text_;
+  const TenantQuotas quotas_;
+  // Labels with a charge or a count (a label without either is erased).
+  absl::flat_hash_map<std::string, LabelBytes> labels_;
 };
 
 }  // namespace strata::store::core

@@ -45,6 +45,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -131,18 +132,25 @@ class TierMover {
   void SignalIfAbovePressure(const absl::Mutex& mu) ABSL_SHARED_LOCKS_REQUIRED(mu);
 
   // ---- allocation and eviction without I/O
-  // Allocates `bytes` in DRAM, freeing DRAM (FreeDram) as needed; wakes the thread when
-  // the allocation crosses the high watermark.
-  absl::StatusOr<tiering::Extent> Allocate(absl::Mutex& mu, uint64_t bytes)
+  // Allocates `bytes` in DRAM for a record of tenant label `label` and charges it there
+  // (free it with TierLedger::FreeDramExtent). Under the label's DRAM quota first: a
+  // request larger than the quota is refused before anything is evicted; a label at its
+  // quota frees its own DRAM (FreeDram of its blobs only). Then frees DRAM (FreeDram, any
+  // label) as the tier needs; wakes the thread when the allocation crosses the tier's or
+  // the label's high watermark. RESOURCE_EXHAUSTED naming the quota or the tier.
+  absl::StatusOr<tiering::Extent> Allocate(absl::Mutex& mu, uint64_t bytes,
+                                           const std::string& label)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Frees DRAM: drops DRAM copies of blobs also on SSD, and the bytes of leaves nothing
-  // continues (to TEXT), in DRAM policy order. Returns extent bytes freed.
-  uint64_t FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // continues (to TEXT), in DRAM policy order; only blobs of label `*only` when given
+  // (counted as its quota evictions). Returns extent bytes freed.
+  uint64_t FreeDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                    const std::string* only = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Frees SSD space by dropping SSD copies, leaf-first (blobs without a DRAM copy become
-  // TEXT). Returns extent bytes freed; 0 without an SSD tier.
-  uint64_t FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // TEXT); only blobs of label `*only` when given. Returns extent bytes freed; 0 without an
+  // SSD tier.
+  uint64_t FreeSsd(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                   const std::string* only = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Deletes TEXT records from the index (leaf-first, LRU) until `bytes` token bytes are
   // freed or nothing more may go.
   void EvictText(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
@@ -167,13 +175,14 @@ class TierMover {
 
   // ---- moves (I/O without the lock)
   // Moves `bytes` out of DRAM: demotes blobs to SSD where there is one (a WriteBatch, a
-  // Flush, one synced metadata batch) and admission agrees, else drops them as FreeDram.
-  // Returns extent bytes freed. Takes `mu`, and flushes the journal after releasing it.
-  uint64_t MoveOutOfDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
-      ABSL_LOCKS_EXCLUDED(mu);
+  // Flush, one synced metadata batch) and admission and the blob's label's SSD quota
+  // agree, else drops them as FreeDram; only blobs of label `*only` when given. Returns
+  // extent bytes freed. Takes `mu`, and flushes the journal after releasing it.
+  uint64_t MoveOutOfDram(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                         const std::string* only = nullptr) ABSL_LOCKS_EXCLUDED(mu);
   // The same with `mu` held on entry and exit (dropped during the I/O).
-  uint64_t MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictReply* reply)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  uint64_t MoveOutOfDramLocked(absl::Mutex& mu, uint64_t bytes, EvictReply* reply,
+                               const std::string* only = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Copies the SSD bytes of `records` (SSD-only ones not moving; others are skipped) into
   // fresh DRAM extents without the lock, verifies every chunk checksum and attaches them.
   // A record whose bytes are lost (checksum mismatch, DATA_LOSS) loses its SSD copy
@@ -203,6 +212,19 @@ class TierMover {
 
  private:
   void Loop();
+  // One round of the thread: demotes labels above their DRAM quota's high watermark to the
+  // low one, then the tier. Returns whether every demotion tried failed and nothing went.
+  bool DemoteRound();
+  // Makes room for `bytes` more of label `label` in `tier` under its quota (no quota: OK),
+  // evicting the label's own blobs (FreeDram / FreeSsd restricted to it). RESOURCE_EXHAUSTED
+  // (counted as a refusal) when `bytes` exceeds the quota or the label's blobs that may go
+  // do not free enough.
+  absl::Status MakeRoomUnderQuota(absl::Mutex& mu, Tier tier, const std::string& label,
+                                  uint64_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // An SSD extent for demoting `record`, under its label's SSD quota (MakeRoomUnderQuota)
+  // and freeing SSD (FreeSsd) as the tier needs; charged to its label.
+  absl::StatusOr<tiering::Extent> AllocateSsd(absl::Mutex& mu, const BlobRecord& record,
+                                              EvictReply* reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void CheckLock(const absl::Mutex& mu) const;
 
   const TierMoverOptions options_;
