@@ -18,6 +18,8 @@
 #   deploy/bench-compare.sh [--quick]      --quick: 1M and 16M blobs, 1 and 8 clients
 #   STRATA_BENCH_PREBUILT=1 STRATA_BUILD_ROOT=DIR deploy/bench-compare.sh
 #                                          use DIR/release's binaries as they are (no build)
+#   STRATA_BENCH_SIZES=1048576,4194304 STRATA_BENCH_CLIENTS=1,4 deploy/bench-compare.sh
+#                                          these sizes (bytes) and client counts instead
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -29,6 +31,9 @@ if [[ "${1:-}" == "--quick" ]]; then
   SIZES=(1048576 16777216)
   CLIENTS=(1 8)
 fi
+# Rows of another tool's run, to put them side by side (e.g. Mooncake Store's 1, 4 threads).
+[[ -n "${STRATA_BENCH_SIZES:-}" ]] && read -r -a SIZES <<<"${STRATA_BENCH_SIZES//,/ }"
+[[ -n "${STRATA_BENCH_CLIENTS:-}" ]] && read -r -a CLIENTS <<<"${STRATA_BENCH_CLIENTS//,/ }"
 join() { local IFS=,; echo "$*"; }
 
 "$ROOT/deploy/setup.sh" --bench
