@@ -115,6 +115,16 @@ class ClientCore {
   absl::Status ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
                         const Client::LayerCallback* on_layer, absl::Time deadline,
                         bool* delivered);
+  // The same in two steps (read_path.cc): StartRun sends the READ, FinishRun lands,
+  // verifies and hands on its layers; destroying a run that has not finished abandons it.
+  // ReadPlanned keeps up to ClientOptions::reads_in_flight runs started.
+  struct ReadInFlight;
+  absl::StatusOr<std::unique_ptr<ReadInFlight>> StartRun(const Namespace& ns,
+                                                         absl::Span<const PlannedRange> ranges,
+                                                         const Client::LayerCallback* on_layer,
+                                                         absl::Time deadline);
+  absl::Status FinishRun(ReadInFlight& run, const Client::LayerCallback* on_layer,
+                         absl::Time deadline, bool* delivered);
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                            const Client::LayerCallback* on_layer, absl::Time deadline);
 

@@ -98,6 +98,9 @@ absl::Status ClientOptions::Validate() const {
   if (async_threads < 1) {
     return absl::InvalidArgumentError("async_threads: must be >= 1");
   }
+  if (reads_in_flight < 1) {
+    return absl::InvalidArgumentError("reads_in_flight: must be >= 1");
+  }
   if (tls_cert_file.empty() != tls_key_file.empty()) {
     return absl::InvalidArgumentError("tls_cert_file, tls_key_file: give both or neither");
   }

@@ -106,6 +106,7 @@ TEST(ClientOptionsTest, EachBadFieldIsNamed) {
       {[](ClientOptions* o) { o->ucx_transports = "shm,cma"; }, "ucx_transports"},
       {[](ClientOptions* o) { o->put_message_bytes = 100; }, "put_message_bytes"},
       {[](ClientOptions* o) { o->async_threads = 0; }, "async_threads"},
+      {[](ClientOptions* o) { o->reads_in_flight = 0; }, "reads_in_flight"},
   };
   for (const Case& c : cases) {
     ClientOptions options;

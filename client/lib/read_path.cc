@@ -1,11 +1,15 @@
 // ClientCore's read path: Read, ReadPrefix (and ReadLayers), ReadBatch.
 //
-// One Read RPC grants a lease over a run of planned ranges; one FETCH per range asks for its
-// layer ranges in layer order; every FETCH_DATA lands straight in the caller's memory; the
-// calling thread verifies each landed layer run against the granted checksums (while later
-// ones are still arriving) and, for ReadLayers, calls back each layer once every range has
-// it. The lease is released in the background whatever the outcome.
+// A read is one data-plane READ per run of planned ranges (a run is what one READ may
+// carry): the node leases the blobs, sends the grant (their chunk checksums) and then the
+// layer ranges, which land straight in the caller's memory; the calling thread verifies each
+// landed layer run against the grant while later ones are still arriving and, for
+// ReadLayers, calls back each layer once every range has it. A read of several runs keeps
+// up to ClientOptions::reads_in_flight READs sent ahead and finishes them in order. The
+// node ends each READ's lease with the READ.
 #include <algorithm>
+#include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,31 +83,79 @@ absl::Status ClientCore::ReadPrefix(const Namespace& ns, absl::Span<const Segmen
   return ReadPlanned(ns, std::move(plan), on_layer, deadline);
 }
 
+// One READ in flight: its ranges, what the grant will fill in, and the group its transfers
+// report to. Destroying one that has not finished abandons it (the caller's memory is free
+// again when that returns).
+struct ClientCore::ReadInFlight {
+  ReadInFlight(const radix::KvLayout& layout, absl::Span<const PlannedRange> planned,
+               std::vector<wire::ReadRangeBits> bits)
+      : chunk_bytes(layout.BytesPerLayerPage()),
+        ranges(planned),
+        wire_ranges(std::move(bits)),
+        items(wire_ranges),
+        layer_waiting(layout.num_layers, 0),
+        checksums(items.total_checksums()) {}
+  ReadInFlight(const ReadInFlight&) = delete;
+  ReadInFlight& operator=(const ReadInFlight&) = delete;
+  ~ReadInFlight() {
+    if (plane != nullptr && !ended) plane->Abandon(group);
+  }
+
+  const uint64_t chunk_bytes;
+  absl::Span<const PlannedRange> ranges;
+  std::vector<wire::ReadRangeBits> wire_ranges;
+  // Items in READ order (wire::ReadItems, the wire contract's numbering): range i's layer
+  // (layer_begin + j) is item items.First(i) + j; its checksums sit at
+  // items.FirstChecksum(i) + j * num_pages in the grant.
+  wire::ReadItems items;
+  std::vector<uint32_t> layer_waiting;  // per layer, the ranges whose item has not landed
+  std::vector<uint64_t> checksums;      // filled in by the grant
+  std::shared_ptr<TransferGroup> group = std::make_shared<TransferGroup>();
+  DataPlane* plane = nullptr;  // set once the READ was sent
+  bool ended = false;          // finished, or abandoned after a failure
+};
+
 absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                                      const Client::LayerCallback* on_layer, absl::Time deadline) {
   plan = CutLargeRanges(std::move(plan), proto::kMaxChunksPerRead, ns.layout().BytesPerLayerPage());
   const auto runs = SplitIntoReads(plan, proto::kMaxReadRanges, proto::kMaxChunksPerRead);
+  auto run_span = [&](size_t r) {
+    return absl::MakeConstSpan(plan).subspan(runs[r].first, runs[r].second - runs[r].first);
+  };
+  // Layer callbacks come from the last run: the earlier ones have fully landed by then
+  // (runs finish in order).
+  auto callback_of = [&](size_t r) { return r + 1 == runs.size() ? on_layer : nullptr; };
+  // Up to reads_in_flight runs are sent ahead: the node grants and sends the next run while
+  // this thread verifies the current one, and no round trip separates them. A run that
+  // could not be sent keeps its error until its turn (the runs before it may fail first).
+  const size_t window = std::max<size_t>(1, options_.reads_in_flight);
+  std::deque<absl::StatusOr<std::unique_ptr<ReadInFlight>>> flying;
+  size_t next = 0;
   for (size_t r = 0; r < runs.size(); ++r) {
-    // Layer callbacks come from the last run: the earlier ones have fully landed by then.
-    const Client::LayerCallback* callback = r + 1 == runs.size() ? on_layer : nullptr;
-    const auto run =
-        absl::MakeConstSpan(plan).subspan(runs[r].first, runs[r].second - runs[r].first);
+    while (next < runs.size() && next < r + window) {
+      flying.push_back(StartRun(ns, run_span(next), callback_of(next), deadline));
+      ++next;
+    }
+    absl::StatusOr<std::unique_ptr<ReadInFlight>> started = std::move(flying.front());
+    flying.pop_front();
+    bool delivered = false;
+    absl::Status status = started.status();
+    if (status.ok()) status = FinishRun(**started, callback_of(r), deadline, &delivered);
+    started = absl::CancelledError();  // the run's memory is released before a repeat
     // A READ changes nothing on the node (its lease ends with it), so one that failed
-    // UNAVAILABLE (connection lost, node restarted) is repeated like the retryable RPCs.
-    // Not after a layer was handed to the caller: that cannot be taken back.
+    // UNAVAILABLE (connection lost, node restarted) is repeated like the retryable RPCs —
+    // on its own, the runs sent after it still in flight. Not after a layer was handed to
+    // the caller: that cannot be taken back.
     const RetryPolicy policy(options_.retry);
     absl::BitGen random;
-    for (int attempt = 1;; ++attempt) {
-      bool delivered = false;
-      const absl::Status status = ReadOnce(ns, run, callback, deadline, &delivered);
+    for (int attempt = 1; !status.ok(); ++attempt) {
       const absl::Duration backoff = policy.Backoff(attempt, absl::Uniform(random, 0.0, 1.0));
-      if (status.ok() || delivered ||
-          !policy.ShouldRetry(Retry::kUnavailable, status, attempt, backoff, absl::Now(),
-                              deadline)) {
-        STRATA_RETURN_IF_ERROR(status);
-        break;
+      if (delivered || !policy.ShouldRetry(Retry::kUnavailable, status, attempt, backoff,
+                                           absl::Now(), deadline)) {
+        return status;  // `flying` abandons the runs sent after this one
       }
       absl::SleepFor(backoff);
+      status = ReadOnce(ns, run_span(r), callback_of(r), deadline, &delivered);
     }
   }
   return absl::OkStatus();
@@ -112,31 +164,34 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
 absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
                                   const Client::LayerCallback* on_layer, absl::Time deadline,
                                   bool* delivered) {
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ReadInFlight> run,
+                          StartRun(ns, ranges, on_layer, deadline));
+  return FinishRun(*run, on_layer, deadline, delivered);
+}
+
+absl::StatusOr<std::unique_ptr<ClientCore::ReadInFlight>> ClientCore::StartRun(
+    const Namespace& ns, absl::Span<const PlannedRange> ranges,
+    const Client::LayerCallback* on_layer, absl::Time deadline) {
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
-
-  // Items in READ order (wire::ReadItems, the wire contract's numbering): range i's layer
-  // (layer_begin + j) is item items.First(i) + j; its checksums sit at
-  // items.FirstChecksum(i) + j * num_pages in the grant.
-  std::vector<uint32_t> layer_waiting(layout.num_layers, 0);
   std::vector<wire::ReadRangeBits> wire_ranges;
-  std::vector<absl::Span<uint8_t>> dests;
   wire_ranges.reserve(ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const PlannedRange& r = ranges[i];
+  for (const PlannedRange& r : ranges) {
     wire_ranges.push_back(wire::ReadRangeBits{.key = {r.blob.hash.hi, r.blob.hash.lo},
                                               .first_page = r.first_page,
                                               .num_pages = r.num_pages,
                                               .layer_begin = r.layer_begin,
                                               .layer_end = r.layer_end});
+  }
+  auto run = std::make_unique<ReadInFlight>(layout, ranges, std::move(wire_ranges));
+  std::vector<absl::Span<uint8_t>> dests;
+  for (const PlannedRange& r : ranges) {
     for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
-      ++layer_waiting[l];
+      ++run->layer_waiting[l];
       dests.emplace_back(reinterpret_cast<uint8_t*>(r.layer_dest[l - r.layer_begin]),
                          uint64_t{r.num_pages} * chunk_bytes);
     }
   }
-  const wire::ReadItems items(wire_ranges);
-  const uint32_t total_items = items.total();
   // The transport may write anywhere in [lowest, highest) of the caller's memory.
   const std::byte* lowest = nullptr;
   const std::byte* highest = nullptr;
@@ -167,18 +222,24 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
       .order = on_layer != nullptr && ranges.size() > 1 ? wire::ReadOrder::kLayerMajor
                                                         : wire::ReadOrder::kRangeMajor,
       .merge = contiguous};
-  std::vector<uint64_t> checksums(items.total_checksums());
-  auto group = std::make_shared<TransferGroup>();
   STRATA_RETURN_IF_ERROR(
       plane->StartRead(peer, header,
                        wire::EncodeReadPayload(
                            absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns_encoding.data()),
                                                ns_encoding.size()),
-                           wire_ranges),
-                       std::move(dests), absl::MakeSpan(checksums), 0, group,
+                           run->wire_ranges),
+                       std::move(dests), absl::MakeSpan(run->checksums), 0, run->group,
                        RegionFor(lowest, static_cast<size_t>(highest - lowest)), deadline));
+  run->plane = plane;
   reads_.fetch_add(1, std::memory_order_relaxed);
+  return run;
+}
 
+absl::Status ClientCore::FinishRun(ReadInFlight& run, const Client::LayerCallback* on_layer,
+                                   absl::Time deadline, bool* delivered) {
+  const uint64_t chunk_bytes = run.chunk_bytes;
+  const wire::ReadItems& items = run.items;
+  const uint32_t total_items = items.total();
   // Land, verify (once the grant is in), call back — until every item is in, or something
   // fails.
   bool granted = false;
@@ -187,8 +248,8 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   std::vector<uint32_t> landed;
   std::vector<uint32_t> unverified;  // landed before the grant
   auto deliver_layers = [&]() -> absl::Status {
-    while (on_layer != nullptr && next_layer < layout.num_layers &&
-           layer_waiting[next_layer] == 0) {
+    while (on_layer != nullptr && next_layer < run.layer_waiting.size() &&
+           run.layer_waiting[next_layer] == 0) {
       *delivered = true;
       STRATA_RETURN_IF_ERROR((*on_layer)(next_layer++));
     }
@@ -196,27 +257,27 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
   };
   auto verify = [&](uint32_t item) -> absl::Status {
     const size_t i = items.RangeOf(item);
-    const PlannedRange& range = ranges[i];
+    const PlannedRange& range = run.ranges[i];
     const uint32_t j = item - items.First(i);
     const uint32_t layer = range.layer_begin + j;
     absl::Status status = VerifyLayerRun(
         absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
         chunk_bytes,
-        absl::MakeConstSpan(checksums).subspan(
-            items.FirstChecksum(i) + uint64_t{j} * range.num_pages, range.num_pages),
+        absl::MakeConstSpan(run.checksums)
+            .subspan(items.FirstChecksum(i) + uint64_t{j} * range.num_pages, range.num_pages),
         range.blob, layer, range.first_page);
     if (!status.ok()) {
       checksum_failures_.fetch_add(1, std::memory_order_relaxed);
       return status;
     }
     ++verified;
-    --layer_waiting[layer];
+    --run.layer_waiting[layer];
     return deliver_layers();
   };
   for (;;) {
     bool finished = false;
     landed.clear();
-    const absl::Status transfer = group->WaitForProgress(deadline, &landed, &finished);
+    const absl::Status transfer = run.group->WaitForProgress(deadline, &landed, &finished);
     // What landed arrived whole even if something else failed: verify it and hand on each
     // completed layer before reporting a failure.
     absl::Status status;
@@ -234,17 +295,19 @@ absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedR
     }
     if (status.ok()) status = transfer;
     if (!status.ok()) {
-      plane->Abandon(group);
+      run.plane->Abandon(run.group);
+      run.ended = true;
       return status;
     }
     if (finished) break;
   }
+  run.ended = true;
   if (verified != total_items) {
     return absl::InternalError(absl::StrCat("the node ended the read after ", verified, " of ",
                                             total_items, " layer ranges",
                                             granted ? "" : " without a grant"));
   }
-  bytes_read_.fetch_add(group->landed_bytes(), std::memory_order_relaxed);
+  bytes_read_.fetch_add(run.group->landed_bytes(), std::memory_order_relaxed);
   return absl::OkStatus();
 }
 

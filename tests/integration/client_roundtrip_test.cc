@@ -12,6 +12,7 @@
 
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/proto/limits.h"
 #include "strata/strata_c.h"
 
 // This file's own namespace: the folder's tests share unity batches.
@@ -329,6 +330,59 @@ TEST_P(ClientRoundTripTest, BatchAndAsyncForms) {
   ASSERT_TRUE(read.WaitForNotificationWithTimeout(absl::Seconds(60)));
   EXPECT_OK(read_status);
   EXPECT_TRUE(back == branch_kv);
+}
+
+// A read of more ranges than one READ may carry (proto::kMaxReadRanges) goes as several
+// READs, reads_in_flight of them at a time, finished in order; a failure in one abandons the
+// ones sent after it and leaves no lease on the node.
+TEST_P(ClientRoundTripTest, ReadsLargerThanOneReadGoAsSeveralInFlight) {
+  const Namespace ns = ClientTestNamespace("runs");
+  const std::vector<TokenId> tokens = RandomTokens(12, 24 * kPageTokens);
+  const WriteResult written = WriteFromRoot(ns, tokens, 24);
+  std::vector<std::vector<std::byte>> model;  // each page alone, as one page's BlobLayout
+  for (uint32_t p = 0; p < 24; ++p) model.push_back(ModelBytes(tokens, p, 1));
+  // 2 * 4096 + 100 one-page ranges (pages cycling through the blob): three READs.
+  constexpr size_t kRanges = 2 * proto::kMaxReadRanges + 100;
+  std::vector<ReadRange> ranges;
+  for (size_t i = 0; i < kRanges; ++i) ranges.push_back({written.key, uint32_t(i % 24), 1});
+  std::vector<std::vector<std::byte>> pages(kRanges);
+  std::vector<MemoryDescriptor> dests;
+  for (auto& page : pages) {
+    page.assign(page_bytes_, std::byte{0xEE});
+    dests.push_back(Host(page));
+  }
+  auto expect_pages = [&] {
+    for (size_t i = 0; i < kRanges; ++i) {
+      ASSERT_TRUE(pages[i] == model[i % 24]) << "range " << i;
+    }
+  };
+  for (const int in_flight : {1, 2, 4}) {
+    SCOPED_TRACE(in_flight);
+    ClientOptions options = ClientOptionsFor(node_->grpc_address(), GetParam());
+    options.reads_in_flight = in_flight;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> client, Client::Connect(options));
+    for (auto& page : pages) std::fill(page.begin(), page.end(), std::byte{0xEE});
+    ASSERT_OK(client->Read(ns, ranges, dests));
+    EXPECT_EQ(client->stats().reads, 3u);
+    EXPECT_EQ(client->stats().bytes_read, kRanges * page_bytes_);
+    EXPECT_EQ(client->stats().checksum_failures, 0u);
+    expect_pages();
+  }
+
+  // A blob that is not there in the second READ: NOT_FOUND; the third, sent beside it, is
+  // abandoned. The node ends every lease, and the connection serves the next read.
+  std::vector<ReadRange> missing = ranges;
+  missing[proto::kMaxReadRanges + 7].blob = BlobKey{PrefixHash{0x1234, 0x5678}};
+  EXPECT_CODE(client_->Read(ns, missing, dests), absl::StatusCode::kNotFound);
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  for (;;) {
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, client_->Stat(written.key));
+    if (info.leases == 0) break;
+    ASSERT_LT(absl::Now(), give_up) << info.leases << " leases left";
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_OK(client_->Read(ns, ranges, dests));
+  expect_pages();
 }
 
 TEST_P(ClientRoundTripTest, RegisteredMemoryIsUsedForBothDirections) {

@@ -113,7 +113,7 @@ struct WriteItem {
 struct ClientStats {
   uint64_t rpcs = 0;               // gRPC attempts
   uint64_t rpc_retries = 0;        // attempts after an UNAVAILABLE answer
-  uint64_t reads = 0;              // Read RPCs that granted a lease
+  uint64_t reads = 0;              // data-plane READs sent
   uint64_t bytes_read = 0;         // bytes landed and verified
   uint64_t writes_committed = 0;   // CommitPut OK
   uint64_t writes_existing = 0;    // BeginPut answered `exists`: nothing sent
@@ -157,12 +157,12 @@ class Client {
 
   // Reads ranges[i] (its pages of every layer) into destinations[i], which must be exactly
   // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of
-  // that many pages. All ranges share one lease (several when they exceed one Read's
-  // limits). Errors: INVALID_ARGUMENT sizes differ, no ranges, num_pages 0, a descriptor
-  // (CheckMemoryDescriptor); UNIMPLEMENTED device memory; NOT_FOUND a blob is no longer
-  // cached (a miss) or the lease expired mid-read; OUT_OF_RANGE pages past a blob's end;
-  // FAILED_PRECONDITION the blob's layout differs from ns's; DATA_LOSS a chunk did not
-  // verify. On error the destinations' contents are unspecified.
+  // that many pages. All ranges share one lease (several when they exceed one READ's
+  // limits: those READs go ClientOptions::reads_in_flight at a time). Errors: INVALID_ARGUMENT
+  // sizes differ, no ranges, num_pages 0, a descriptor (CheckMemoryDescriptor); UNIMPLEMENTED
+  // device memory; NOT_FOUND a blob is no longer cached (a miss) or the lease expired mid-read;
+  // OUT_OF_RANGE pages past a blob's end; FAILED_PRECONDITION the blob's layout differs from ns's;
+  // DATA_LOSS a chunk did not verify. On error the destinations' contents are unspecified.
   absl::Status Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
                     absl::Span<const MemoryDescriptor> destinations, const CallOptions& call = {});
 

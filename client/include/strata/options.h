@@ -73,6 +73,10 @@ struct ClientOptions {
   // which arrives long before a window of this size has drained. A key that exists
   // costs at most this much transfer (the node drops it); 0: nothing before the grant.
   size_t put_window_bytes = size_t{4} << 20;
+  // A read larger than one READ may carry (4096 ranges or 2^20 chunks; docs/api.md) goes
+  // as several READs, up to this many in flight at once: the node grants and sends the
+  // next while the client verifies the one before. >= 1.
+  int reads_in_flight = 4;
   // Threads that run ReadAsync / WriteAsync (and WriteBatch's independent items). >= 1.
   int async_threads = 2;
   // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the
@@ -87,8 +91,8 @@ struct ClientOptions {
   // 1..65535, a non-positive default_timeout or connect_timeout, negative lease_ttl,
   // negative max_retries, a bad backoff (initial <= 0, max < initial, multiplier < 1,
   // jitter outside [0, 1]), ucx_transports set without "tcp", put_message_bytes < 4096,
-  // async_threads < 1, a token with a character outside printable ASCII or a space,
-  // tls_cert_file without tls_key_file or the other way round, a TLS file without tls.
+  // async_threads < 1, reads_in_flight < 1, a token with a character outside printable ASCII or a
+  // space, tls_cert_file without tls_key_file or the other way round, a TLS file without tls.
   absl::Status Validate() const;
 };
 
