@@ -29,6 +29,10 @@ PACKAGES=(
   libmicrohttpd-dev libcpp-httplib-dev libcairo2-dev fonts-dejavu-core
   # JSON writing (store/http, client/cli) and reading (tests): nlohmann/json
   nlohmann-json3-dev
+  # the cluster's coordination engine (store/cluster talks to its v3 gRPC API; the tests
+  # start their own etcd on loopback port 0) and etcdctl. Debian also enables an etcd
+  # service on 127.0.0.1:2379 where systemd runs; strata does not use it
+  etcd-server etcd-client
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # promtool: the tests check /metrics and deploy/prometheus with Prometheus's own parser
