@@ -6,7 +6,7 @@
 //   strata-node: http listening on <host>:<port>     (absent when http_listen is empty)
 //   strata-node: ready pid=<pid> data_dir=<absolute path> dram_bytes=<n> ssd_bytes=<n>
 //                restored=<n> restored_ssd=<n> restored_text=<n> http=<host>:<port>|off
-//                (one line)
+//                node_id=<16 hex digits>|none (none: not in a cluster) (one line)
 //   strata-node: draining (<signal name>)
 //   strata-node: stopped
 // Errors go to stderr as one line "strata-node: <message>". Logs (glog) go to stderr.
@@ -118,7 +118,8 @@ int Run(int argc, char** argv) {
             " ssd_bytes=" + std::to_string((*server)->ssd_bytes()) + " restored=" +
             std::to_string(restored.restored) + " restored_ssd=" + std::to_string(restored.on_ssd) +
             " restored_text=" + std::to_string(restored.text) +
-            " http=" + (http.empty() ? std::string("off") : http));
+            " http=" + (http.empty() ? std::string("off") : http) + " node_id=" +
+            ((*server)->node_id().empty() ? std::string("none") : (*server)->node_id()));
 
   const int first = WaitForSignal(signals);
   PrintLine(std::string("draining (SIG") + sigabbrev_np(first) + ")");

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
 #include "strata/base/absl_view.h"
@@ -327,6 +328,50 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetBytes(k, v, &c->max_pending_metadata_bytes);
        }},
+      {{"etcd_endpoints", "host:port,...", "empty",
+        "etcd client endpoints of the cluster this node joins (registered under "
+        "/strata/<cluster>/nodes/<id>); empty: a single node without etcd"},
+       [](auto k, auto v, NodeConfig* c) -> absl::Status {
+         for (absl::string_view endpoint :
+              absl::StrSplit(base::AbslView(v), ',', absl::SkipEmpty())) {
+           std::string host;
+           int port = 0;
+           absl::Status parsed =
+               ParseListenAddress(std::string_view(endpoint.data(), endpoint.size()), &host, &port);
+           if (!parsed.ok()) return Bad(k, parsed.message());
+           if (port == 0)
+             return Bad(k, absl::StrCat("\"", endpoint, "\": port 0 is not an endpoint"));
+         }
+         c->etcd_endpoints = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"cluster", "name", "default",
+        "the cluster's name in etcd (letters, digits, '.', '_', '-'; at most 64)"},
+       [](auto k, auto v, NodeConfig* c) -> absl::Status {
+         if (v.empty() || v.size() > 64 ||
+             v.find_first_not_of(
+                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+                 std::string_view::npos) {
+           return Bad(k, "1 to 64 letters, digits, '.', '_' or '-'");
+         }
+         c->cluster = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"cluster_lease_ttl", "duration", "5s",
+        "the etcd lease of the node's registration: a node that dies leaves the cluster's "
+        "views this long after (>= 2s)"},
+       [](auto k, auto v, NodeConfig* c) -> absl::Status {
+         STRATA_RETURN_IF_ERROR(SetDuration(k, v, &c->cluster_lease_ttl));
+         if (c->cluster_lease_ttl < absl::Seconds(2)) return Bad(k, "must be at least 2s");
+         return absl::OkStatus();
+       }},
+      {{"advertise_host", "host or empty", "empty",
+        "the host other nodes and clients reach this node at (registered in etcd); empty: "
+        "the listen addresses' hosts"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->advertise_host = std::string(v);
+         return absl::OkStatus();
+       }},
       {{"max_pending_share", "fraction", "0.5",
         "share of the DRAM tier pending puts may reserve in all"},
        [](auto k, auto v, NodeConfig* c) { return SetFraction(k, v, &c->max_pending_share); }},
@@ -454,6 +499,20 @@ absl::Status NodeConfig::Validate() const {
         absl::StrCat("ssd_bytes: ", ssd_bytes, " is not a multiple of 64KiB"));
   }
   if (ssd_queue_depth == 0) return absl::InvalidArgumentError("ssd_queue_depth: must be > 0");
+  if (!etcd_endpoints.empty() && advertise_host.empty()) {
+    // What the node registers must be reachable: a wildcard listen host is not.
+    for (auto [key, address] :
+         {std::pair{"grpc_listen", grpc_listen}, std::pair{"dataplane_listen", dataplane_listen}}) {
+      std::string host;
+      int port = 0;
+      if (ParseListenAddress(address, &host, &port).ok() &&
+          (host == "0.0.0.0" || host == "::" || host == "[::]")) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            key, ": ", address,
+            " listens on every address; a cluster node needs advertise_host (what to register)"));
+      }
+    }
+  }
   if (rebuild_task_ttl <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("rebuild_task_ttl: must be > 0");
   }

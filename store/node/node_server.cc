@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 
@@ -14,6 +15,9 @@
 #include "strata/base/status_macros.h"
 #include "strata/store/auth/data_plane_credential.h"
 #include "strata/store/auth/tenant_table.h"
+#include "strata/store/cluster/etcd_client.h"
+#include "strata/store/cluster/membership.h"
+#include "strata/store/cluster/node_record.h"
 #include "strata/store/dataplane/data_plane_server.h"
 #include "strata/store/http/http_server.h"
 #include "strata/store/http/node_snapshot.h"
@@ -373,6 +377,10 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                    << ", not a loopback address (insecure = true): it has no authentication";
     }
   }
+  // 8. Cluster membership, once every address is known.
+  if (!config.etcd_endpoints.empty()) {
+    STRATA_RETURN_IF_ERROR(server->StartRegistration(config));
+  }
   server->started_.store(true, std::memory_order_release);
   LOG(INFO) << "node started: grpc " << server->grpc_address_ << ", data plane "
             << server->data_plane_address_ << ", http "
@@ -382,6 +390,40 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
             << server->ssd_bytes() << " bytes, data dir " << server->data_dir() << "; ready "
             << absl::Now() - started << " after start";
   return server;
+}
+
+absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
+  STRATA_ASSIGN_OR_RETURN(node_id_, cluster::LoadOrCreateNodeId(data_dir()));
+  STRATA_ASSIGN_OR_RETURN(
+      etcd_, cluster::EtcdClient::Create(
+                 {.endpoints = absl::StrSplit(config.etcd_endpoints, ',', absl::SkipEmpty())}));
+  // Where others reach this node: the bound address, its host replaced by advertise_host.
+  auto advertised = [&](const std::string& bound) {
+    if (bound.empty() || config.advertise_host.empty()) return bound;
+    const bool v6 = config.advertise_host.find(':') != std::string::npos;
+    return absl::StrCat(v6 ? "[" : "", config.advertise_host, v6 ? "]" : "",
+                        bound.substr(bound.rfind(':')));
+  };
+  cluster::NodeRecord record{.id = node_id_,
+                             .grpc_address = advertised(grpc_address_),
+                             .dataplane_address = advertised(data_plane_address_),
+                             .http_address = advertised(http_address_),
+                             .state = cluster::NodeState::kServing,
+                             .version = STRATA_VERSION,
+                             .dram_bytes = dram_bytes_,
+                             .ssd_bytes = ssd_bytes(),
+                             .started_ms = absl::ToUnixMillis(absl::Now())};
+  STRATA_ASSIGN_OR_RETURN(
+      registration_, cluster::Registration::Start(etcd_.get(), config.cluster, std::move(record),
+                                                  {.lease_ttl = config.cluster_lease_ttl}));
+  LOG(INFO) << "cluster " << config.cluster << ": registering as node " << node_id_ << " in etcd "
+            << config.etcd_endpoints << " (lease " << absl::FormatDuration(config.cluster_lease_ttl)
+            << ")";
+  return absl::OkStatus();
+}
+
+bool NodeServer::registered() const {
+  return registration_ != nullptr && registration_->registered();
 }
 
 http::NodeSnapshot NodeServer::Snapshot() const {
@@ -405,6 +447,8 @@ absl::Status NodeServer::Drain(absl::Duration timeout) {
   LOG(INFO) << "draining: puts refused; waiting up to " << timeout
             << " for pending puts, held leases and transfers";
   const absl::Time deadline = absl::Now() + timeout;
+  // Clients and nodes see the node leaving before its puts are refused.
+  if (registration_ != nullptr) registration_->SetState(cluster::NodeState::kDraining);
   absl::Status drained = engine_->Drain(timeout);
   // The engine is quiet once no HeldSpan is alive; the data plane's last replies (a
   // FETCH_DONE after its last range) may still be on their way.
@@ -422,7 +466,9 @@ void NodeServer::Shutdown(absl::Duration grace) {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true, std::memory_order_release);
-  // The HTTP endpoint first: no scrape reads a part being stopped.
+  // Out of the cluster first: every view drops the node at once (the lease revoked).
+  if (registration_ != nullptr) registration_->Stop().IgnoreError();
+  // The HTTP endpoint next: no scrape reads a part being stopped.
   if (http_server_ != nullptr) http_server_->Stop();
   // Calls still running get up to `grace`; then gRPC stops at once (RpcServer::Shutdown).
   if (rpc_server_ != nullptr) rpc_server_->Shutdown(grace);

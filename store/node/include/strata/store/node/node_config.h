@@ -137,6 +137,17 @@ struct NodeConfig {
   absl::Duration drain_timeout = absl::Seconds(30);
   // After draining, how long in-flight RPCs get to finish before they are cancelled.
   absl::Duration shutdown_grace = absl::Seconds(5);
+  // Cluster membership (store/cluster; docs/operations.md, "Cluster"): etcd's client
+  // endpoints, comma-separated host:port; empty: a single node, no etcd. With them the node
+  // registers itself under /strata/<cluster>/nodes/<id> (its id kept in data_dir/node_id)
+  // with an etcd lease of cluster_lease_ttl, which it refreshes; a node that dies leaves
+  // the cluster's views when the lease expires.
+  std::string etcd_endpoints;
+  std::string cluster = "default";
+  absl::Duration cluster_lease_ttl = absl::Seconds(5);
+  // The host other nodes and clients reach this node's ports at; empty: the listen
+  // addresses' hosts (which must then not be wildcards when etcd_endpoints is set).
+  std::string advertise_host;
   // glog: minimum severity written to stderr (info, warning, error) and VLOG verbosity.
   std::string log_level = "info";
   int log_verbosity = 0;

@@ -13,12 +13,18 @@
 //   6. the gRPC server with the Store and Admin services (store/rpc), every call timed and
 //      counted by store/rpc's RpcMetrics interceptor;
 //   7. the HTTP endpoint (store/http: /metrics, /v1/tiers, /healthz, /readyz) on
-//      config.http_listen; none when it is empty.
+//      config.http_listen; none when it is empty;
+//   8. with config.etcd_endpoints, the cluster registration (store/cluster): the node's
+//      record (its id from data_dir/node_id, the bound addresses — with advertise_host in
+//      place of the listen host where set —, capacities, state serving) under an etcd
+//      lease. Start does not wait for etcd: an unreachable etcd is retried in the
+//      background while the node serves.
 //
-// and stops them in reverse order: HTTP first, then gRPC (no new calls reach the engine),
-// then the data plane (no HeldSpan survives it), then the engine, the SSD tier, the
-// metadata store (closed: its memtables flushed), then the lock. /readyz answers 503 while
-// the node drains or shuts down.
+// and stops them in reverse order: the registration first (its lease revoked: the node
+// leaves every view at once; Drain has already marked it draining), then HTTP, then gRPC (no new
+// calls reach the engine), then the data plane (no HeldSpan survives it), then the engine, the SSD
+// tier, the metadata store (closed: its memtables flushed), then the lock. /readyz answers 503
+// while the node drains or shuts down.
 //
 // A node with meta = false refuses to start when its metadata directory holds a store: it
 // would reuse the SSD space that store's records name, and a later node with metadata
@@ -84,6 +90,11 @@ namespace strata::store::rpc {
 class RpcServer;
 }  // namespace strata::store::rpc
 
+namespace strata::store::cluster {
+class EtcdClient;
+class Registration;
+}  // namespace strata::store::cluster
+
 namespace strata::store::node {
 
 class NodeServer {
@@ -113,6 +124,11 @@ class NodeServer {
   uint64_t ssd_bytes() const;
   core::RestoreReport restored() const { return engine_->restored(); }
 
+  // The node's cluster id (data_dir/node_id) and whether etcd holds its record now; ""
+  // and false without etcd_endpoints.
+  const std::string& node_id() const { return node_id_; }
+  bool registered() const;
+
   // The engine, e.g. for the data plane, or for tests acting as one.
   core::NodeEngine& engine() { return *engine_; }
 
@@ -136,6 +152,8 @@ class NodeServer {
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // Step 8 of Start.
+  absl::Status StartRegistration(const NodeConfig& config);
   NodeServer(DataDirLock lock, std::shared_ptr<meta::RocksMetaStore> meta,
              std::shared_ptr<tiering::io::SsdTier> ssd, std::unique_ptr<core::NodeEngine> engine,
              uint64_t dram_bytes);
@@ -156,6 +174,10 @@ class NodeServer {
   // Declared after everything it reads: destroyed (stopped) first.
   std::unique_ptr<http::HttpServer> http_server_;
   std::string http_address_;
+  // Declared last: stopped (deregistered) before anything else.
+  std::string node_id_;
+  std::unique_ptr<cluster::EtcdClient> etcd_;
+  std::unique_ptr<cluster::Registration> registration_;
   std::atomic<bool> started_{false};
   std::atomic<bool> stopping_{false};
 
