@@ -91,8 +91,11 @@ TEST(NoNodeTest, RetriesStopAtTheDeadline) {
   options.retry.max_backoff = absl::Milliseconds(50);
   ASSERT_OK_AND_ASSIGN(auto client, Client::Connect(options));
   const absl::Time start = absl::Now();
-  EXPECT_CODE(client->Health(CallOptions::WithTimeout(absl::Milliseconds(300))),
-              absl::StatusCode::kUnavailable);
+  // The last attempt's answer: UNAVAILABLE, or DEADLINE_EXCEEDED when the deadline cut that
+  // attempt short (a loaded machine: the ASan CI run beside a build saw it).
+  const absl::Status health =
+      client->Health(CallOptions::WithTimeout(absl::Milliseconds(300))).status();
+  EXPECT_TRUE(absl::IsUnavailable(health) || absl::IsDeadlineExceeded(health)) << health;
   const absl::Duration took = absl::Now() - start;
   EXPECT_LT(took, absl::Seconds(2)) << took;
   EXPECT_GT(client->stats().rpc_retries, 0u);
