@@ -1,6 +1,7 @@
 #include "client/cli/cli.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/ascii.h"
@@ -50,7 +51,8 @@ std::string TopLevelHelp() {
       "  STRATA_NODE      the node's address when --node is not given\n"
       "  STRATA_UCX_TLS   UCX transports of the data plane (get, put), e.g. tcp\n"
       "  STRATA_TOKEN     the tenant's bearer token when --token-file is not given\n"
-      "  STRATA_TLS_CA    TLS to the node, trusting these CAs, when --tls-ca is not given\n\n"
+      "  STRATA_TLS_CA    TLS to the node, trusting these CAs, when --tls-ca is not given\n"
+      "  STRATA_CLUSTER   the cluster's URL when --cluster is not given\n\n"
       "exit codes:\n"
       "  0  OK\n"
       "  1  the operation failed: the node answered an error, or a local file "
@@ -117,6 +119,10 @@ std::vector<FlagSpec> GlobalFlags() {
       {.name = "timeout",
        .value_name = "DURATION",
        .help = "deadline of each call to the node, e.g. 500ms, 10s (default 10s)"},
+      {.name = "cluster",
+       .value_name = "URL",
+       .help = "the cluster, etcd://HOST:PORT[,HOST:PORT...][/NAME] (default $STRATA_CLUSTER; "
+               "strata cluster)"},
       {.name = "json",
        .takes_value = false,
        .help = "print one JSON value on stdout instead of tables"},
@@ -128,7 +134,7 @@ const std::vector<Command>& Commands() {
     auto* commands = new std::vector<Command>{
         StatusCommand(), TiersCommand(), CapacityCommand(), ListCommand(),  StatCommand(),
         GetCommand(),    PutCommand(),   RemoveCommand(),   PinCommand(),   UnpinCommand(),
-        MatchCommand(),  EvictCommand(), RebuildCommand(),  DrainCommand(),
+        MatchCommand(),  EvictCommand(), RebuildCommand(),  DrainCommand(), ClusterCommand(),
     };
     for (Command& command : *commands) {
       for (FlagSpec& flag : GlobalFlags()) command.spec.flags.push_back(std::move(flag));
@@ -217,6 +223,11 @@ int RunCli(const std::vector<std::string>& args, CommandIo io) {
   const bool json = global_value("json").value_or("false") == "true";
 
   CommandContext ctx(std::move(options), json, io);
+  if (std::optional<std::string> cluster = global_value("cluster")) {
+    ctx.set_cluster_url(*cluster);
+  } else if (const char* env = std::getenv("STRATA_CLUSTER"); env != nullptr) {
+    ctx.set_cluster_url(env);
+  }
   const absl::Status status = command->run(ctx, *parsed);
   const int code = ExitCodeFor(status);
   if (code == kExitUsage) return Usage(io, name, status, hint);

@@ -47,6 +47,9 @@ class CommandContext {
   CallOptions Call() const { return CallOptions::WithTimeout(options_.default_timeout); }
 
   const ClientOptions& options() const { return options_; }
+  // --cluster, else $STRATA_CLUSTER, else "" (commands that need a cluster say so).
+  const std::string& cluster_url() const { return cluster_url_; }
+  void set_cluster_url(std::string url) { cluster_url_ = std::move(url); }
   bool json() const { return json_; }
   std::istream& in() { return io_.in; }
   std::ostream& out() { return io_.out; }
@@ -56,6 +59,7 @@ class CommandContext {
   ClientOptions options_;
   bool json_;
   CommandIo io_;
+  std::string cluster_url_;
   std::unique_ptr<Client> client_;
 };
 

@@ -24,5 +24,6 @@ Command MatchCommand();     // match_command.cc: Match
 Command EvictCommand();     // node_control_commands.cc: Admin.Evict
 Command RebuildCommand();   // rebuild_command.cc: RequestRebuild (+ Stat polling with --wait)
 Command DrainCommand();     // node_control_commands.cc: Admin.Drain
+Command ClusterCommand();   // cluster_command.cc: the cluster's members from etcd
 
 }  // namespace strata::cli

@@ -25,6 +25,7 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/testing/etcd_process.h"
 #include "strata/testing/file.h"
 #include "strata/testing/json.h"
 #include "strata/testing/node_process.h"
@@ -192,9 +193,9 @@ NodeProcess* CliTest::node_ = nullptr;
   }
 
 TEST_F(CliTest, HelpEverywhereExitsZero) {
-  const std::vector<std::string> commands = {"status", "tiers", "capacity", "ls",   "stat",
-                                             "get",    "put",   "rm",       "pin",  "unpin",
-                                             "match",  "evict", "rebuild",  "drain"};
+  const std::vector<std::string> commands = {"status", "tiers", "capacity", "ls",    "stat",
+                                             "get",    "put",   "rm",       "pin",   "unpin",
+                                             "match",  "evict", "rebuild",  "drain", "cluster"};
   std::vector<std::vector<std::string>> runs = {{"--help"}, {"-h"}, {"help"}};
   for (const std::string& command : commands) {
     runs.push_back({command, "--help"});
@@ -261,6 +262,53 @@ TEST_F(CliTest, UnreachableNodeExitsThree) {
   EXPECT_EQ(from_env.exit_code, 3) << from_env.err;
   const CliResult live = RunStrata({"status"}, "", {{"STRATA_NODE", node_->grpc_address()}});
   EXPECT_EQ(live.exit_code, 0) << live.err;
+}
+
+// strata cluster status against a real etcd with two registered nodes: the table, --json,
+// $STRATA_CLUSTER, and the errors (no URL, a bad URL: 2; etcd gone: 3).
+TEST_F(CliTest, ClusterStatusListsTheRegisteredNodes) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<strata::testing::EtcdProcess> etcd,
+                       strata::testing::EtcdProcess::Start());
+  std::vector<std::unique_ptr<NodeProcess>> nodes;
+  for (int i = 0; i < 2; ++i) {
+    NodeProcessOptions options = NodeOptions();
+    options.args.push_back("--etcd_endpoints=" + etcd->endpoint());
+    options.args.push_back("--cluster=cli");
+    ASSERT_OK_AND_ASSIGN(auto node, NodeProcess::Start(options));
+    nodes.push_back(std::move(node));
+  }
+  const std::string url = "etcd://" + etcd->endpoint() + "/cli";
+  nlohmann::json json;
+  for (absl::Time until = absl::Now() + absl::Seconds(10);;) {  // registration is async
+    const std::vector<std::string> args = {"--cluster=" + url, "cluster", "status", "--json"};
+    const CliResult r = RunStrata(args);
+    ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+    json = ParseOut(r);
+    if (json["nodes"].size() == 2 || absl::Now() > until) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_EQ(json["nodes"].size(), 2u) << json.dump();
+  EXPECT_EQ(json["cluster"], "cli");
+  std::set<std::string> grpc;
+  for (const nlohmann::json& node : json["nodes"]) {
+    EXPECT_EQ(node["state"], "serving");
+    grpc.insert(node["grpc"].get<std::string>());
+  }
+  EXPECT_EQ(grpc, (std::set<std::string>{nodes[0]->grpc_address(), nodes[1]->grpc_address()}));
+
+  const CliResult table = RunStrata({"cluster", "status"}, "", {{"STRATA_CLUSTER", url}});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, StartsWith("cluster cli (etcd " + etcd->endpoint() + "): 2 node(s)"));
+  EXPECT_THAT(table.out, HasSubstr(nodes[0]->ReadyField("node_id") + "  serving  " +
+                                   nodes[0]->grpc_address()));
+
+  EXPECT_EQ(RunStrata({"cluster", "status"}, "", {{"STRATA_CLUSTER", ""}}).exit_code, 2);
+  EXPECT_EQ(RunStrata({"--cluster=http://x:1", "cluster", "status"}).exit_code, 2);
+  EXPECT_EQ(RunStrata({"--cluster=" + url, "cluster", "explode"}).exit_code, 2);
+  etcd->Kill();
+  const CliResult gone = RunStrata({"--cluster=" + url, "--timeout=1s", "cluster", "status"});
+  EXPECT_EQ(gone.exit_code, 3) << gone.err;
+  EXPECT_THAT(gone.err, HasSubstr("UNAVAILABLE")) << gone.err;
 }
 
 TEST_F(CliTest, StatusAndTiers) {
