@@ -12,6 +12,7 @@
 
 #include "strata/base/status_macros.h"
 #include "strata/store/cluster/etcd_client.h"
+#include "strata/store/cluster/membership.h"
 #include "strata/store/cluster/node_record.h"
 
 namespace strata {
@@ -19,13 +20,6 @@ namespace {
 
 constexpr char kScheme[] = "etcd://";
 constexpr size_t kSchemeBytes = sizeof(kScheme) - 1;
-
-bool ValidName(std::string_view name) {
-  return !name.empty() && name.size() <= 64 &&
-         name.find_first_not_of(
-             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-             std::string_view::npos;
-}
 
 }  // namespace
 
@@ -40,7 +34,7 @@ absl::StatusOr<ClusterUrl> ParseClusterUrl(std::string_view url) {
   if (const size_t slash = rest.find('/'); slash != std::string::npos) {
     parsed.name = rest.substr(slash + 1);
     rest.resize(slash);
-    if (!ValidName(parsed.name)) {
+    if (!store::cluster::IsClusterName(parsed.name)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cluster URL \"", text, "\": the name must be 1 to 64 letters, digits, '.', '_' or '-'"));
     }
@@ -49,12 +43,10 @@ absl::StatusOr<ClusterUrl> ParseClusterUrl(std::string_view url) {
   if (parsed.etcd_endpoints.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("cluster URL \"", text, "\": no etcd endpoint"));
   }
-  // EtcdClient checks each endpoint's form.
-  absl::StatusOr<std::unique_ptr<store::cluster::EtcdClient>> check =
-      store::cluster::EtcdClient::Create({.endpoints = parsed.etcd_endpoints});
-  if (!check.ok()) {
+  if (absl::Status endpoints = store::cluster::CheckEtcdEndpoints(parsed.etcd_endpoints);
+      !endpoints.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("cluster URL \"", text, "\": ", check.status().message()));
+        absl::StrCat("cluster URL \"", text, "\": ", endpoints.message()));
   }
   return parsed;
 }
@@ -63,25 +55,21 @@ absl::StatusOr<ClusterMembers> ReadClusterMembers(const ClusterUrl& url, absl::D
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<store::cluster::EtcdClient> etcd,
                           store::cluster::EtcdClient::Create(
                               {.endpoints = url.etcd_endpoints, .call_timeout = timeout}));
-  STRATA_ASSIGN_OR_RETURN(store::cluster::RangeResult all,
-                          etcd->GetPrefix(store::cluster::MembershipPrefix(url.name)));
-  ClusterMembers members{.name = url.name, .etcd_revision = all.revision};
-  for (const store::cluster::KeyValue& kv : all.kvs) {
-    absl::StatusOr<store::cluster::NodeRecord> record = store::cluster::DecodeNodeRecord(kv.value);
-    if (!record.ok()) {
-      ++members.undecodable;
-      continue;
-    }
-    members.nodes.push_back(ClusterNode{.id = record->id,
-                                        .state = std::string(NodeStateName(record->state)),
-                                        .grpc_address = record->grpc_address,
-                                        .dataplane_address = record->dataplane_address,
-                                        .http_address = record->http_address,
-                                        .version = record->version,
-                                        .hbm_bytes = record->hbm_bytes,
-                                        .dram_bytes = record->dram_bytes,
-                                        .ssd_bytes = record->ssd_bytes,
-                                        .started = absl::FromUnixMillis(record->started_ms)});
+  STRATA_ASSIGN_OR_RETURN(store::cluster::MembersRead read,
+                          store::cluster::ReadMembers(*etcd, url.name));
+  ClusterMembers members{
+      .name = url.name, .etcd_revision = read.revision, .undecodable = read.undecodable};
+  for (const auto& [key, record] : read.nodes) {
+    members.nodes.push_back(ClusterNode{.id = record.id,
+                                        .state = std::string(NodeStateName(record.state)),
+                                        .grpc_address = record.grpc_address,
+                                        .dataplane_address = record.dataplane_address,
+                                        .http_address = record.http_address,
+                                        .version = record.version,
+                                        .hbm_bytes = record.hbm_bytes,
+                                        .dram_bytes = record.dram_bytes,
+                                        .ssd_bytes = record.ssd_bytes,
+                                        .started = absl::FromUnixMillis(record.started_ms)});
   }
   std::sort(members.nodes.begin(), members.nodes.end(),
             [](const ClusterNode& a, const ClusterNode& b) { return a.id < b.id; });

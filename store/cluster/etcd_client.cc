@@ -115,15 +115,24 @@ std::string PrefixEnd(const std::string& prefix) {
   return std::string(1, '\0');
 }
 
+absl::Status CheckEtcdEndpoints(const std::vector<std::string>& endpoints) {
+  if (endpoints.empty()) return absl::InvalidArgumentError("etcd endpoints: none");
+  for (const std::string& endpoint : endpoints) {
+    bool ipv4 = false, ipv6 = false;
+    STRATA_RETURN_IF_ERROR(CheckEndpoint(endpoint, &ipv4, &ipv6));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Create(EtcdClientOptions options) {
-  if (options.endpoints.empty()) return absl::InvalidArgumentError("etcd endpoints: none");
+  STRATA_RETURN_IF_ERROR(CheckEtcdEndpoints(options.endpoints));
   if (options.call_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("etcd call_timeout: must be positive");
   }
   bool all_ipv4 = true, all_ipv6 = true;
   for (const std::string& endpoint : options.endpoints) {
     bool ipv4 = false, ipv6 = false;
-    STRATA_RETURN_IF_ERROR(CheckEndpoint(endpoint, &ipv4, &ipv6));
+    CheckEndpoint(endpoint, &ipv4, &ipv6).IgnoreError();  // checked above
     all_ipv4 = all_ipv4 && ipv4;
     all_ipv6 = all_ipv6 && ipv6;
   }

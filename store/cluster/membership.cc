@@ -166,7 +166,7 @@ absl::StatusOr<std::unique_ptr<MembershipView>> MembershipView::Start(EtcdClient
 }
 
 MembershipView::MembershipView(EtcdClient* etcd, std::string cluster)
-    : etcd_(etcd), prefix_(MembershipPrefix(cluster)) {}
+    : etcd_(etcd), cluster_(cluster), prefix_(MembershipPrefix(cluster)) {}
 
 MembershipView::~MembershipView() {
   {
@@ -214,31 +214,35 @@ absl::Status MembershipView::WaitUntil(
   }
 }
 
-absl::Status MembershipView::Resync() {
-  absl::StatusOr<RangeResult> all = etcd_->GetPrefix(prefix_);
+absl::StatusOr<MembersRead> ReadMembers(EtcdClient& etcd, const std::string& cluster) {
+  absl::StatusOr<RangeResult> all = etcd.GetPrefix(MembershipPrefix(cluster));
   if (!all.ok()) return all.status();
-  std::map<std::string, NodeRecord> nodes;
-  uint64_t undecodable = 0;
+  MembersRead read{.revision = all->revision};
   for (const KeyValue& kv : all->kvs) {
     absl::StatusOr<NodeRecord> record = DecodeNodeRecord(kv.value);
     if (record.ok()) {
-      nodes.emplace(kv.key, *std::move(record));
+      read.nodes.emplace(kv.key, *std::move(record));
     } else {
-      ++undecodable;
+      ++read.undecodable;
       LOG(WARNING) << "strata cluster: skipping " << kv.key << ": " << record.status();
     }
   }
-  bool first = false;
+  return read;
+}
+
+absl::Status MembershipView::Resync() {
+  absl::StatusOr<MembersRead> read = ReadMembers(*etcd_, cluster_);
+  if (!read.ok()) return read.status();
+  const int64_t revision = read->revision;
   {
     absl::MutexLock lock(&mu_);
-    first = stats_.revision == 0;
-    if (!first) ++stats_.resyncs;
-    nodes_ = std::move(nodes);
-    stats_.undecodable += undecodable;
-    stats_.revision = all->revision;
+    if (stats_.revision != 0) ++stats_.resyncs;  // not the first read
+    nodes_ = std::move(read->nodes);
+    stats_.undecodable += read->undecodable;
+    stats_.revision = revision;
   }
   std::unique_ptr<EtcdClient::Watch> watch = etcd_->WatchPrefix(
-      prefix_, all->revision + 1,
+      prefix_, revision + 1,
       [this](const std::vector<WatchEvent>& events, int64_t revision) { Apply(events, revision); },
       [this](const absl::Status& status) {
         absl::MutexLock lock(&mu_);

@@ -120,6 +120,13 @@ absl::StatusOr<NodeRecord> DecodeNodeRecord(std::string_view text) {
   return record;
 }
 
+bool IsClusterName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+             std::string_view::npos;
+}
+
 std::string MembershipPrefix(const std::string& cluster) {
   return absl::StrCat("/strata/", cluster, "/nodes/");
 }

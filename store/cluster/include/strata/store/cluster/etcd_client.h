@@ -79,6 +79,10 @@ struct LeaseGrant {
   absl::Duration ttl;  // etcd's choice (>= what was asked, in whole seconds)
 };
 
+// OK when every endpoint is "host:port" with a port in 1..65535 (and there is one);
+// INVALID_ARGUMENT naming the first that is not. What Create checks, without a channel.
+absl::Status CheckEtcdEndpoints(const std::vector<std::string>& endpoints);
+
 // The first key after every key starting with `prefix` (etcd's range_end for a prefix);
 // "\0" (every key) for an empty prefix or one of only 0xFF bytes.
 std::string PrefixEnd(const std::string& prefix);

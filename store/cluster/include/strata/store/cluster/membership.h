@@ -107,6 +107,17 @@ struct MembershipStats {
   int64_t revision = 0;       // etcd revision the view reflects
 };
 
+// Every record under MembershipPrefix(cluster), read once (one Range): the decoded ones by
+// key, the revision the read reflects and how many did not decode (skipped, logged).
+// Errors: EtcdClient::GetPrefix's. What MembershipView starts from and `strata cluster
+// status` shows.
+struct MembersRead {
+  std::map<std::string, NodeRecord> nodes;  // by key
+  int64_t revision = 0;
+  uint64_t undecodable = 0;
+};
+absl::StatusOr<MembersRead> ReadMembers(EtcdClient& etcd, const std::string& cluster);
+
 class MembershipView {
  public:
   // REQUIRES: `etcd` outlives the view.
@@ -133,6 +144,7 @@ class MembershipView {
   void ResyncLoop();
 
   EtcdClient* const etcd_;
+  const std::string cluster_;
   const std::string prefix_;
   mutable absl::Mutex mu_;
   std::map<std::string, NodeRecord> nodes_ ABSL_GUARDED_BY(mu_);  // by key

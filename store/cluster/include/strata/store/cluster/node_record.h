@@ -47,6 +47,10 @@ struct NodeRecord {
 std::string EncodeNodeRecord(const NodeRecord& record);
 absl::StatusOr<NodeRecord> DecodeNodeRecord(std::string_view json);
 
+// A cluster name: 1 to 64 letters, digits, '.', '_' or '-'. (store/node's config checks
+// the same rule itself: node_config stays free of gRPC for its fuzzer.)
+bool IsClusterName(std::string_view name);
+
 // "/strata/<cluster>/nodes/" and that plus the id.
 std::string MembershipPrefix(const std::string& cluster);
 std::string MembershipKey(const std::string& cluster, const std::string& id);
