@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, then builds and tests strata three ways.
+# The test command: installs what is missing, then builds and tests strata two ways.
 #
 #   1. release   g++, -Werror, every test (ctest; GPU tests skip with a reason when no device)
-#   2. asan      g++, AddressSanitizer + UndefinedBehaviorSanitizer, every test (CUDA off:
-#                the release build compiles it; its tests need a GPU anyway)
-#   3. tsa       clang-14, -Wthread-safety -Werror=thread-safety, every library and binary
-#   4. fuzz      clang-14 libFuzzer targets of the parsers of untrusted input (wire format,
-#                stream framing, the handshake, namespace encoding, metadata records, gRPC
-#                requests, the config file and flags, the tenants file, data-plane
-#                credentials), ASan + UBSan; ctest fuzzes each for
-#                STRATA_FUZZ_SECONDS (15) from its checked-in seeds and regression inputs
-#                (strata_add_fuzzer in cmake/StrataTesting.cmake). Only the fuzzers and what
-#                they link are built.
+#   2. asan      clang-14, AddressSanitizer + UndefinedBehaviorSanitizer, every test (CUDA
+#                off: the release build compiles it; its tests need a GPU anyway), and in
+#                the same build:
+#                - clang's thread-safety analysis, -Werror=thread-safety, over every
+#                  library, binary and test;
+#                - the libFuzzer targets of the parsers of untrusted input (wire format,
+#                  stream framing, the handshake, namespace encoding, metadata records, gRPC
+#                  requests, the config file and flags, the tenants file, data-plane
+#                  credentials, HTTP requests): ctest (label fuzz) replays each one's
+#                  checked-in seeds and regression inputs and mutates them for
+#                  STRATA_FUZZ_SECONDS (5 here; strata_add_fuzzer in
+#                  cmake/StrataTesting.cmake). The libraries are not instrumented for
+#                  coverage here (STRATA_FUZZ_COVERAGE=OFF: it made every other test slower),
+#                  so this is a regression check; coverage-guided fuzzing is the fuzz
+#                  configuration's.
 #
-#   (tsa analyses every library and binary; its tests would be the release ones again, so
-#    it builds no tests and runs none: the analysis is the check. It compiles each file
-#    for diagnostics only, -fsyntax-only: nothing is generated or linked, STRATA_ANALYSIS_ONLY)
+#   Two more configurations run only when named:
+#   3. tsa       clang-14 analysis only (-fsyntax-only, STRATA_ANALYSIS_ONLY): every file
+#                compiled on its own, so a file that leans on another's includes fails
+#                there (the unity batches of release and asan hide that); ~2 minutes.
+#   4. fuzz      the libFuzzer targets alone, 15 s each (longer fuzzing:
+#                STRATA_FUZZ_SECONDS at configure time).
+#   Until 2026-12-05 the test command ran all four; tsa and fuzz compiled every library
+#   twice more, ~5 of its 31 minutes, so asan took both checks over.
 #
 # Debug information: release builds without it (-O2 -DNDEBUG), asan with line tables only
 # (-g1: enough for sanitizer stack traces), tsa without; it is what made the links slow.
@@ -26,16 +36,15 @@
 # Unity builds (STRATA_UNITY_BUILD) in release and asan: each target's sources are compiled
 # 8 to a translation unit, so the headers they share (Abseil, gRPC, GoogleTest) are parsed
 # once a batch instead of once a file; on 2 cores that halves both builds. tsa compiles
-# every file on its own, so a file that leans on another's includes still fails there
-# (with a precompiled header of the standard library, Abseil and glog for the libraries,
-# cmake/analysis_pch.h). strata_test_inventory runs in release only: which tests each
-# executable holds does not depend on the configuration.
+# every file on its own (with a precompiled header of the standard library, Abseil and glog
+# for the libraries, cmake/analysis_pch.h). strata_test_inventory runs in release only:
+# which tests each executable holds does not depend on the configuration.
 # Each phase prints its time ("=== [release] build: 312 s"); the summary repeats them.
 # Build trees live under build/ (override with STRATA_BUILD_ROOT). Exits non-zero on the
 # first failure.
 #
-#   deploy/test.sh               all three
-#   deploy/test.sh release       only the named configurations
+#   deploy/test.sh               release and asan (what CI runs)
+#   deploy/test.sh release tsa   only the named configurations
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -43,7 +52,7 @@ ROOT=$(pwd)
 BUILD_ROOT=${STRATA_BUILD_ROOT:-$ROOT/build}
 JOBS=${STRATA_JOBS:-$(nproc)}
 CONFIGS=("$@")
-[[ ${#CONFIGS[@]} -eq 0 ]] && CONFIGS=(release asan tsa fuzz)
+[[ ${#CONFIGS[@]} -eq 0 ]] && CONFIGS=(release asan)
 
 RUN_START=$(date +%s)
 phases=()
@@ -75,8 +84,11 @@ declare -A FLAGS=(
   [release]="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 \
              -DCMAKE_CXX_FLAGS=-DNDEBUG -DSTRATA_WERROR=ON -DSTRATA_TEST_CXX_FLAGS=-O0 \
              -DSTRATA_UNITY_BUILD=ON $LLD"
-  [asan]="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DSTRATA_SANITIZE=ON \
-          -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_CUDA=OFF -DSTRATA_UNITY_BUILD=ON $LLD"
+  [asan]="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_COMPILER=clang-14 \
+          -DCMAKE_CXX_COMPILER=clang++-14 -DSTRATA_SANITIZE=ON -DSTRATA_THREAD_SAFETY=ON \
+          -DSTRATA_FUZZ=ON -DSTRATA_FUZZ_COVERAGE=OFF -DSTRATA_FUZZ_SECONDS=5 \
+          -DSTRATA_BUILD_BENCHMARKS=OFF \
+          -DSTRATA_CUDA=OFF -DSTRATA_UNITY_BUILD=ON $LLD"
   [tsa]="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_C_COMPILER=clang-14 \
          -DCMAKE_CXX_COMPILER=clang++-14 -DSTRATA_THREAD_SAFETY=ON -DSTRATA_WERROR=ON \
          -DSTRATA_BUILD_BENCHMARKS=OFF -DSTRATA_BUILD_TESTS=OFF -DSTRATA_CUDA=OFF \

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 
+#include "strata/base/sanitizers.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/testing/node_process.h"
@@ -131,7 +132,7 @@ TEST(NodeLimitsTest, PendingPutsMetadataIsBoundedAndReturnedWhenTheyExpire) {
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   while (PendingPuts(*node) != 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(100));
   ASSERT_EQ(PendingPuts(*node), 0u);
-#if defined(__SANITIZE_ADDRESS__)
+#if STRATA_ADDRESS_SANITIZER
   std::cerr << "AddressSanitizer holds freed memory in quarantine: resident memory not checked "
                "(the release build checks it)\n";
 #else
