@@ -30,6 +30,7 @@
 
 #include "client_e2e_support.h"
 #include "nlohmann/json.hpp"
+#include "strata/base/sanitizers.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/client.h"
 #include "strata/store/http/http_get.h"
@@ -47,17 +48,7 @@ using strata::testing::NodeProcessOptions;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
+constexpr bool kAsan = ::strata::kAddressSanitizer;
 
 constexpr uint64_t kDramBytes = uint64_t{32} << 20;
 constexpr uint64_t kSsdBytes = uint64_t{64} << 20;
@@ -247,11 +238,50 @@ class Soak {
     }
   }
 
+  // Samples the node's RSS every 100 ms; with STRATA_SOAK_TRACE=N (seconds) it also prints
+  // every N seconds what the node says it holds, to tell a leak from a structure filling up.
   void Sampler(absl::Time until) {
+    int trace_seconds = 0;
+    if (const char* value = std::getenv("STRATA_SOAK_TRACE"); value != nullptr) {
+      (void)absl::SimpleAtoi(value, &trace_seconds);
+    }
+    const absl::Time start = absl::Now();
+    absl::Time next_trace = start;
+    std::unique_ptr<Client> client;
     while (absl::Now() < until) {
-      peak_rss_ = std::max<uint64_t>(peak_rss_, ResidentBytes(pid_));
+      const uint64_t rss = ResidentBytes(pid_);
+      peak_rss_ = std::max<uint64_t>(peak_rss_, rss);
+      if (trace_seconds > 0 && absl::Now() >= next_trace) {
+        next_trace += absl::Seconds(trace_seconds);
+        Trace(absl::Now() - start, rss, &client);
+      }
       absl::SleepFor(absl::Milliseconds(100));
     }
+  }
+
+  void Trace(absl::Duration at, uint64_t rss, std::unique_ptr<Client>* client) {
+    if (*client == nullptr) {
+      absl::StatusOr<std::unique_ptr<Client>> connected =
+          Client::Connect(ClientOptionsFor(grpc_, "tcp"));
+      if (!connected.ok()) return;
+      *client = *std::move(connected);
+    }
+    absl::StatusOr<NodeTiers> t = (*client)->Tiers();
+    if (!t.ok()) return;
+    std::string tiers;
+    for (const report::TierStats& tier : t->tiers) {
+      absl::StrAppend(&tiers, " ", std::string(report::TierName(tier.tier)), "=",
+                      tier.used_bytes >> 20, "MiB/", tier.blobs);
+    }
+    std::cout << "soak trace t=" << absl::ToInt64Seconds(at) << "s rss=" << (rss >> 20)
+              << "MiB blobs=" << t->engine.blobs << " token_only=" << t->engine.token_only_blobs
+              << " namespaces=" << t->engine.namespaces << " index_nodes=" << t->index.nodes
+              << " index=" << (t->index.index_bytes >> 20)
+              << "MiB tokens=" << (t->index.token_bytes >> 20)
+              << "MiB text=" << (t->text.used_bytes >> 20) << "MiB/" << t->text.blobs << tiers
+              << " rebuild_queued=" << t->rebuild.queued << " leases=" << t->engine.leases
+              << " pending=" << t->engine.pending_puts << " unlinked=" << t->engine.unlinked_blobs
+              << std::endl;
   }
 
   const std::string grpc_, data_plane_, pid_;
