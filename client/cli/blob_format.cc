@@ -196,4 +196,14 @@ Json EngineInfoJson(const EngineStats& engine) {
   return json;
 }
 
+Json MetaStatsJson(const MetaStats& meta) {
+  Json json;
+  json["records"] = meta.records;
+  json["disk_bytes"] = meta.disk_bytes;
+  json["memtable_bytes"] = meta.memtable_bytes;
+  json["table_reader_bytes"] = meta.table_reader_bytes;
+  json["block_cache_bytes"] = meta.block_cache_bytes;
+  return json;
+}
+
 }  // namespace strata::cli

@@ -51,6 +51,7 @@ Json TierNamesJson(const std::vector<Tier>& tiers);
 Json TierInfoJson(const TierStats& tier);
 Json IndexInfoJson(const IndexStats& index);
 Json EngineInfoJson(const EngineStats& engine);
+Json MetaStatsJson(const MetaStats& meta);
 
 // RFC 3339 UTC with milliseconds ("2026-11-29T13:37:44.804Z"); "" for the epoch (unset).
 std::string Rfc3339(absl::Time time);

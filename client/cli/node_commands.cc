@@ -79,6 +79,7 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
     json["rebuild"] = RebuildQueueJson(info.rebuild);
     json["index"] = IndexInfoJson(info.index);
     json["engine"] = EngineInfoJson(info.engine);
+    json["meta"] = MetaStatsJson(info.meta);
     json["lookups"] = LookupsJson(info.lookups);
     json["mrc"] = MissRatioCurveJson(info.mrc);
     Json& curves = json["curves"] = Json::array();
@@ -122,6 +123,14 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
                                  FormatCount(engine.queried_pages), " (",
                                  FormatPercent(engine.matched_pages, engine.queried_pages), ")")},
                    {"  draining", engine.draining ? "yes" : "no"},
+               })
+            << "\nmetadata store\n"
+            << RenderKeyValues({
+                   {"  records", FormatCount(info.meta.records)},
+                   {"  on disk", FormatBytes(info.meta.disk_bytes)},
+                   {"  memtables", FormatBytes(info.meta.memtable_bytes)},
+                   {"  table readers", FormatBytes(info.meta.table_reader_bytes)},
+                   {"  block cache", FormatBytes(info.meta.block_cache_bytes)},
                });
   return absl::OkStatus();
 }

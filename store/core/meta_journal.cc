@@ -18,6 +18,7 @@ meta::BlobMeta MetaJournal::MetaOf(const BlobRecord& record) {
     m.parent = meta::BlobMetaParent{record.parent->key, record.parent->pages};
   }
   m.start_hash = record.start_hash;
+  m.segment_start = !record.parent.has_value() && record.first_page > 0;
   m.first_page = record.first_page;
   m.pages = record.pages;
   m.bytes = record.bytes;
@@ -144,6 +145,16 @@ uint64_t MetaJournal::errors() const {
   return errors_;
 }
 
+report::MetaStats MetaJournal::StoreStats() const {
+  if (store_ == nullptr) return {};
+  const meta::MetaStoreStats stats = store_->Stats();
+  return report::MetaStats{.records = stats.blobs,
+                           .disk_bytes = stats.bytes_on_disk,
+                           .memtable_bytes = stats.memtable_bytes,
+                           .table_reader_bytes = stats.table_reader_bytes,
+                           .block_cache_bytes = stats.block_cache_bytes};
+}
+
 absl::StatusOr<MetaJournal::Loaded> MetaJournal::Load() {
   Loaded loaded;
   if (store_ == nullptr) return loaded;
@@ -181,6 +192,9 @@ absl::Status MetaJournal::CheckRestored(const meta::BlobMeta& m, const radix::Na
   }
   radix::PrefixHash start = radix::NamespaceHash(ns);
   BlobRecord* p = nullptr;
+  if (m.segment_start && (m.parent.has_value() || m.first_page == 0)) {
+    return absl::DataLossError("a segment start with a parent or at page 0");
+  }
   if (m.parent.has_value()) {
     p = table.FindLinked(m.parent->key);
     if (p == nullptr || p->namespace_hash != m.namespace_hash) {
@@ -194,8 +208,12 @@ absl::Status MetaJournal::CheckRestored(const meta::BlobMeta& m, const radix::Na
         p->start_hash,
         absl::MakeConstSpan(p->tokens).first((m.first_page - p->first_page) * page_tokens),
         layout.page_tokens);
+  } else if (m.segment_start) {
+    // A segment's first blob (SegmentStart): its start hash names pages this node never
+    // had, so only the key's agreement with it is checked.
+    start = m.start_hash;
   } else if (m.first_page != 0) {
-    return absl::DataLossError("a blob without a parent must start at page 0");
+    return absl::DataLossError("a blob without a parent must start at page 0 or a segment");
   }
   if (start != m.start_hash) return absl::DataLossError("its start hash does not match");
   if (radix::BlobKey{radix::PrefixHashAt(start, m.tokens, layout.page_tokens)} != m.key) {

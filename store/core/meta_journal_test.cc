@@ -175,6 +175,23 @@ TEST_F(MetaJournalTest, CheckRestoredAcceptsConsistentRecordsOnly) {
   no_parent.parent.reset();
   EXPECT_CODE(MetaJournal::CheckRestored(no_parent, ns_, table_, &parent),
               absl::StatusCode::kDataLoss);
+  // The same record marked as a segment's first blob stands on its own: its start hash is
+  // the client's, and its key follows from it.
+  meta::BlobMeta segment = no_parent;
+  segment.segment_start = true;
+  EXPECT_OK(MetaJournal::CheckRestored(segment, ns_, restored, &parent));
+  EXPECT_EQ(parent, nullptr);
+  segment.tokens[0] ^= 1;
+  EXPECT_CODE(MetaJournal::CheckRestored(segment, ns_, restored, &parent),
+              absl::StatusCode::kDataLoss);
+  meta::BlobMeta segment_with_parent = MetaJournal::MetaOf(*b);
+  segment_with_parent.segment_start = true;
+  EXPECT_CODE(MetaJournal::CheckRestored(segment_with_parent, ns_, table_, &parent),
+              absl::StatusCode::kDataLoss);
+  meta::BlobMeta segment_at_zero = MetaJournal::MetaOf(*a);
+  segment_at_zero.segment_start = true;
+  EXPECT_CODE(MetaJournal::CheckRestored(segment_at_zero, ns_, table_, &parent),
+              absl::StatusCode::kDataLoss);
   meta::BlobMeta bad_start = MetaJournal::MetaOf(*a);
   bad_start.start_hash.lo ^= 1;
   EXPECT_CODE(MetaJournal::CheckRestored(bad_start, ns_, table_, &parent),

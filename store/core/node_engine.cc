@@ -176,8 +176,10 @@ void NodeEngine::DropHold(uint64_t record_id) {
 
 absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
                                               absl::Span<const radix::TokenId> tokens,
-                                              LookupPhase phase, const AccessScope& scope) const {
+                                              LookupPhase phase, const AccessScope& scope,
+                                              const std::optional<SegmentStart>& start) const {
   const radix::PrefixHash h0 = radix::NamespaceHash(ns);
+  const radix::PrefixHash root = start.has_value() ? start->hash : h0;
   MatchResult reply;
   {
     TimedReaderMutexLock lock(&mu_, lock_hold_);
@@ -187,7 +189,7 @@ absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
       return absl::NotFoundError(
           absl::StrCat("namespace ", ns.ToString(), " is not known to this node"));
     }
-    const radix::MatchResult match = entry->tree->Match(h0, tokens, /*pin=*/false);
+    const radix::MatchResult match = entry->tree->Match(root, tokens, /*pin=*/false);
     reply.matched_pages = match.matched_pages;
     reply.segments.reserve(match.segments.size());
     for (const radix::MatchSegment& s : match.segments) {
@@ -197,7 +199,7 @@ absl::StatusOr<MatchResult> NodeEngine::Match(const radix::Namespace& ns,
       reply.segments.push_back(MatchedSegmentOf(s, *record, ns.layout().page_tokens));
     }
   }
-  lookup_stats_.Record(h0, ns, tokens, phase, reply);
+  lookup_stats_.Record(root, ns, tokens, phase, reply);
   return reply;
 }
 
@@ -226,6 +228,7 @@ NodeTiers NodeEngine::Tiers() const {
   // The curve and the per-tier plans are computed without the engine lock (the estimator
   // has its own), so a scrape never holds up puts and matches for that long.
   lookup_stats_.Fill(&tiers);
+  tiers.meta = journal_.StoreStats();  // RocksDB's properties: no engine lock needed
   return tiers;
 }
 

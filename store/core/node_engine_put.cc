@@ -47,8 +47,11 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   BlobRecord* parent = nullptr;
   uint32_t first_page = 0;
   radix::PrefixHash start_hash = h0;
-  std::vector<radix::TokenId> sequence;
-  if (request.parent.has_value()) {
+  std::vector<radix::TokenId> sequence;  // from the index root (root_page) on
+  if (request.segment_start.has_value()) {
+    first_page = request.segment_start->pages;
+    start_hash = request.segment_start->hash;
+  } else if (request.parent.has_value()) {
     TokenChain chain;
     {
       TimedMutexLock lock(&mu_, lock_hold_);
@@ -88,11 +91,11 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
   // can take it before the commit inserts the blob under it.
   radix::MatchHandle prefix_pin;
   if (parent != nullptr) {
-    radix::MatchResult match = parent->tree->Match(h0, sequence, /*pin=*/true);
-    if (match.matched_pages < first_page) {
+    radix::MatchResult match = parent->tree->Match(parent->root_hash, sequence, /*pin=*/true);
+    if (match.matched_pages < first_page - parent->root_page) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "pages [", match.matched_pages, ", ", first_page, ") of the prefix of parent blob ",
-          parent->key.ToHex(), " are no longer cached"));
+          "pages [", parent->root_page + match.matched_pages, ", ", first_page,
+          ") of the prefix of parent blob ", parent->key.ToHex(), " are no longer cached"));
     }
     prefix_pin = std::move(match.handle);
     ++parent->children;  // keeps the parent's record through the eviction below

@@ -392,6 +392,61 @@ TEST_F(NodeEnginePutTest, BranchOffTheMiddleOfABlob) {
               absl::StatusCode::kFailedPrecondition);
 }
 
+// A cluster cuts a sequence into segments; this node holds the one from page 4 on: its first
+// blob names the segment start (h_4, 4) instead of a parent, and its key is the same h_b
+// the whole sequence chains to.
+TEST_F(NodeEnginePutTest, ASegmentStartRootsASubTrieThatAMatchFromItFinds) {
+  const BlobContent head = MakeBlob(ns_, 4, 30);  // pages [0, 4): on another node
+  const BlobContent s = MakeBlob(ns_, 2, 31);     // pages [4, 6)
+  const BlobContent c = MakeBlob(ns_, 2, 32);     // pages [6, 8), continuing s
+  const radix::PrefixHash h4 = radix::PrefixHashAt(h0_, head.tokens, 4);
+  const SegmentStart start{h4, 4};
+  PutRequest request = testing::PutRequestOf(std::nullopt, s);
+  request.segment_start = start;
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, engine_->BeginPut(ns_, request));
+  const std::vector<radix::TokenId> to_s = Concat(head.tokens, s.tokens);
+  EXPECT_EQ(begin.key, radix::BlobKey{radix::PrefixHashAt(h0_, to_s, 4)});
+  ASSERT_OK(SendBlob(*engine_, begin.put_id, s));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cs, engine_->CommitPut(begin.put_id));
+  EXPECT_EQ(cs.indexed_pages, 2u);
+  ASSERT_OK_AND_ASSIGN(CommitPutReply cc, PutBlob(*engine_, ns_, BlobParent{cs.key, 6}, c));
+  EXPECT_EQ(cc.key, radix::BlobKey{radix::PrefixHashAt(h0_, Concat(to_s, c.tokens), 4)});
+
+  // From the segment start: pages counted from the query's first page (page 4).
+  const std::vector<radix::TokenId> tail = Concat(s.tokens, c.tokens);
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine_->Match(ns_, tail, LookupPhase::kUnspecified,
+                                                     AccessScope::All(), start));
+  EXPECT_EQ(m.matched_pages, 4u);
+  ASSERT_EQ(m.segments.size(), 2u);
+  EXPECT_EQ(m.segments[0], (Segment{cs.key, 0, 2, 0, 2, Tier::kDram}));
+  EXPECT_EQ(m.segments[1], (Segment{cc.key, 0, 2, 2, 2, Tier::kDram}));
+  // Not from page 0 (this node never had pages [0, 4)), nor from another start.
+  ASSERT_OK_AND_ASSIGN(m, engine_->Match(ns_, Concat(head.tokens, tail)));
+  EXPECT_EQ(m.matched_pages, 0u);
+  ASSERT_OK_AND_ASSIGN(m, engine_->Match(ns_, tail, LookupPhase::kUnspecified, AccessScope::All(),
+                                         SegmentStart{h0_, 4}));
+  EXPECT_EQ(m.matched_pages, 0u);
+  // The same blob put again is a duplicate.
+  ASSERT_OK_AND_ASSIGN(begin, engine_->BeginPut(ns_, request));
+  EXPECT_TRUE(begin.exists);
+
+  // A segment start excludes a parent, and page 0 starts no segment.
+  PutRequest both = request;
+  both.parent = BlobParent{cs.key, 6};
+  EXPECT_CODE(engine_->BeginPut(ns_, both), absl::StatusCode::kInvalidArgument);
+  PutRequest at_zero = request;
+  at_zero.segment_start = SegmentStart{h0_, 0};
+  EXPECT_CODE(engine_->BeginPut(ns_, at_zero), absl::StatusCode::kInvalidArgument);
+
+  // Deleting the segment's first blob takes its child with it (one sub-trie).
+  ASSERT_OK_AND_ASSIGN(DeleteReply deleted, engine_->Delete(cs.key));
+  EXPECT_EQ(deleted.pages_removed, 4u);
+  EXPECT_EQ(deleted.blobs_unlinked, 2u);
+  ASSERT_OK_AND_ASSIGN(
+      m, engine_->Match(ns_, tail, LookupPhase::kUnspecified, AccessScope::All(), start));
+  EXPECT_EQ(m.matched_pages, 0u);
+}
+
 // No TEXT tier (SmallOptions): a dropped blob leaves the index, unless its pages are
 // pinned (here by a pending put's prefix); then it stays as TEXT, and must go as soon as
 // nothing keeps it, not linger until some later drop.

@@ -56,6 +56,9 @@ absl::StatusOr<std::vector<RebuildTask>> NodeEngine::PullRebuildTasks(uint32_t m
             task->ns = *record.ns;
             task->key = record.key;
             task->parent = record.parent;
+            if (record.root_page > 0) {
+              task->segment_start = SegmentStart{record.root_hash, record.root_page};
+            }
             task->first_page = record.first_page;
             task->pages = record.pages;
             task->sequence_tokens = keeper_.SequenceTokens(mu_, record, record.end_page());

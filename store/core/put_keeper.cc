@@ -43,10 +43,14 @@ absl::StatusOr<BeginPutReply> PutKeeper::Begin(absl::Mutex& mu, NewPut put,
   record->ns = &entry->ns;
   record->tree = entry->tree;
   record->root_id = record->id;
+  record->root_hash = put.start_hash;  // h_0 at page 0, else the segment start
+  record->root_page = put.first_page;
   if (put.parent != nullptr) {
     record->parent = request.parent;
     record->parent_id = put.parent->id;
     record->root_id = put.parent->root_id;
+    record->root_hash = put.parent->root_hash;
+    record->root_page = put.parent->root_page;
   }
   record->start_hash = put.start_hash;
   record->first_page = put.first_page;
@@ -106,8 +110,8 @@ absl::StatusOr<CommitPutReply> PutKeeper::Commit(absl::Mutex& mu, uint64_t put_i
   if (BlobRecord* text = deps_.table->FindLinked(key); text != nullptr) {
     return Refill(mu, put_id, text, now);
   }
-  absl::StatusOr<uint32_t> inserted =
-      record->tree->Insert(record->namespace_hash, put.sequence, record->first_page, key);
+  absl::StatusOr<uint32_t> inserted = record->tree->Insert(
+      record->root_hash, put.sequence, record->first_page - record->root_page, key);
   if (!inserted.ok()) {
     // Cannot happen: the prefix is pinned. Do not leave the put half-done.
     LOG(ERROR) << "CommitPut: index insert of " << key.ToHex() << " failed: " << inserted.status();

@@ -46,6 +46,21 @@ absl::Status PutTable::Validate(const radix::Namespace& ns, const PutRequest& re
                                                    " pages of ", layout.ToString(), " are ",
                                                    expected, " bytes"));
   }
+  if (request.segment_start.has_value()) {
+    if (request.parent.has_value()) {
+      return absl::InvalidArgumentError(
+          "a put names a parent or a segment start, not both (a segment's first blob has no "
+          "parent on this node)");
+    }
+    if (request.segment_start->pages == 0) {
+      return absl::InvalidArgumentError(
+          "segment_start.pages is 0: a blob at page 0 starts its sequence and names no segment "
+          "start");
+    }
+    if (uint64_t{request.segment_start->pages} + pages > UINT32_MAX) {
+      return absl::InvalidArgumentError("the sequence would pass 2^32-1 pages");
+    }
+  }
   const uint64_t chunks = pages * layout.num_layers;
   if (request.checksums.size() != chunks) {
     return absl::InvalidArgumentError(

@@ -120,7 +120,7 @@ absl::Status RecordKeeper::RemoveFromIndex(const absl::Mutex& mu, BlobRecord* re
   const radix::BlobKey key = record->key;
   std::vector<radix::EvictedSpan> spans;
   absl::StatusOr<uint64_t> removed = record->tree->RemoveSubtree(
-      record->namespace_hash, prefix,
+      record->root_hash, prefix,
       [&spans](const radix::EvictedSpan& span) { spans.push_back(span); });
   if (!removed.ok()) {
     if (absl::IsFailedPrecondition(removed.status())) {
@@ -178,7 +178,7 @@ void RecordKeeper::Pin(const absl::Mutex& mu, BlobRecord* record,
                        absl::Span<const radix::TokenId> sequence) {
   CheckLock(mu);
   DCHECK(!record->pinned);
-  radix::MatchResult match = record->tree->Match(record->namespace_hash, sequence, /*pin=*/true);
+  radix::MatchResult match = record->tree->Match(record->root_hash, sequence, /*pin=*/true);
   // The blobs whose index pages make up the path keep their bytes while pinned.
   for (const radix::MatchSegment& segment : match.segments) {
     BlobRecord* on_path = deps_.table->FindLinked(segment.blob);
@@ -209,11 +209,12 @@ TokenChain RecordKeeper::ChainOf(const absl::Mutex& mu, const BlobRecord& record
                                  uint32_t pages) const {
   CheckLock(mu);
   TokenChain chain;
-  chain.pages = pages;
+  CHECK_GE(pages, record.root_page) << "page " << pages << " before the record's index root";
+  chain.pages = pages - record.root_page;
   chain.page_tokens = record.ns->layout().page_tokens;
   const BlobRecord* r = &record;
   uint32_t upto = pages;
-  while (upto > 0) {
+  while (upto > record.root_page) {
     CHECK(r != nullptr) << "broken parent chain";
     CHECK(upto > r->first_page && upto <= r->end_page())
         << "page " << upto << " outside (" << r->first_page << ", " << r->end_page() << "]";

@@ -45,6 +45,7 @@ class RecordKeeperTest : public ::testing::Test {
     r->tree = entry_->tree;
     r->namespace_hash = radix::NamespaceHash(ns_);
     r->start_hash = r->namespace_hash;
+    r->root_hash = r->namespace_hash;  // the index root: h_0, page 0
     if (parent != nullptr) {
       r->parent_id = parent->id;
       r->parent = BlobParent{parent->key, parent->end_page()};

@@ -39,11 +39,15 @@ absl::StatusOr<RestoreReport> Restorer::Restore(absl::Mutex& mu, MetaJournal::Lo
     }
     const NamespaceEntry* entry = deps_.registry->Find(m.namespace_hash);
     if (entry == nullptr) entry = &deps_.registry->Register(ns_it->second, m.namespace_hash);
+    // The index root: the parent's, or the record's own start (h_0 at page 0, else the
+    // segment it starts).
+    const radix::PrefixHash root_hash = parent != nullptr ? parent->root_hash : m.start_hash;
+    const uint32_t root_page = parent != nullptr ? parent->root_page : m.first_page;
     std::vector<radix::TokenId> sequence;
     if (parent != nullptr) sequence = deps_.keeper->SequenceTokens(mu, *parent, m.first_page);
     sequence.insert(sequence.end(), m.tokens.begin(), m.tokens.end());
     absl::StatusOr<uint32_t> inserted =
-        entry->tree->Insert(m.namespace_hash, sequence, m.first_page, m.key);
+        entry->tree->Insert(root_hash, sequence, m.first_page - root_page, m.key);
     if (!inserted.ok() || *inserted == 0) {
       ++report.dropped;  // redundant (its pages are another blob's) or not insertable
       fixups.DeleteBlob(m.key);
@@ -56,6 +60,8 @@ absl::StatusOr<RestoreReport> Restorer::Restore(absl::Mutex& mu, MetaJournal::Lo
     record->ns = &entry->ns;
     record->tree = entry->tree;
     record->root_id = record->id;
+    record->root_hash = root_hash;
+    record->root_page = root_page;
     if (parent != nullptr) {
       record->parent = BlobParent{m.parent->key, m.parent->pages};
       record->parent_id = parent->id;

@@ -142,6 +142,48 @@ TEST_F(RestorerTest, RestoresParentsFirstAsTextAndDropsWhatFailsItsChecks) {
   EXPECT_TRUE(store_->GetBlob(child.key).ok());
 }
 
+TEST_F(RestorerTest, ASegmentStartAndItsChildComeBackUnderTheSegmentsRoot) {
+  Make(/*text_bytes=*/1 << 20);
+  // A segment of some sequence starting at page 8, whose prefix hash the client computed.
+  const radix::PrefixHash h8{0x1234, 0x5678};
+  meta::BlobMeta root = Stored(1, nullptr);
+  root.segment_start = true;
+  root.first_page = 8;
+  root.start_hash = h8;
+  root.key = radix::BlobKey{radix::PrefixHashAt(h8, root.tokens, 4)};
+  const meta::BlobMeta child = Stored(2, &root);
+  meta::BlobMeta unmarked = Stored(3, nullptr);  // the same shape, not marked: corrupt
+  unmarked.first_page = 8;
+  unmarked.start_hash = h8;
+  unmarked.key = radix::BlobKey{radix::PrefixHashAt(h8, unmarked.tokens, 4)};
+  Store({child, root, unmarked});
+
+  const absl::StatusOr<RestoreReport> report = Restore();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->restored, 2u);
+  EXPECT_EQ(report->dropped, 1u);
+  absl::MutexLock lock(&mu_);
+  BlobRecord* r = table_.FindLinked(root.key);
+  BlobRecord* c = table_.FindLinked(child.key);
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(r->root_hash, h8);
+  EXPECT_EQ(r->root_page, 8u);
+  EXPECT_EQ(c->root_hash, h8);
+  EXPECT_EQ(c->root_page, 8u);
+  EXPECT_EQ(c->parent_id, r->id);
+  // Indexed under h8, pages counted from the segment's start; nothing under h_0.
+  const NamespaceEntry* entry = registry_.Find(radix::NamespaceHash(ns_));
+  ASSERT_NE(entry, nullptr);
+  std::vector<radix::TokenId> sequence = root.tokens;
+  sequence.insert(sequence.end(), child.tokens.begin(), child.tokens.end());
+  EXPECT_EQ(entry->tree->Match(h8, sequence, false).matched_pages, 2 * kPages);
+  EXPECT_EQ(entry->tree->Match(radix::NamespaceHash(ns_), sequence, false).matched_pages, 0u);
+  // Written back, the record keeps its mark.
+  EXPECT_TRUE(MetaJournal::MetaOf(*r).segment_start);
+  EXPECT_FALSE(MetaJournal::MetaOf(*c).segment_start);
+}
+
 TEST_F(RestorerTest, BringsTheTextTierBackUnderItsBudgetLeafFirst) {
   const meta::BlobMeta a = Stored(1, nullptr);
   const meta::BlobMeta b = Stored(2, &a);

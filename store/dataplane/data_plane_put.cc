@@ -159,6 +159,10 @@ void DataPlaneServer::BeginTrip(const std::shared_ptr<TripPut>& trip, const wire
   if (header.has_parent) {
     request.parent = core::BlobParent{KeyOf(decoded->parent_key), header.parent_pages};
   }
+  if (header.has_segment_start) {
+    request.segment_start = core::SegmentStart{.hash = KeyOf(decoded->segment_hash).hash,
+                                               .pages = header.segment_pages};
+  }
   request.tokens = decoded->tokens;
   request.bytes = header.bytes;
   request.checksums = decoded->checksums;

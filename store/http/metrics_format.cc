@@ -216,6 +216,15 @@ void WriteNode(const report::NodeTiers& t, Writer& w) {
            "Metadata writes that failed: those records are cached but not durable (a restart "
            "does not bring them back).");
   w.Sample({}, t.engine.meta_write_errors);
+  w.Family("strata_meta_disk_bytes", "gauge",
+           "The metadata store's SST files and write-ahead logs on disk.");
+  w.Sample({}, t.meta.disk_bytes);
+  w.Family("strata_meta_memory_bytes", "gauge",
+           "Memory the metadata store holds outside the tiers: memtables, the index and filter "
+           "blocks of open SST files (table_readers), the block cache.");
+  w.Sample({{"part", "memtables"}}, t.meta.memtable_bytes);
+  w.Sample({{"part", "table_readers"}}, t.meta.table_reader_bytes);
+  w.Sample({{"part", "block_cache"}}, t.meta.block_cache_bytes);
   w.Family("strata_node_draining", "gauge", "1 while the node drains (puts refused), else 0.");
   w.Sample({}, uint64_t{t.engine.draining ? 1u : 0u});
 }

@@ -44,6 +44,11 @@ inline NodeSnapshot KnownSnapshot() {
   t.engine.blobs = 13;
   t.engine.namespaces = 1;
   t.engine.meta_write_errors = 7;
+  t.meta = report::MetaStats{.records = 13,
+                             .disk_bytes = 4096,
+                             .memtable_bytes = 1024,
+                             .table_reader_bytes = 512,
+                             .block_cache_bytes = 2048};
   t.tenants = {
       {.tenant = "acme", .blobs = 12, .dram_bytes = 400, .ssd_bytes = 6000, .text_blobs = 1},
       {.tenant = "globex\"x", .blobs = 1}};

@@ -20,7 +20,9 @@ constexpr uint8_t kFlagParent = 1 << 0;
 constexpr uint8_t kFlagInDram = 1 << 1;
 constexpr uint8_t kFlagSsd = 1 << 2;
 constexpr uint8_t kFlagPinned = 1 << 3;
-constexpr uint8_t kKnownFlags = kFlagParent | kFlagInDram | kFlagSsd | kFlagPinned;
+constexpr uint8_t kFlagSegmentStart = 1 << 4;
+constexpr uint8_t kKnownFlags =
+    kFlagParent | kFlagInDram | kFlagSsd | kFlagPinned | kFlagSegmentStart;
 
 constexpr int64_t kPastSentinel = std::numeric_limits<int64_t>::min();
 constexpr int64_t kFutureSentinel = std::numeric_limits<int64_t>::max();
@@ -82,6 +84,7 @@ class BodyParser {
     m.last_access = DecodeTime(last_access);
     m.in_dram = (flags & kFlagInDram) != 0;
     m.pinned = (flags & kFlagPinned) != 0;
+    m.segment_start = (flags & kFlagSegmentStart) != 0;
     if (flags & kFlagParent) {
       BlobMetaParent parent;
       if (!in_.ReadHash(&parent.key.hash) || !in_.ReadU32(&parent.pages)) {
@@ -157,6 +160,7 @@ void AppendBlobMeta(const BlobMeta& meta, std::string* out) {
   if (meta.in_dram) flags |= kFlagInDram;
   if (meta.ssd) flags |= kFlagSsd;
   if (meta.pinned) flags |= kFlagPinned;
+  if (meta.segment_start) flags |= kFlagSegmentStart;
   PutU8(kBlobMetaFormatVersion, out);
   PutU8(flags, out);
   PutHash(meta.key.hash, out);

@@ -51,9 +51,11 @@ TEST(BlobMetaCodecTest, RoundTripsExtremeValues) {
   max.last_access = absl::InfiniteFuture();
   max.hits = kMax64;
   max.pinned = true;
+  max.segment_start = true;  // the codec does not check that it excludes a parent
   max.generation = kMax64;
   ASSERT_OK_AND_ASSIGN(decoded, DecodeBlobMeta(EncodeBlobMeta(max)));
   EXPECT_EQ(decoded, max);
+  EXPECT_EQ(EncodeBlobMeta(max)[1], 0b11111) << "every flag bit set, segment_start bit 4";
 
   // Finite extremes: ns precision, the earliest and latest representable nanosecond.
   BlobMeta times;

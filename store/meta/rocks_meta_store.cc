@@ -302,6 +302,16 @@ MetaStoreStats RocksMetaStore::Stats() const {
       stats.bytes_on_disk += value;
     }
   }
+  if (r.db->GetAggregatedIntProperty("rocksdb.size-all-mem-tables", &value)) {
+    stats.memtable_bytes = value;
+  }
+  if (r.db->GetAggregatedIntProperty("rocksdb.estimate-table-readers-mem", &value)) {
+    stats.table_reader_bytes = value;
+  }
+  // One cache shared by every family: read it once.
+  if (r.db->GetIntProperty(r.blobs, "rocksdb.block-cache-usage", &value)) {
+    stats.block_cache_bytes = value;
+  }
   rocksdb::VectorLogPtr wal_files;
   if (r.db->GetSortedWalFiles(wal_files).ok()) {
     for (const auto& file : wal_files) stats.bytes_on_disk += file->SizeFileBytes();

@@ -201,5 +201,29 @@ TEST_F(RocksMetaStoreTest, StatsSeeTheFiles) {
   EXPECT_EQ(store->path(), dir_.path());
 }
 
+TEST_F(RocksMetaStoreTest, StatsSeeTheMemoryItHolds) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, Open());
+    const uint64_t empty = store->Stats().memtable_bytes;
+    ASSERT_OK(store->Apply(Blobs(0, 200)));
+    EXPECT_GT(store->Stats().memtable_bytes, empty) << "the records are in the memtable";
+    ASSERT_OK(store->Close());  // flushes them into an SST file
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, Open());
+  uint64_t loaded = 0;
+  MetaLoadCallbacks callbacks{
+      .on_namespace = [](const radix::PrefixHash&, radix::Namespace) { return absl::OkStatus(); },
+      .on_blob =
+          [&](BlobMeta) {
+            ++loaded;
+            return absl::OkStatus();
+          }};
+  ASSERT_OK(store->LoadAll(callbacks).status());
+  EXPECT_EQ(loaded, 200u);
+  const MetaStoreStats stats = store->Stats();
+  EXPECT_GT(stats.table_reader_bytes, 0u) << "the SST file's index and filter are open";
+  EXPECT_GT(stats.block_cache_bytes, 0u) << "LoadAll read its data blocks through the cache";
+}
+
 }  // namespace
 }  // namespace strata::store::meta

@@ -194,6 +194,14 @@ void ToProto(const report::EngineStats& stats, v1::EngineStats* out) {
   out->set_meta_write_errors(stats.meta_write_errors);
 }
 
+void ToProto(const report::MetaStats& stats, v1::MetaStats* out) {
+  out->set_records(stats.records);
+  out->set_disk_bytes(stats.disk_bytes);
+  out->set_memtable_bytes(stats.memtable_bytes);
+  out->set_table_reader_bytes(stats.table_reader_bytes);
+  out->set_block_cache_bytes(stats.block_cache_bytes);
+}
+
 void ToProto(const report::LookupCounts& counts, v1::LookupStats* out) {
   out->set_phase(PhaseToProto(counts.phase).value_or(v1::PHASE_UNSPECIFIED));
   out->set_lookups(counts.lookups);
@@ -231,6 +239,7 @@ void ToProto(const report::NodeTiers& tiers, v1::TiersResponse* out) {
   ToProto(tiers.rebuild, out->mutable_rebuild());
   ToProto(tiers.index, out->mutable_index());
   ToProto(tiers.engine, out->mutable_engine());
+  ToProto(tiers.meta, out->mutable_meta());
   for (const report::LookupCounts& counts : tiers.lookups) ToProto(counts, out->add_lookups());
   ToProto(tiers.mrc, out->mutable_mrc());
   for (const report::TierCurve& curve : tiers.curves) ToProto(curve, out->add_curves());
@@ -301,6 +310,14 @@ report::EngineStats FromProto(const v1::EngineStats& e) {
                              .draining = e.draining()};
 }
 
+report::MetaStats FromProto(const v1::MetaStats& m) {
+  return report::MetaStats{.records = m.records(),
+                           .disk_bytes = m.disk_bytes(),
+                           .memtable_bytes = m.memtable_bytes(),
+                           .table_reader_bytes = m.table_reader_bytes(),
+                           .block_cache_bytes = m.block_cache_bytes()};
+}
+
 report::MissRatioCurve FromProto(const v1::MissRatioCurve& m) {
   return report::MissRatioCurve{.points = PointsOf(m.points()),
                                 .accesses = m.accesses(),
@@ -320,6 +337,7 @@ absl::StatusOr<report::NodeTiers> TiersFromProto(const v1::TiersResponse& respon
   out.rebuild = FromProto(response.rebuild());
   out.index = FromProto(response.index());
   out.engine = FromProto(response.engine());
+  out.meta = FromProto(response.meta());
   for (const v1::LookupStats& l : response.lookups()) {
     const absl::StatusOr<report::LookupPhase> phase = PhaseFromProto(l.phase(), "lookups.phase");
     // A phase newer than this reader (or none): that entry is left out.

@@ -311,6 +311,11 @@ TEST(ReportTiersToProtoTest, EverythingReadsBackAsWritten) {
                                            .advice = "fine"});
   tiers.curves.push_back(report::TierCurve{.tier = report::Tier::kSsd});  // no recommendation
   tiers.token_bytes_per_kv_byte = 0.5;
+  tiers.meta = report::MetaStats{.records = 1,
+                                 .disk_bytes = 2,
+                                 .memtable_bytes = 3,
+                                 .table_reader_bytes = 4,
+                                 .block_cache_bytes = 5};
   tiers.tenants = {{.tenant = "acme", .blobs = 2, .dram_bytes = 3, .ssd_bytes = 4, .text_blobs = 5},
                    {.tenant = "globex", .blobs = 1}};
   v1::TiersResponse wire;
@@ -322,6 +327,7 @@ TEST(ReportTiersToProtoTest, EverythingReadsBackAsWritten) {
   EXPECT_EQ(back.rebuild, tiers.rebuild);
   EXPECT_EQ(back.index.pinned_nodes, 7u);
   EXPECT_EQ(back.engine, tiers.engine);
+  EXPECT_EQ(back.meta, tiers.meta);
   EXPECT_EQ(back.lookups, tiers.lookups);
   EXPECT_EQ(back.mrc.points, tiers.mrc.points);
   EXPECT_DOUBLE_EQ(back.mrc.sample_rate, 0.5);

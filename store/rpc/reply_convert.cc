@@ -141,6 +141,10 @@ void RebuildTaskToProto(const core::RebuildTask& task, absl::Time now, v1::Rebui
     proto::ToProto(task.parent->key, out->mutable_parent()->mutable_key());
     out->mutable_parent()->set_pages(task.parent->pages);
   }
+  if (task.segment_start.has_value()) {
+    proto::ToProto(task.segment_start->hash, out->mutable_segment_start()->mutable_hash());
+    out->mutable_segment_start()->set_pages(task.segment_start->pages);
+  }
   out->set_first_page(task.first_page);
   out->set_pages(task.pages);
   proto::TokensToProto(task.sequence_tokens, out->mutable_sequence_tokens());

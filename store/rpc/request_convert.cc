@@ -31,6 +31,21 @@ absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field) {
 
 absl::Duration TtlFromProto(uint32_t ms) { return absl::Milliseconds(ms); }
 
+absl::StatusOr<core::SegmentStart> SegmentStartFromProto(const v1::SegmentStart& start,
+                                                         std::string_view field) {
+  if (!start.has_hash()) {
+    return absl::InvalidArgumentError(absl::StrCat(base::AbslView(field), ".hash: missing"));
+  }
+  if (start.pages() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(base::AbslView(field),
+                     ".pages: must be >= 1 (a sequence's page 0 starts no "
+                     "segment)"));
+  }
+  return core::SegmentStart{.hash = proto::PrefixHashFromProto(start.hash()),
+                            .pages = start.pages()};
+}
+
 absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& request) {
   STRATA_ASSIGN_OR_RETURN(radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
   core::PutRequest put;
@@ -38,6 +53,10 @@ absl::StatusOr<BeginPutArgs> PutRequestFromProto(const v1::BeginPutRequest& requ
     STRATA_ASSIGN_OR_RETURN(const radix::BlobKey parent_key,
                             proto::BlobKeyFromProto(request.parent().key(), "parent.key"));
     put.parent = core::BlobParent{.key = parent_key, .pages = request.parent().pages()};
+  }
+  if (request.has_segment_start()) {
+    STRATA_ASSIGN_OR_RETURN(put.segment_start,
+                            SegmentStartFromProto(request.segment_start(), "segment_start"));
   }
   STRATA_ASSIGN_OR_RETURN(proto::TokenView tokens,
                           proto::TokensFromProto(request.tokens(), "tokens"));

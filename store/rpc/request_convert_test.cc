@@ -85,6 +85,21 @@ TEST(PutRequestFromProtoTest, AbsentOrZeroKeyAndNoParent) {
   EXPECT_FALSE(zero.put.key.has_value());
 }
 
+TEST(PutRequestFromProtoTest, SegmentStartNeedsItsHashAndAPage) {
+  v1::BeginPutRequest request = ValidPut();
+  EXPECT_FALSE(PutRequestFromProto(request)->put.segment_start.has_value());
+  request.mutable_segment_start()->set_pages(8);
+  ExpectInvalid(PutRequestFromProto(request).status(), "segment_start.hash: missing");
+  request.mutable_segment_start()->mutable_hash()->set_hi(1);
+  request.mutable_segment_start()->mutable_hash()->set_lo(2);
+  ASSERT_OK_AND_ASSIGN(BeginPutArgs args, PutRequestFromProto(request));
+  EXPECT_EQ(args.put.segment_start,
+            (core::SegmentStart{.hash = radix::PrefixHash{1, 2}, .pages = 8}));
+  request.mutable_segment_start()->set_pages(0);
+  ExpectInvalid(PutRequestFromProto(request).status(), "segment_start.pages: must be >= 1");
+  // A segment start with a parent is the engine's to refuse (PutTable::Validate).
+}
+
 TEST(PutRequestFromProtoTest, RejectsMalformed) {
   v1::BeginPutRequest no_ns = ValidPut();
   no_ns.clear_ns();

@@ -1,6 +1,7 @@
 #include "strata/store/rpc/store_service.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -40,8 +41,12 @@ absl::Status DoMatch(core::NodeEngine& engine, const core::AccessScope& access,
                           proto::TokensFromProto(request.tokens(), "tokens"));
   STRATA_ASSIGN_OR_RETURN(const report::LookupPhase phase,
                           proto::PhaseFromProto(request.phase(), "phase"));
+  std::optional<core::SegmentStart> start;
+  if (request.has_segment_start()) {
+    STRATA_ASSIGN_OR_RETURN(start, SegmentStartFromProto(request.segment_start(), "segment_start"));
+  }
   STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply,
-                          engine.Match(ns, tokens.span(), phase, access));
+                          engine.Match(ns, tokens.span(), phase, access, start));
   proto::MatchToProto(reply, response);
   return absl::OkStatus();
 }

@@ -388,7 +388,9 @@ std::array<uint8_t, kPutHeaderBytes> EncodePutHeader(const PutHeader& header) {
   PutU32(out.data() + 24, header.ns_bytes);
   PutU32(out.data() + 28, header.checksum_count);
   PutU32(out.data() + 32, header.parent_pages);
-  out[36] = static_cast<uint8_t>((header.has_parent ? 1 : 0) | (header.has_key ? 2 : 0));
+  out[36] = static_cast<uint8_t>((header.has_parent ? 1 : 0) | (header.has_key ? 2 : 0) |
+                                 (header.has_segment_start ? 4 : 0));
+  PutU32(out.data() + 37, header.segment_pages);
   return out;
 }
 
@@ -396,10 +398,10 @@ absl::StatusOr<PutHeader> DecodePutHeader(absl::Span<const uint8_t> bytes) {
   constexpr MessageType kType = MessageType::kPut;
   const absl::Status ok = CheckHeader(kType, bytes, kPutHeaderBytes, true);
   if (!ok.ok()) return ok;
-  for (size_t i = 37; i < kPutHeaderBytes; ++i) {
+  for (size_t i = 41; i < kPutHeaderBytes; ++i) {
     if (bytes[i] != 0) return Malformed(kType, "reserved bits");
   }
-  if ((bytes[36] & ~3) != 0) return Malformed(kType, absl::StrCat("unknown flags ", bytes[36]));
+  if ((bytes[36] & ~7) != 0) return Malformed(kType, absl::StrCat("unknown flags ", bytes[36]));
   PutHeader h;
   h.token_count = GetU32(bytes.data() + 4);
   h.request_id = GetU64(bytes.data() + 8);
@@ -409,6 +411,8 @@ absl::StatusOr<PutHeader> DecodePutHeader(absl::Span<const uint8_t> bytes) {
   h.parent_pages = GetU32(bytes.data() + 32);
   h.has_parent = (bytes[36] & 1) != 0;
   h.has_key = (bytes[36] & 2) != 0;
+  h.has_segment_start = (bytes[36] & 4) != 0;
+  h.segment_pages = GetU32(bytes.data() + 37);
   if (h.token_count == 0 || h.token_count > kMaxPutTokens) {
     return Malformed(kType,
                      absl::StrCat("token count ", h.token_count, " outside 1..", kMaxPutTokens));
@@ -425,26 +429,36 @@ absl::StatusOr<PutHeader> DecodePutHeader(absl::Span<const uint8_t> bytes) {
   if (!h.has_parent && h.parent_pages != 0) {
     return Malformed(kType, "parent pages without a parent");
   }
+  if (h.has_segment_start && h.has_parent) {
+    return Malformed(kType, "a parent and a segment start");
+  }
+  if (h.has_segment_start != (h.segment_pages != 0)) {
+    return Malformed(kType, h.has_segment_start ? "a segment start at page 0"
+                                                : "segment pages without a segment start");
+  }
   return h;
 }
 
 size_t PutPayloadBytes(const PutHeader& header) {
   return size_t{header.ns_bytes} + (header.has_parent ? 16 : 0) + (header.has_key ? 16 : 0) +
-         size_t{header.token_count} * 4 + size_t{header.checksum_count} * 8;
+         (header.has_segment_start ? 16 : 0) + size_t{header.token_count} * 4 +
+         size_t{header.checksum_count} * 8;
 }
 
 std::vector<uint8_t> EncodePutPayload(const PutHeader& header,
                                       absl::Span<const uint8_t> ns_encoding,
                                       const BlobKeyBits& parent_key, const BlobKeyBits& key,
                                       absl::Span<const uint32_t> tokens,
-                                      absl::Span<const uint64_t> checksums) {
+                                      absl::Span<const uint64_t> checksums,
+                                      const BlobKeyBits& segment_hash) {
   DCHECK_EQ(ns_encoding.size(), header.ns_bytes);
   DCHECK_EQ(tokens.size(), header.token_count);
   DCHECK_EQ(checksums.size(), header.checksum_count);
   std::vector<uint8_t> out(PutPayloadBytes(header));
   uint8_t* p = std::copy(ns_encoding.begin(), ns_encoding.end(), out.data());
   for (const auto& [present, bits] :
-       {std::pair{header.has_parent, parent_key}, std::pair{header.has_key, key}}) {
+       {std::pair{header.has_parent, parent_key}, std::pair{header.has_key, key},
+        std::pair{header.has_segment_start, segment_hash}}) {
     if (!present) continue;
     PutU64(p, bits.hi);
     PutU64(p + 8, bits.lo);
@@ -472,7 +486,8 @@ absl::StatusOr<PutPayload> DecodePutPayload(const PutHeader& header,
   out.ns_encoding = payload.subspan(0, header.ns_bytes);
   const uint8_t* p = payload.data() + header.ns_bytes;
   for (auto [present, bits] :
-       {std::pair{header.has_parent, &out.parent_key}, std::pair{header.has_key, &out.key}}) {
+       {std::pair{header.has_parent, &out.parent_key}, std::pair{header.has_key, &out.key},
+        std::pair{header.has_segment_start, &out.segment_hash}}) {
     if (!present) continue;
     bits->hi = GetU64(p);
     bits->lo = GetU64(p + 8);

@@ -190,6 +190,26 @@ TEST(WireTest, PutHeaderGoldenBytesAndPayloadRoundTrip) {
   // Without parent and key the payload shrinks by 32 bytes.
   const PutHeader bare{.token_count = 2, .ns_bytes = 3, .checksum_count = 1};
   EXPECT_EQ(PutPayloadBytes(bare), payload.size() - 32);
+
+  // A segment start: its page in the header (bytes 37..40), its hash after the key.
+  PutHeader segment = bare;
+  segment.bytes = 5;
+  segment.has_key = true;
+  segment.has_segment_start = true;
+  segment.segment_pages = 0x01020304;
+  const std::array<uint8_t, kPutHeaderBytes> segment_bytes = EncodePutHeader(segment);
+  EXPECT_EQ(segment_bytes[36], 6);
+  EXPECT_EQ(segment_bytes[37], 4);
+  EXPECT_EQ(segment_bytes[40], 1);
+  ASSERT_OK_AND_ASSIGN(back, DecodePutHeader(segment_bytes));
+  EXPECT_EQ(back, segment);
+  const std::vector<uint8_t> segment_payload = EncodePutPayload(
+      segment, ns, BlobKeyBits{}, BlobKeyBits{3, 4}, tokens, checksums, BlobKeyBits{5, 6});
+  EXPECT_EQ(segment_payload.size(), PutPayloadBytes(bare) + 32);
+  ASSERT_OK_AND_ASSIGN(decoded, DecodePutPayload(segment, segment_payload));
+  EXPECT_EQ(decoded.key, (BlobKeyBits{3, 4}));
+  EXPECT_EQ(decoded.segment_hash, (BlobKeyBits{5, 6}));
+  EXPECT_EQ(decoded.tokens, tokens);
 }
 
 TEST(WireTest, PutHeaderRejectsBadCountsAndFlags) {
@@ -215,8 +235,22 @@ TEST(WireTest, PutHeaderRejectsBadCountsAndFlags) {
   h = good;
   h.parent_pages = 3;  // without a parent
   EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.has_segment_start = true;  // at page 0
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h.segment_pages = 4;
+  EXPECT_OK(DecodePutHeader(ToVector(EncodePutHeader(h))).status());
+  h.has_parent = true;  // and a parent
+  h.parent_pages = 2;
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
+  h = good;
+  h.segment_pages = 4;  // without a segment start
+  EXPECT_EQ(bad(h), StatusCode::kInvalidArgument);
   std::vector<uint8_t> flags = ToVector(EncodePutHeader(good));
-  flags[36] = 4;
+  flags[36] = 8;
+  EXPECT_CODE(DecodePutHeader(flags), StatusCode::kInvalidArgument);
+  flags = ToVector(EncodePutHeader(good));
+  flags[41] = 1;  // reserved
   EXPECT_CODE(DecodePutHeader(flags), StatusCode::kInvalidArgument);
 }
 

@@ -836,6 +836,7 @@ TEST_F(CliTest, TiersByPhaseAndCapacityCurves) {
     lookups += *AsUint(l["lookups"]);
   }
   EXPECT_EQ(AsUint(tiers["engine"]["matches"]), lookups);
+  EXPECT_GT(AsUint(tiers["meta"]["disk_bytes"]), 0u);  // the node's RocksDB store
   // The curve saw every page of every query (17 accesses; all sampled at this size).
   EXPECT_EQ(AsUint(tiers["mrc"]["accesses"]), 17u);
   ASSERT_GE(tiers["mrc"]["points"].size(), 1u);

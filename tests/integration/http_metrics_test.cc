@@ -220,6 +220,9 @@ TEST_F(HttpMetricsTest, CountersMoveAsTheScriptSays) {
   EXPECT_EQ(s.Value("strata_rebuild_tasks_queued"), 0);
   EXPECT_EQ(s.Value("strata_node_draining"), 0);
   EXPECT_EQ(s.Value("strata_meta_write_errors_total"), 0);  // the RocksDB store took every write
+  // The records of both blobs are in the RocksDB write-ahead log and memtable.
+  EXPECT_GT(s.Value("strata_meta_disk_bytes"), 0);
+  EXPECT_GT(s.Value("strata_meta_memory_bytes{part=\"memtables\"}"), 0);
 
   // Data plane: 12 pages in, 8 out; one READ, timed.
   EXPECT_EQ(s.Value("strata_dataplane_received_bytes_total"), 12 * page);

@@ -281,7 +281,10 @@ class Soak {
               << "MiB text=" << (t->text.used_bytes >> 20) << "MiB/" << t->text.blobs << tiers
               << " rebuild_queued=" << t->rebuild.queued << " leases=" << t->engine.leases
               << " pending=" << t->engine.pending_puts << " unlinked=" << t->engine.unlinked_blobs
-              << std::endl;
+              << " meta: disk=" << (t->meta.disk_bytes >> 20)
+              << "MiB memtables=" << (t->meta.memtable_bytes >> 20)
+              << "MiB table_readers=" << (t->meta.table_reader_bytes >> 20)
+              << "MiB block_cache=" << (t->meta.block_cache_bytes >> 20) << "MiB" << std::endl;
   }
 
   const std::string grpc_, data_plane_, pid_;

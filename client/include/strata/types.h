@@ -67,8 +67,8 @@ using radix::TokenId;
 //     for (const Segment& s : m->TextSegments()) ...             // recompute, or RequestRebuild
 //
 //   NodeTiers      Admin.Tiers (Client::Tiers): TierStats per byte tier, TextTierStats,
-//                  RebuildQueueStats, IndexStats, EngineStats, LookupCounts by phase, the
-//                  live MissRatioCurve and a TierCurve per tier (report/node_tiers.h,
+//                  RebuildQueueStats, IndexStats, EngineStats, MetaStats, LookupCounts by phase,
+//                  the live MissRatioCurve and a TierCurve per tier (report/node_tiers.h,
 //                  report/curve.h)
 using report::CurvePoint;
 using report::EngineStats;
@@ -77,6 +77,7 @@ using report::LookupCounts;
 using report::LookupPhase;
 using report::LookupPhaseName;
 using report::MatchResult;
+using report::MetaStats;
 using report::MissRatioCurve;
 using report::NodeTiers;
 using report::RebuildQueueStats;

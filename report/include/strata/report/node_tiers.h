@@ -1,6 +1,6 @@
 // NodeTiers: everything a node reports about its tiers (Admin.Tiers, /v1/tiers, /metrics,
 // `strata tiers`, `strata capacity`), and the parts it is made of: TierStats (one byte
-// tier), TextTierStats, RebuildQueueStats, IndexStats, EngineStats, LookupCounts
+// tier), TextTierStats, RebuildQueueStats, IndexStats, EngineStats, MetaStats, LookupCounts
 // (lookup.h) and the curves (curve.h).
 //
 // One set of types for the node's engine (store/core fills them), its adapters
@@ -90,6 +90,18 @@ struct EngineStats {
   friend bool operator==(const EngineStats&, const EngineStats&) = default;
 };
 
+// The metadata store (RocksDB under the data dir): its size on disk and the memory it holds
+// outside the tiers. All 0 for a node without one.
+struct MetaStats {
+  uint64_t records = 0;             // stored blob records (RocksDB's estimate)
+  uint64_t disk_bytes = 0;          // SST files plus write-ahead logs
+  uint64_t memtable_bytes = 0;      // memtables: active, waiting to flush, pinned
+  uint64_t table_reader_bytes = 0;  // index and filter blocks of open SST files
+  uint64_t block_cache_bytes = 0;   // the block cache's use (its capacity is configured)
+
+  friend bool operator==(const MetaStats&, const MetaStats&) = default;
+};
+
 // What the committed blobs of one tenant label (radix::Namespace::tenant()) hold.
 struct TenantUsage {
   std::string tenant;
@@ -123,6 +135,7 @@ struct NodeTiers {
   RebuildQueueStats rebuild;
   IndexStats index;
   EngineStats engine;
+  MetaStats meta;
   // Match's hits and misses by phase: prefill, midfill, decode as the node sends them
   // (a client leaves out phases it does not know).
   std::vector<LookupCounts> lookups;

@@ -2,8 +2,8 @@
 //
 // A plain struct owned by the BlobTable; the NodeEngine reads and changes it under its
 // lock (thread-compatible, no locking of its own). tokens, first_page, pages, parent_id,
-// ns and tree never change once the record is made (RecordKeeper's lock-free token walks
-// rely on it). Fields and their invariants:
+// root_hash, root_page, ns and tree never change once the record is made (RecordKeeper's lock-free
+// token walks rely on it). Fields and their invariants:
 //
 //   state      kPending  a put in progress: not in the index, invisible to readers
 //              kLinked   committed and in the index (pages_in_index > 0)
@@ -60,7 +60,12 @@ struct BlobRecord {
   radix::RadixTree* tree = nullptr;      // the tree of ns's page size
   std::optional<BlobParent> parent;
   tiering::BlobId parent_id = 0;
-  tiering::BlobId root_id = 0;   // the record of the sequence's first blob (itself at page 0)
+  tiering::BlobId root_id = 0;  // the record of the sequence's first blob (itself at page 0)
+  // The index root of the record's sub-trie and the sequence page it starts at: h_0 and 0,
+  // or the segment start of the root record (SegmentStart). The index numbers pages from
+  // root_page.
+  radix::PrefixHash root_hash;
+  uint32_t root_page = 0;
   radix::PrefixHash start_hash;  // h_a
   uint32_t first_page = 0;       // a
   uint32_t pages = 0;            // b - a

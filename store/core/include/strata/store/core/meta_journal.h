@@ -59,6 +59,7 @@
 
 #include "strata/radix/namespace.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/report/node_tiers.h"
 #include "strata/store/core/blob_record.h"
 #include "strata/store/core/blob_table.h"
 #include "strata/store/meta/blob_meta.h"
@@ -128,6 +129,8 @@ class MetaJournal {
   };
   // Failed writes so far.
   uint64_t errors() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The store's size and memory (report::MetaStats); all 0 without a store.
+  report::MetaStats StoreStats() const;
 
   // ---- restart
   struct Loaded {

@@ -204,10 +204,14 @@ class NodeEngine {
   // Longest cached prefix of the whole pages of `tokens` in `ns`. Counts the query's page
   // hits and misses under `phase` (inferred from the answer when kUnspecified) and feeds
   // its pages to the miss-ratio-curve estimator (after the lock is dropped).
+  // With `start`, `tokens` are the pages from start->pages on and the lookup begins at the
+  // segment rooted at start->hash (blobs put with that SegmentStart and their children);
+  // the answer counts pages from the query's first page (start->pages) as without one.
   absl::StatusOr<MatchResult> Match(const radix::Namespace& ns,
                                     absl::Span<const radix::TokenId> tokens,
                                     LookupPhase phase = LookupPhase::kUnspecified,
-                                    const AccessScope& scope = AccessScope::All()) const
+                                    const AccessScope& scope = AccessScope::All(),
+                                    const std::optional<SegmentStart>& start = std::nullopt) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- two-phase put

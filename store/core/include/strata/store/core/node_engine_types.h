@@ -76,9 +76,22 @@ struct BlobParent {
   friend bool operator==(const BlobParent&, const BlobParent&) = default;
 };
 
+// Where a segment of a sequence starts (a cluster's placement, issue 13): the blob begins at
+// sequence page `pages` (>= 1), whose prefix hash is `hash` = h_pages. The pages before it
+// are on other nodes (or nowhere): this node neither has nor checks them. Its index roots
+// the blob's sub-trie at `hash`, and a Match starting from the same hash finds it.
+struct SegmentStart {
+  radix::PrefixHash hash;
+  uint32_t pages = 0;
+
+  friend bool operator==(const SegmentStart&, const SegmentStart&) = default;
+};
+
 struct PutRequest {
-  // None: the blob starts at page 0 of its sequence.
+  // None, and no segment_start: the blob starts at page 0 of its sequence.
   std::optional<BlobParent> parent;
+  // The blob starts a segment (exclusive with parent).
+  std::optional<SegmentStart> segment_start;
   // The blob's own tokens (its pages only, not the prefix): a whole number of pages, >= 1.
   absl::Span<const radix::TokenId> tokens;
   // Must equal pages * layout.BytesPerPage().
@@ -224,6 +237,10 @@ struct RebuildTask {
   std::optional<radix::Namespace> ns;  // always set (Namespace has no empty value)
   radix::BlobKey key;
   std::optional<BlobParent> parent;
+  // Set when the blob's sequence on this node starts a segment: sequence_tokens then hold
+  // pages [segment_start->pages, first_page + pages) only; the pages before them are on
+  // other nodes, and the worker must find them there.
+  std::optional<SegmentStart> segment_start;
   uint32_t first_page = 0;
   uint32_t pages = 0;
   std::vector<radix::TokenId> sequence_tokens;

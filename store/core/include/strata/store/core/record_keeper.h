@@ -53,8 +53,9 @@
 
 namespace strata::store::core {
 
-// The records whose own tokens make up pages [0, pages) of a sequence: (record, own pages
-// taken), from the last blob up to the one at page 0.
+// The records whose own tokens make up pages [root_page, root_page + pages) of a sequence,
+// i.e. pages [0, pages) under its index root (BlobRecord::root_hash): (record, own pages
+// taken), from the last blob up to the root record (at page 0, or a segment start).
 struct TokenChain {
   std::vector<std::pair<const BlobRecord*, uint32_t>> links;
   uint32_t pages = 0;
@@ -125,8 +126,9 @@ class RecordKeeper : public TierMover::Records {
   void Unpin(const absl::Mutex& mu, BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // ---- sequence tokens up the parent chain
-  // The chain of pages [0, pages) of the sequence `record` belongs to.
-  // REQUIRES: pages == 0 or record.first_page < pages <= record.end_page().
+  // The chain of sequence pages [record.root_page, pages) (absolute page numbers in, tokens
+  // from the index root out).
+  // REQUIRES: pages == record.root_page or record.first_page < pages <= record.end_page().
   TokenChain ChainOf(const absl::Mutex& mu, const BlobRecord& record, uint32_t pages) const
       ABSL_SHARED_LOCKS_REQUIRED(mu);
   // The chain's tokens; needs no lock (see the top of this header).

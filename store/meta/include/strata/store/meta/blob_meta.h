@@ -12,6 +12,9 @@
 //   parent          the blob this one continues: {key, pages}, pages = first_page; none for a
 //                   blob that starts at page 0
 //   start_hash      h_a, the prefix hash before the blob's first page
+//   segment_start   the blob starts a segment of its sequence (a cluster's placement): no
+//                   parent, first_page > 0, start_hash given by the client, the pages
+//                   before it on other nodes
 //   first_page      a; pages = b - a; bytes = pages * layout.BytesPerPage()
 //   tokens          the blob's own tokens (pages [a, b) only, pages * page_tokens of them)
 //   checksums       one XXH3-64 per chunk, layer-major: checksums[l * pages + p]
@@ -62,6 +65,7 @@ struct BlobMeta {
   radix::PrefixHash namespace_hash;      // h_0
   std::optional<BlobMetaParent> parent;  // none: starts at page 0
   radix::PrefixHash start_hash;          // h_a
+  bool segment_start = false;            // starts a segment (no parent, first_page > 0)
   uint32_t first_page = 0;               // a
   uint32_t pages = 0;                    // b - a
   uint64_t bytes = 0;                    // KV bytes of the blob

@@ -6,8 +6,9 @@
 //   offset  size  field
 //   ------  ----  -------------------------------------------------------------------------
 //   0       1     u8  format version = 1
-//   1       1     u8  flags: bit 0 has parent, bit 1 in_dram, bit 2 has ssd, bit 3 pinned;
-//                     bits 4-7 are 0
+//   1       1     u8  flags: bit 0 has parent, bit 1 in_dram, bit 2 has ssd, bit 3 pinned,
+//                     bit 4 segment_start (since 2026-12-06; a build from before reads such
+//                     a record as DATA_LOSS); bits 5-7 are 0
 //   2       16    key (h_b)
 //   18      16    namespace_hash (h_0)
 //   34      16    start_hash (h_a)

@@ -60,6 +60,10 @@ struct MetaStoreStats {
   uint64_t ops_applied = 0;      // ops in successful batches
   uint64_t bytes_applied = 0;    // MetaBatch::value_bytes() of successful batches
   uint64_t corrupt_records = 0;  // records LoadAll skipped since open (each call counts)
+  // Memory held (RocksMetaStore; 0 for MemoryMetaStore, whose records are bytes_on_disk):
+  uint64_t memtable_bytes = 0;      // memtables of every family: active, unflushed, pinned
+  uint64_t table_reader_bytes = 0;  // index and filter blocks of open SST files
+  uint64_t block_cache_bytes = 0;   // the shared block cache's use
 };
 
 enum class MetaRecordKind : uint8_t { kNamespace, kBlob };

@@ -9,8 +9,11 @@
 //   function              failure (message starts with)
 //   --------------------  ----------------------------------------------------------------
 //   IdFromProto           id 0: "<field>: missing"
+//   SegmentStartFromProto no hash: "<field>.hash: missing"; pages 0: "<field>.pages: must
+//                         be >= 1"
 //   PutRequestFromProto   ns malformed: "ns..." (proto::NamespaceFromProto);
 //                         parent without key: "parent.key: missing";
+//                         segment_start as SegmentStartFromProto ("segment_start...");
 //                         tokens length not a multiple of 4: "tokens: N bytes is not a
 //                         whole number of 4-byte token ids";
 //                         tokens over kMaxTokensPerRequest: "tokens: N entries exceed ...";
@@ -54,6 +57,10 @@ namespace strata::store::rpc {
 
 // A put_id or lease_id: non-zero.
 absl::StatusOr<uint64_t> IdFromProto(uint64_t id, std::string_view field);
+
+// MatchRequest.segment_start, BeginPutRequest.segment_start.
+absl::StatusOr<core::SegmentStart> SegmentStartFromProto(const v1::SegmentStart& start,
+                                                         std::string_view field);
 
 // MatchRequest.phase: PHASE_UNSPECIFIED -> kUnspecified, PREFILL, MIDFILL, DECODE alike.
 

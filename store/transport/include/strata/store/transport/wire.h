@@ -54,7 +54,8 @@
 // PUT (8, client -> node), header 48 bytes; payload (eager, or RNDV when long) = what the
 // control plane's BeginPut carries: the namespace's canonical encoding, the parent's key
 // (16 bytes: hi, lo) when flags bit 0, the key the client computed (16 bytes) when flags
-// bit 1, token_count u32 tokens, checksum_count u64 chunk checksums. A put in one round
+// bit 1, the segment start's prefix hash (16 bytes) when flags bit 2, token_count u32
+// tokens, checksum_count u64 chunk checksums. A put in one round
 // trip: the node begins the put (as BeginPut), answers PUT_RESULT stage 1 (granted) or,
 // when the key exists or the put is refused, stage 2 (final); the blob's bytes follow as
 // PUT_DATA pieces with kPutDataOfPut, sent without waiting for the grant up to a window
@@ -67,8 +68,11 @@
 //   28     4    checksum_count u32, 1..kMaxPutChecksums
 //   32     4    parent_pages   u32, pages of the parent's sequence the blob continues
 //                              (flags bit 0; 0 otherwise)
-//   36     1    flags          bit 0: a parent; bit 1: the client's key; other bits 0
-//   37     11   reserved       0
+//   36     1    flags          bit 0: a parent; bit 1: the client's key; bit 2: a segment
+//                              start (BeginPutRequest.segment_start; not with bit 0);
+//                              other bits 0
+//   37     4    segment_pages  u32, the segment start's page (flags bit 2: >= 1; else 0)
+//   41     7    reserved       0
 //
 // PUT_RESULT (9, node -> client), header 48 + n bytes; no payload:
 //   4      4    status         u32, an absl::StatusCode (0..16)
@@ -233,6 +237,8 @@ struct PutHeader {
   bool has_parent = false;
   uint32_t parent_pages = 0;
   bool has_key = false;
+  bool has_segment_start = false;
+  uint32_t segment_pages = 0;
   friend bool operator==(const PutHeader&, const PutHeader&) = default;
 };
 
@@ -240,8 +246,9 @@ struct PutHeader {
 // `checksums`, which are copied (the payload need not be aligned).
 struct PutPayload {
   absl::Span<const uint8_t> ns_encoding;
-  BlobKeyBits parent_key;  // when has_parent
-  BlobKeyBits key;         // when has_key
+  BlobKeyBits parent_key;    // when has_parent
+  BlobKeyBits key;           // when has_key
+  BlobKeyBits segment_hash;  // when has_segment_start: its prefix hash (hi, lo)
   std::vector<uint32_t> tokens;
   std::vector<uint64_t> checksums;
 };
@@ -366,7 +373,8 @@ std::vector<uint8_t> EncodePutPayload(const PutHeader& header,
                                       absl::Span<const uint8_t> ns_encoding,
                                       const BlobKeyBits& parent_key, const BlobKeyBits& key,
                                       absl::Span<const uint32_t> tokens,
-                                      absl::Span<const uint64_t> checksums);
+                                      absl::Span<const uint64_t> checksums,
+                                      const BlobKeyBits& segment_hash = {});
 // REQUIRES: `header` came from DecodePutHeader. INVALID_ARGUMENT when `payload` is not
 // exactly PutPayloadBytes(header) long.
 absl::StatusOr<PutPayload> DecodePutPayload(const PutHeader& header,
