@@ -39,6 +39,24 @@ absl::StatusOr<MatchResult> Client::Match(const Namespace& ns, absl::Span<const 
   return core_->Match(ns, tokens, phase, core_->Deadline(call));
 }
 
+absl::StatusOr<MatchResult> Client::Match(const Namespace& ns, const SegmentStart& start,
+                                          absl::Span<const TokenId> tokens, LookupPhase phase,
+                                          const CallOptions& call) {
+  return core_->Match(ns, tokens, phase, core_->Deadline(call), &start);
+}
+
+absl::Status Client::ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
+                              uint32_t total_pages, const MemoryDescriptor& destination,
+                              const CallOptions& call) {
+  return core_->ReadInto(ns, segments, total_pages, destination, core_->Deadline(call));
+}
+
+absl::StatusOr<WriteResult> Client::Write(const Namespace& ns, const SegmentStart& start,
+                                          absl::Span<const TokenId> tokens,
+                                          const MemoryDescriptor& source, const CallOptions& call) {
+  return core_->Write(ns, std::nullopt, tokens, source, core_->Deadline(call), &start);
+}
+
 absl::Status Client::Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
                           absl::Span<const MemoryDescriptor> destinations,
                           const CallOptions& call) {

@@ -56,13 +56,21 @@ std::shared_ptr<const DataPlane::MemoryRegion> ClientCore::RegionFor(const void*
 }
 
 absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<const TokenId> tokens,
-                                              LookupPhase phase, absl::Time deadline) {
+                                              LookupPhase phase, absl::Time deadline,
+                                              const SegmentStart* start) {
   STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
+  if (start != nullptr && start->pages == 0) {
+    return absl::InvalidArgumentError("start.pages: 0 (page 0 starts no segment)");
+  }
   STRATA_ASSIGN_OR_RETURN(const v1::Phase wire_phase, proto::PhaseToProto(phase));
   v1::MatchRequest request;
   proto::ToProto(ns, request.mutable_ns());
   proto::TokensToProto(tokens, request.mutable_tokens());
   request.set_phase(wire_phase);
+  if (start != nullptr) {
+    proto::ToProto(start->hash, request.mutable_segment_start()->mutable_hash());
+    request.mutable_segment_start()->set_pages(start->pages);
+  }
   v1::MatchResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Match, request,
                                        &response, deadline, Retry::kUnavailable));

@@ -47,8 +47,10 @@ class ClientCore {
   absl::Time Deadline(const CallOptions& call) const;
 
   // ---- client_core.cc
+  // With `start`, a segment's Match (Client::Match with a SegmentStart).
   absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
-                                    LookupPhase phase, absl::Time deadline);
+                                    LookupPhase phase, absl::Time deadline,
+                                    const SegmentStart* start = nullptr);
   absl::StatusOr<DeleteResult> Delete(const BlobKey& key, absl::Time deadline);
   absl::Status Pin(const BlobKey& key, bool pin, absl::Time deadline);
   absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens, absl::Time deadline);
@@ -78,13 +80,18 @@ class ClientCore {
   absl::Status ReadPrefix(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
                           const MemoryDescriptor& destination,
                           const Client::LayerCallback* on_layer, absl::Time deadline);
+  absl::Status ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
+                        uint32_t total_pages, const MemoryDescriptor& destination,
+                        absl::Time deadline);
   std::vector<absl::Status> ReadBatch(const Namespace& ns, absl::Span<const ReadItem> items,
                                       absl::Time deadline);
 
   // ---- write_path.cc
+  // With `start` (and no parent), the first blob of a segment (Client::Write).
   absl::StatusOr<WriteResult> Write(const Namespace& ns, const std::optional<Parent>& parent,
                                     absl::Span<const TokenId> tokens,
-                                    const MemoryDescriptor& source, absl::Time deadline);
+                                    const MemoryDescriptor& source, absl::Time deadline,
+                                    const SegmentStart* start = nullptr);
   std::vector<absl::StatusOr<WriteResult>> WriteBatch(const Namespace& ns,
                                                       absl::Span<const WriteItem> items,
                                                       absl::Time deadline);

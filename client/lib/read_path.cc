@@ -83,6 +83,15 @@ absl::Status ClientCore::ReadPrefix(const Namespace& ns, absl::Span<const Segmen
   return ReadPlanned(ns, std::move(plan), on_layer, deadline);
 }
 
+absl::Status ClientCore::ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
+                                  uint32_t total_pages, const MemoryDescriptor& destination,
+                                  absl::Time deadline) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<PlannedRange> plan,
+                          PlanInto(ns.layout(), segments, total_pages, destination));
+  if (plan.empty()) return absl::OkStatus();
+  return ReadPlanned(ns, std::move(plan), nullptr, deadline);
+}
+
 // One READ in flight: its ranges, what the grant will fill in, and the group its transfers
 // report to. Destroying one that has not finished abandons it (the caller's memory is free
 // again when that returns).

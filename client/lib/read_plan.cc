@@ -55,25 +55,51 @@ absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layo
                                                      absl::Span<const Segment> segments,
                                                      uint32_t pages,
                                                      const MemoryDescriptor& destination) {
+  return PlanPart(layout, segments, 0, pages, pages, destination, /*contiguous=*/true);
+}
+
+absl::StatusOr<std::vector<PlannedRange>> PlanInto(const radix::KvLayout& layout,
+                                                   absl::Span<const Segment> segments,
+                                                   uint32_t total_pages,
+                                                   const MemoryDescriptor& destination) {
+  if (segments.empty()) return absl::InvalidArgumentError("segments: none");
+  const uint32_t first = segments.front().seq_page_begin;
+  const uint64_t end = uint64_t{segments.back().seq_page_begin} + segments.back().page_count;
+  if (end > total_pages) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("segments: reach page ", end, ", past the destination's ", total_pages));
+  }
+  return PlanPart(layout, segments, first, static_cast<uint32_t>(end), total_pages, destination,
+                  /*contiguous=*/false);
+}
+
+absl::StatusOr<std::vector<PlannedRange>> PlanPart(
+    const radix::KvLayout& layout, absl::Span<const Segment> segments, uint32_t first,
+    uint32_t pages, uint32_t total_pages, const MemoryDescriptor& destination, bool contiguous) {
   std::vector<PlannedRange> plan;
-  if (pages == 0) return plan;
-  if (absl::Status s = CheckMemoryDescriptor(destination, PagesBytes(layout, pages), "destination");
+  if (pages <= first) return plan;
+  if (absl::Status s =
+          CheckMemoryDescriptor(destination, PagesBytes(layout, total_pages), "destination");
       !s.ok()) {
     return s;
   }
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
   auto* base = static_cast<std::byte*>(destination.ptr);
-  uint32_t next = 0;  // first sequence page not yet covered
+  uint32_t next = first;  // first sequence page not yet covered
   for (size_t i = 0; i < segments.size() && next < pages; ++i) {
     const Segment& seg = segments[i];
     if (seg.page_count == 0) {
       return absl::InvalidArgumentError(absl::StrCat(Field("segments", i, "page_count"), ": 0"));
     }
-    if (seg.seq_page_begin != next) {
+    if (contiguous ? seg.seq_page_begin != next : seg.seq_page_begin < next) {
       return absl::InvalidArgumentError(absl::StrCat(
-          Field("segments", i, "seq_page_begin"), ": ", seg.seq_page_begin, ", expected ", next,
-          " (segments must cover the prefix from page 0 in order)"));
+          Field("segments", i, "seq_page_begin"), ": ", seg.seq_page_begin,
+          contiguous ? ", expected " : ", before page ", next,
+          contiguous
+              ? absl::StrCat(" (segments must cover the pages from page ", first, " in order)")
+              : std::string(" (segments must be in page order, without overlap)")));
     }
+    next = seg.seq_page_begin;  // a gap between two segments (PlanInto) is left alone
     if (seg.blob_pages != 0 && uint64_t{seg.blob_page_offset} + seg.page_count > seg.blob_pages) {
       return absl::InvalidArgumentError(
           absl::StrCat(Field("segments", i, ""), ": pages [", seg.blob_page_offset, ", +",
@@ -91,14 +117,15 @@ absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layo
     PlannedRange planned{seg.blob, seg.blob_page_offset, take, 0, layout.num_layers, {}};
     planned.layer_dest.reserve(layout.num_layers);
     for (uint32_t l = 0; l < layout.num_layers; ++l) {
-      planned.layer_dest.push_back(base + (uint64_t{l} * pages + next) * chunk_bytes);
+      planned.layer_dest.push_back(base + (uint64_t{l} * total_pages + next) * chunk_bytes);
     }
     plan.push_back(std::move(planned));
     next += take;
   }
-  if (next < pages) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "segments: cover ", next, " pages from page 0, fewer than the ", pages, " asked for"));
+  if (contiguous && next < pages) {
+    return absl::InvalidArgumentError(absl::StrCat("segments: cover ", next - first,
+                                                   " pages from page ", first, ", fewer than the ",
+                                                   pages - first, " asked for"));
   }
   return plan;
 }

@@ -9,6 +9,12 @@
 //   PlanPrefix  sequence pages [0, pages) of a match into one destination laid out as
 //               radix::BlobLayout of `pages` pages: the segment starting at sequence page
 //               s puts layer l at (l * pages + s) * L.
+//   PlanPart    the same for pages [first, pages) of a destination of total_pages pages:
+//               layer l at (l * total_pages + s) * L; the destination's other pages are
+//               not touched. `contiguous`: the segments must cover [first, pages) without
+//               gaps; else they may leave gaps (in page order, no overlap). PlanPrefix is
+//               PlanPart(0, pages, pages, contiguous).
+//   PlanInto    the segments' own pages, gaps allowed (Client::ReadInto).
 //
 // A range covering more than kMaxChunksPerRead chunks is cut into page pieces so each fits
 // one Read RPC; SplitIntoReads then groups consecutive ranges into RPCs within
@@ -61,6 +67,15 @@ absl::StatusOr<std::vector<PlannedRange>> PlanPrefix(const radix::KvLayout& layo
                                                      absl::Span<const Segment> segments,
                                                      uint32_t pages,
                                                      const MemoryDescriptor& destination);
+
+absl::StatusOr<std::vector<PlannedRange>> PlanPart(
+    const radix::KvLayout& layout, absl::Span<const Segment> segments, uint32_t first,
+    uint32_t pages, uint32_t total_pages, const MemoryDescriptor& destination, bool contiguous);
+
+absl::StatusOr<std::vector<PlannedRange>> PlanInto(const radix::KvLayout& layout,
+                                                   absl::Span<const Segment> segments,
+                                                   uint32_t total_pages,
+                                                   const MemoryDescriptor& destination);
 
 // Cuts every range of more than `max_chunks` chunks into page pieces of at most that many
 // chunks (destinations follow). REQUIRES: max_chunks >= the layers of every range.

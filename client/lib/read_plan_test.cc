@@ -115,6 +115,38 @@ TEST(ReadPlanTest, PrefixRefusesGapsShortCoverAndBadSegments) {
               absl::StatusCode::kInvalidArgument);
 }
 
+// ClientCore::ReadInto (a cluster's fan-out): one node's segments, with gaps where other
+// nodes' segments go, each at its own place in the whole sequence's destination.
+TEST(ReadPlanTest, IntoLeavesTheGapsToOthers) {
+  const radix::KvLayout layout = Layout();
+  const uint32_t total = 8;
+  std::vector<std::byte> dst(3 * total * 16);
+  const MemoryDescriptor d = MemoryDescriptor::Host(dst.data(), dst.size());
+  const std::vector<Segment> mine = {{Key(1), 0, 2, 2, 2, Tier::kDram},
+                                     {Key(2), 1, 1, 4, 3, Tier::kSsd},
+                                     {Key(3), 0, 2, 6, 2, Tier::kDram}};
+  ASSERT_OK_AND_ASSIGN(std::vector<PlannedRange> plan, PlanInto(layout, mine, total, d));
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[1].blob, Key(2));
+  EXPECT_EQ(plan[1].first_page, 1u);
+  for (uint32_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(plan[0].layer_dest[l], dst.data() + (l * total + 2) * 16);
+    EXPECT_EQ(plan[1].layer_dest[l], dst.data() + (l * total + 4) * 16);
+    EXPECT_EQ(plan[2].layer_dest[l], dst.data() + (l * total + 6) * 16);
+  }
+  // Out of order or overlapping, past the destination, none, a destination of another size.
+  const std::vector<Segment> overlap = {{Key(1), 0, 2, 2, 2, Tier::kDram},
+                                        {Key(2), 0, 2, 3, 2, Tier::kDram}};
+  EXPECT_CODE(PlanInto(layout, overlap, total, d), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(PlanInto(layout, mine, 7, MemoryDescriptor::Host(dst.data(), 3 * 7 * 16)),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(PlanInto(layout, {}, total, d), absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(PlanInto(layout, mine, total, MemoryDescriptor::Host(dst.data(), 16)),
+              absl::StatusCode::kInvalidArgument);
+  const std::vector<Segment> text = {{Key(1), 0, 2, 2, 2, Tier::kText}};
+  EXPECT_CODE(PlanInto(layout, text, total, d), absl::StatusCode::kNotFound);
+}
+
 TEST(ReadPlanTest, PrefixNeverReadsTextSegments) {
   const radix::KvLayout layout = Layout();
   std::vector<std::byte> dst(3 * 5 * 16);

@@ -35,8 +35,14 @@ namespace wire = store::transport::wire;
 absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
                                               const std::optional<Parent>& parent,
                                               absl::Span<const TokenId> tokens,
-                                              const MemoryDescriptor& source, absl::Time deadline) {
+                                              const MemoryDescriptor& source, absl::Time deadline,
+                                              const SegmentStart* start) {
   const radix::KvLayout& layout = ns.layout();
+  if (start != nullptr && (parent.has_value() || start->pages == 0)) {
+    return absl::InvalidArgumentError(parent.has_value()
+                                          ? "a write names a parent or a segment start, not both"
+                                          : "start.pages: 0 (page 0 starts no segment)");
+  }
   if (tokens.empty()) return absl::InvalidArgumentError("tokens: empty (a blob has >= 1 page)");
   STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
   if (absl::Status s = radix::CheckPageAligned(tokens.size(), layout.page_tokens); !s.ok()) {
@@ -66,16 +72,23 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
     header.parent_pages = parent->pages;
     parent_key = {parent->key.hash.hi, parent->key.hash.lo};
   } else {
-    // From page 0 the key is known here; the node checks it (hash drift is a bug).
-    const radix::PrefixHash hash =
-        radix::PrefixHashAt(radix::NamespaceHash(ns), tokens, layout.page_tokens);
+    // From page 0 (or a segment start) the key is known here; the node checks it (hash
+    // drift is a bug).
+    const radix::PrefixHash from = start != nullptr ? start->hash : radix::NamespaceHash(ns);
+    const radix::PrefixHash hash = radix::PrefixHashAt(from, tokens, layout.page_tokens);
     header.has_key = true;
     key = {hash.hi, hash.lo};
+  }
+  wire::BlobKeyBits segment_hash;
+  if (start != nullptr) {
+    header.has_segment_start = true;
+    header.segment_pages = start->pages;
+    segment_hash = {start->hash.hi, start->hash.lo};
   }
   const std::vector<uint8_t> metadata = wire::EncodePutPayload(
       header,
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns_encoding.data()), ns_encoding.size()),
-      parent_key, key, tokens, checksums);
+      parent_key, key, tokens, checksums, segment_hash);
   const auto source_bytes =
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   // A broken connection ends the node's side of the put (it aborts it): once more on a new

@@ -154,6 +154,13 @@ class Client {
   // kUnspecified (the node infers the phase). INVALID_ARGUMENT a phase outside the enum.
   absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                     LookupPhase phase, const CallOptions& call = {});
+  // The longest cached prefix of a segment: `tokens` are the sequence's pages from
+  // start.pages on, and the node searches the blobs written with the same SegmentStart (and
+  // those continuing them). The answer counts pages from the query's first page:
+  // seq_page_begin 0 is sequence page start.pages. INVALID_ARGUMENT start.pages 0.
+  absl::StatusOr<MatchResult> Match(const Namespace& ns, const SegmentStart& start,
+                                    absl::Span<const TokenId> tokens, LookupPhase phase,
+                                    const CallOptions& call = {});
 
   // Reads ranges[i] (its pages of every layer) into destinations[i], which must be exactly
   // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of
@@ -183,6 +190,18 @@ class Client {
                           const MemoryDescriptor& destination, LayerCallback on_layer,
                           const CallOptions& call = {});
 
+  // Reads parts of a sequence into their places in a larger destination: `segments` in page
+  // order without overlap (gaps allowed; seq_page_begin counted from sequence page 0), the
+  // last ending at or before total_pages, and `destination` is radix::BlobLayout of
+  // total_pages pages (PagesBytes(layout, total_pages) bytes): the segment starting at page
+  // s puts layer l at (l * total_pages + s) * BytesPerLayerPage. The other pages of the
+  // destination are not touched, so several nodes can fill one destination at once (a
+  // cluster's fan-out). Errors as Read; INVALID_ARGUMENT segments empty, out of order or
+  // overlapping, or past total_pages.
+  absl::Status ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
+                        uint32_t total_pages, const MemoryDescriptor& destination,
+                        const CallOptions& call = {});
+
   // Writes one blob: `tokens` (whole pages, at least one) continuing `parent` (none: from
   // sequence page 0); `source` holds its KV, PagesBytes(layout, pages) bytes in
   // radix::BlobLayout. Returns the key and whether it already existed (then nothing was
@@ -193,6 +212,13 @@ class Client {
   // changed during the write); UNAVAILABLE node draining, or a retried BeginPut found a
   // pending put it cannot tell from its own lost attempt.
   absl::StatusOr<WriteResult> Write(const Namespace& ns, const std::optional<Parent>& parent,
+                                    absl::Span<const TokenId> tokens,
+                                    const MemoryDescriptor& source, const CallOptions& call = {});
+  // Writes the first blob of a segment: `tokens` are sequence pages [start.pages, ...) and
+  // the node keeps them under the segment's start (see Match with a SegmentStart); the key
+  // is the same h_b the whole sequence chains to. Blobs continuing it name it as their
+  // Parent as usual. Errors as Write; INVALID_ARGUMENT start.pages 0.
+  absl::StatusOr<WriteResult> Write(const Namespace& ns, const SegmentStart& start,
                                     absl::Span<const TokenId> tokens,
                                     const MemoryDescriptor& source, const CallOptions& call = {});
 

@@ -153,6 +153,15 @@ struct Parent {
   friend bool operator==(const Parent&, const Parent&) = default;
 };
 
+// Where a segment of a sequence starts, for a node that holds the segment but not the
+// pages before it (a cluster: strata/cluster_client.h). `hash` is the prefix hash of the
+// sequence's first `pages` pages (radix::PrefixHashAt from NamespaceHash(ns)); pages >= 1.
+struct SegmentStart {
+  PrefixHash hash;
+  uint32_t pages = 0;
+  friend bool operator==(const SegmentStart&, const SegmentStart&) = default;
+};
+
 struct WriteResult {
   BlobKey key;
   // The key was already committed or being put by another writer: nothing was sent.

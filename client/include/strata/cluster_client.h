@@ -1,0 +1,132 @@
+// ClusterClient: many strata nodes used as one store (issue 13), with no metadata server on
+// the read path.
+//
+// Placement (store/cluster/placement.h, DESIGN.md "Cluster"): a sequence is cut into
+// segments of `segment_pages` (S) pages; segment k (pages [kS, (k+1)S)) lives on the
+// rendezvous-hash owner, weighted by capacity, of its start hash h_{kS} among the serving
+// nodes. Every client computes the same owners from the same membership.
+//
+//   Match  computes h_1 .. h_n itself and asks every owner at once (a thread per node; a
+//          node's segments one Match RPC each, in page order: segment 0 from page 0, the
+//          others from their SegmentStart), and answers the longest prefix whose segments
+//          all hit. Segments after the first that misses are not asked for. An owner that
+//          does not answer within node_timeout (dead, partitioned, overloaded) is a miss
+//          there, so the answer is the prefix before its segment; no call waits past that
+//          deadline. (One RPC per segment: a node is asked for S-page segments in sequence;
+//          a Match of many segment starts in one RPC is not built yet.)
+//   Read   fans out: each owner's segments go straight into their place in the caller's
+//          destination (Client::ReadInto), all owners in parallel.
+//   Write  splits pages [a, b) at segment boundaries (a blob never crosses one) and writes
+//          each piece to its owner, in parallel: a piece at page 0 as a sequence's first
+//          blob, one at a boundary with its SegmentStart, the first piece (when a is inside
+//          a segment) continuing the blob that holds page a - 1 on that owner (`parent`, or
+//          looked up with one Match when not given). With more than one piece each is
+//          copied out of the caller's layer-major source first (one memcpy of the bytes).
+//
+// Membership: a static list of nodes (`nodes`, each its own id, weight 1), or etcd
+// (`cluster_url`: the nodes' registrations, watched; serving nodes only, weighted by
+// capacity). While etcd is unreachable the client keeps the last view it had.
+//
+// Thread-safe: every method from any thread. One Client per node, made on first use and
+// kept.
+//
+// Errors: Connect INVALID_ARGUMENT (options: neither or both of nodes and cluster_url, a bad
+// address or URL, segment_pages 0, node_timeout <= 0), UNAVAILABLE etcd did not answer the
+// first read. Match INVALID_ARGUMENT as Client::Match; UNAVAILABLE no serving node. Read as
+// Client::ReadInto, per owner (the first failure). Write as Client::Write (the first
+// failing piece; pieces before it stay written: they are cache).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "strata/options.h"
+#include "strata/types.h"
+
+namespace strata {
+
+class Client;
+
+struct ClusterClientOptions {
+  // "etcd://HOST:PORT[,HOST:PORT...][/NAME]" (strata/cluster.h), or empty with `nodes`.
+  std::string cluster_url;
+  // A static cluster: the nodes' gRPC addresses ("host:port"); each is its own id.
+  std::vector<std::string> nodes;
+  // Each node's Client options; `node` is replaced by the node's address.
+  ClientOptions node_options;
+  // S: pages per segment. Every client and writer of a cluster must use the same value.
+  uint32_t segment_pages = 64;
+  // How long a lookup waits for one node (Match; the Match a Write may need) before taking
+  // its segment as a miss.
+  absl::Duration node_timeout = absl::Milliseconds(300);
+
+  // OK, or INVALID_ARGUMENT naming the first bad field.
+  absl::Status Validate() const;
+};
+
+// A cluster's answer: `match` as one node's (segments in order, seq_page_begin counted from
+// the sequence's page 0), with the node that holds each segment.
+struct ClusterMatch {
+  MatchResult match;
+  std::vector<std::string> owners;   // owners[i] holds match.segments[i] (a node id)
+  uint32_t segments_asked = 0;       // cluster segments looked up
+  uint32_t segments_unanswered = 0;  // of which the owner failed or passed node_timeout
+};
+
+struct ClusterWriteResult {
+  std::vector<WriteResult> pieces;    // one per segment piece, in page order
+  std::vector<std::string> owners;    // the node each piece went to
+  std::vector<uint32_t> first_pages;  // each piece's first sequence page
+};
+
+struct ClusterNodeInfo {
+  std::string id;
+  std::string grpc_address;
+  double weight = 1;
+};
+
+class ClusterClient {
+ public:
+  static absl::StatusOr<std::unique_ptr<ClusterClient>> Connect(ClusterClientOptions options);
+  ~ClusterClient();
+  ClusterClient(const ClusterClient&) = delete;
+  ClusterClient& operator=(const ClusterClient&) = delete;
+
+  const ClusterClientOptions& options() const;
+  // The serving nodes placement uses now, by id.
+  std::vector<ClusterNodeInfo> Nodes() const;
+  // The owner (a node id) of the segment holding sequence page `page` of `tokens`, which must
+  // hold at least the pages up to that segment's start; "" without nodes.
+  std::string OwnerOf(const Namespace& ns, absl::Span<const TokenId> tokens, uint32_t page) const;
+
+  absl::StatusOr<ClusterMatch> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                     LookupPhase phase = LookupPhase::kUnspecified,
+                                     const CallOptions& call = {});
+  // Sequence pages [0, pages) of `match` into `destination` (radix::BlobLayout of `pages`
+  // pages). NOT_FOUND when a TEXT segment lies inside [0, pages) (read ReadablePages()).
+  absl::Status Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                    const MemoryDescriptor& destination, const CallOptions& call = {});
+  // Writes sequence pages [first_page, tokens.size() / page_tokens) of `tokens` (the whole
+  // sequence from page 0: the segment hashes need it); `source` holds those pages' KV,
+  // radix::BlobLayout of that many pages. `parent`: the blob holding page first_page - 1 on
+  // its owner, when the caller knows it (a ClusterMatch's segment); ignored when
+  // first_page is a segment boundary.
+  absl::StatusOr<ClusterWriteResult> Write(const Namespace& ns, absl::Span<const TokenId> tokens,
+                                           uint32_t first_page, const MemoryDescriptor& source,
+                                           const std::optional<Parent>& parent = std::nullopt,
+                                           const CallOptions& call = {});
+
+ private:
+  class Impl;
+  explicit ClusterClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace strata
