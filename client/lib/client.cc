@@ -45,6 +45,12 @@ absl::StatusOr<MatchResult> Client::Match(const Namespace& ns, const SegmentStar
   return core_->Match(ns, tokens, phase, core_->Deadline(call), &start);
 }
 
+absl::StatusOr<std::vector<MatchResult>> Client::MatchSegments(
+    const Namespace& ns, absl::Span<const SegmentQuery> queries, LookupPhase phase,
+    bool stop_at_first_short, const CallOptions& call) {
+  return core_->MatchSegments(ns, queries, phase, stop_at_first_short, core_->Deadline(call));
+}
+
 absl::Status Client::ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
                               uint32_t total_pages, const MemoryDescriptor& destination,
                               const CallOptions& call) {

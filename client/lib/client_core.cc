@@ -77,6 +77,48 @@ absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<co
   return MatchResultFromProto(response);
 }
 
+absl::StatusOr<std::vector<MatchResult>> ClientCore::MatchSegments(
+    const Namespace& ns, absl::Span<const SegmentQuery> queries, LookupPhase phase,
+    bool stop_at_first_short, absl::Time deadline) {
+  if (queries.empty()) return absl::InvalidArgumentError("queries: none");
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("queries", queries.size(), proto::kMaxSegmentQueries));
+  STRATA_ASSIGN_OR_RETURN(const v1::Phase wire_phase, proto::PhaseToProto(phase));
+  v1::MatchSegmentsRequest request;
+  proto::ToProto(ns, request.mutable_ns());
+  request.set_phase(wire_phase);
+  request.set_stop_at_first_short(stop_at_first_short);
+  size_t tokens = 0;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const SegmentQuery& q = queries[i];
+    if (q.start.has_value() && q.start->pages == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("queries[", i, "].start.pages: 0 (page 0 starts no segment)"));
+    }
+    tokens += q.tokens.size();
+    v1::SegmentQuery* out = request.add_queries();
+    if (q.start.has_value()) {
+      proto::ToProto(q.start->hash, out->mutable_segment_start()->mutable_hash());
+      out->mutable_segment_start()->set_pages(q.start->pages);
+    }
+    proto::TokensToProto(q.tokens, out->mutable_tokens());
+  }
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens, proto::kMaxTokensPerRequest));
+  v1::MatchSegmentsResponse response;
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::MatchSegments, request,
+                                       &response, deadline, Retry::kUnavailable));
+  if (static_cast<size_t>(response.answers_size()) > queries.size()) {
+    return absl::InternalError(absl::StrCat("MatchSegments: ", response.answers_size(),
+                                            " answers to ", queries.size(), " queries"));
+  }
+  std::vector<MatchResult> answers;
+  answers.reserve(response.answers_size());
+  for (const v1::MatchResponse& answer : response.answers()) {
+    STRATA_ASSIGN_OR_RETURN(MatchResult result, MatchResultFromProto(answer));
+    answers.push_back(std::move(result));
+  }
+  return answers;
+}
+
 absl::StatusOr<DeleteResult> ClientCore::Delete(const BlobKey& key, absl::Time deadline) {
   STRATA_RETURN_IF_ERROR(CheckKey(key));
   v1::DeleteRequest request;

@@ -51,6 +51,11 @@ class ClientCore {
   absl::StatusOr<MatchResult> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                     LookupPhase phase, absl::Time deadline,
                                     const SegmentStart* start = nullptr);
+  absl::StatusOr<std::vector<MatchResult>> MatchSegments(const Namespace& ns,
+                                                         absl::Span<const SegmentQuery> queries,
+                                                         LookupPhase phase,
+                                                         bool stop_at_first_short,
+                                                         absl::Time deadline);
   absl::StatusOr<DeleteResult> Delete(const BlobKey& key, absl::Time deadline);
   absl::Status Pin(const BlobKey& key, bool pin, absl::Time deadline);
   absl::StatusOr<BlobInfo> Stat(const BlobKey& key, bool include_tokens, absl::Time deadline);

@@ -129,9 +129,10 @@ class ClusterClient::Impl {
     const CallOptions node_call =
         Within(call, options_.node_timeout, options_.node_options.default_timeout);
 
-    // Every owner at once, each asking for its segments in order on a thread of its own
-    // (parallel over nodes, not segments). A segment that does not hit whole ends the
-    // prefix: segments after the first such are not asked for any more.
+    // Every owner at once, each with one MatchSegments call for all the segments it owns, in
+    // page order; the node stops after the first that does not hit whole (the prefix ends
+    // there). An owner's segments it was not asked about, or did not answer, stay
+    // "not asked".
     struct Asked {
       std::string owner;
       absl::StatusOr<MatchResult> answer = absl::CancelledError("not asked");
@@ -142,33 +143,30 @@ class ClusterClient::Impl {
       asked[k].owner = view.placement.nodes()[view.placement.Owner(starts[k])].id;
       by_owner[asked[k].owner].push_back(k);
     }
-    std::atomic<size_t> first_short{starts.size()};
     std::vector<std::future<void>> owners;
     for (const auto& [id, segments] : by_owner) {
       owners.push_back(std::async(std::launch::async, [&, id = id, segs = &segments] {
-        absl::StatusOr<Client*> client = ClientFor(view, id);
+        std::vector<SegmentQuery> queries;
+        queries.reserve(segs->size());
         for (const size_t k : *segs) {
-          if (k > first_short.load()) break;
           const uint32_t first = static_cast<uint32_t>(k) * s;
           const uint32_t end = std::min(pages, first + s);
-          const absl::Span<const TokenId> part =
-              tokens.subspan(size_t{first} * page_tokens, size_t{end - first} * page_tokens);
-          if (!client.ok()) {
-            asked[k].answer = client.status();
-          } else if (first == 0) {
-            asked[k].answer = (*client)->Match(ns, part, phase, node_call);
-          } else {
-            asked[k].answer =
-                (*client)->Match(ns, SegmentStart{starts[k], first}, part, phase, node_call);
-          }
-          if (!asked[k].answer.ok() || asked[k].answer->matched_pages < end - first ||
-              asked[k].answer->truncated) {
-            size_t seen = first_short.load();
-            while (k < seen && !first_short.compare_exchange_weak(seen, k)) {
-            }
-            if (!asked[k].answer.ok() && !absl::IsNotFound(asked[k].answer.status())) break;
-          }
+          SegmentQuery& q = queries.emplace_back();
+          q.tokens = tokens.subspan(size_t{first} * page_tokens, size_t{end - first} * page_tokens);
+          if (first > 0) q.start = SegmentStart{starts[k], first};
         }
+        absl::StatusOr<std::vector<MatchResult>> answers = absl::UnknownError("");
+        if (absl::StatusOr<Client*> client = ClientFor(view, id); !client.ok()) {
+          answers = client.status();
+        } else {
+          answers =
+              (*client)->MatchSegments(ns, queries, phase, /*stop_at_first_short=*/true, node_call);
+        }
+        if (!answers.ok()) {
+          asked[(*segs)[0]].answer = answers.status();  // the prefix ends at its first
+          return;
+        }
+        for (size_t i = 0; i < answers->size(); ++i) asked[(*segs)[i]].answer = (*answers)[i];
       }));
     }
     for (std::future<void>& owner : owners) owner.get();
@@ -177,7 +175,10 @@ class ClusterClient::Impl {
     bool stopped = false;
     for (size_t k = 0; k < asked.size(); ++k) {
       absl::StatusOr<MatchResult>& answer = asked[k].answer;
-      if (absl::IsCancelled(answer.status())) continue;  // after the end of the prefix
+      if (absl::IsCancelled(answer.status())) {  // its owner stopped before it: the prefix
+        stopped = true;                          // ended at or before it
+        continue;
+      }
       if (!answer.ok() && !absl::IsNotFound(answer.status())) ++out.segments_unanswered;
       if (stopped || !answer.ok()) {
         stopped = true;

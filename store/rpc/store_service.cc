@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "glog/logging.h"
@@ -48,6 +50,48 @@ absl::Status DoMatch(core::NodeEngine& engine, const core::AccessScope& access,
   STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply,
                           engine.Match(ns, tokens.span(), phase, access, start));
   proto::MatchToProto(reply, response);
+  return absl::OkStatus();
+}
+
+absl::Status DoMatchSegments(core::NodeEngine& engine, const core::AccessScope& access,
+                             const v1::MatchSegmentsRequest& request,
+                             v1::MatchSegmentsResponse* response) {
+  STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns, proto::NamespaceFromProto(request.ns(), "ns"));
+  STRATA_ASSIGN_OR_RETURN(const report::LookupPhase phase,
+                          proto::PhaseFromProto(request.phase(), "phase"));
+  if (request.queries().empty()) return absl::InvalidArgumentError("queries: missing");
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("queries", static_cast<size_t>(request.queries_size()),
+                                           proto::kMaxSegmentQueries));
+  // Every query is checked before any is answered: one malformed query fails the call.
+  struct Query {
+    proto::TokenView tokens;
+    std::optional<core::SegmentStart> start;
+  };
+  std::vector<Query> queries;
+  queries.reserve(request.queries_size());
+  size_t tokens = 0;
+  for (int i = 0; i < request.queries_size(); ++i) {
+    const v1::SegmentQuery& q = request.queries(i);
+    const std::string field = absl::StrCat("queries[", i, "]");
+    STRATA_ASSIGN_OR_RETURN(proto::TokenView view,
+                            proto::TokensFromProto(q.tokens(), field + ".tokens"));
+    tokens += view.span().size();
+    std::optional<core::SegmentStart> start;
+    if (q.has_segment_start()) {
+      STRATA_ASSIGN_OR_RETURN(start,
+                              SegmentStartFromProto(q.segment_start(), field + ".segment_start"));
+    }
+    queries.push_back({std::move(view), start});
+  }
+  STRATA_RETURN_IF_ERROR(proto::CheckCount("queries' tokens", tokens, proto::kMaxTokensPerRequest));
+  const uint32_t page_tokens = ns.layout().page_tokens;
+  for (const Query& q : queries) {
+    STRATA_ASSIGN_OR_RETURN(const report::MatchResult reply,
+                            engine.Match(ns, q.tokens.span(), phase, access, q.start));
+    proto::MatchToProto(reply, response->add_answers());
+    const size_t whole = q.tokens.span().size() / page_tokens;
+    if (request.stop_at_first_short() && (reply.matched_pages < whole || reply.truncated)) break;
+  }
   return absl::OkStatus();
 }
 
@@ -153,6 +197,17 @@ grpc::Status StoreService::Match(grpc::ServerContext* context, const v1::MatchRe
   if (!caller.ok()) return CallStatus("Store", "Match", caller.status());
   const core::AccessScope& access = *caller->scope;
   return CallStatus("Store", "Match", DoMatch(*engine_, access, *request, response));
+}
+
+grpc::Status StoreService::MatchSegments(grpc::ServerContext* context,
+                                         const v1::MatchSegmentsRequest* request,
+                                         v1::MatchSegmentsResponse* response) {
+  const InFlightCalls::Scope in_flight(&in_flight_);
+  const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "MatchSegments");
+  if (!caller.ok()) return CallStatus("Store", "MatchSegments", caller.status());
+  const core::AccessScope& access = *caller->scope;
+  return CallStatus("Store", "MatchSegments",
+                    DoMatchSegments(*engine_, access, *request, response));
 }
 
 grpc::Status StoreService::BeginPut(grpc::ServerContext* context,

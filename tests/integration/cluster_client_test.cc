@@ -20,6 +20,7 @@
 #include "client_e2e_support.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/client.h"
+#include "strata/radix/prefix_hash.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/node_process.h"
 
@@ -133,6 +134,61 @@ TEST_F(ClusterClientTest, ASequenceStripedOverThreeNodesReadsBackByteForByte) {
   // Writing it all again transfers nothing.
   ASSERT_OK_AND_ASSIGN(written, cluster->Write(ns_, to22, 0, Source(first)));
   for (const WriteResult& piece : written.pieces) EXPECT_TRUE(piece.existed);
+}
+
+// The node side of a cluster lookup: blobs written from segment starts, found again by one
+// MatchSegments call; a malformed query fails the call whole; stop_at_first_short ends the
+// answers at the first segment that does not hit whole.
+TEST_F(ClusterClientTest, OneNodeAnswersManySegmentQueriesInOneCall) {
+  StartNodes(1);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> client,
+                       Client::Connect(ClientOptionsFor(nodes_[0]->grpc_address(), "tcp")));
+  const uint32_t pt = page_tokens();
+  const std::vector<TokenId> tokens = RandomTokens(17, size_t{12} * pt);
+  const auto span = absl::MakeConstSpan(tokens);
+  const PrefixHash h0 = radix::NamespaceHash(ns_);
+  const SegmentStart at4{radix::PrefixHashAt(h0, span.first(4 * pt), pt), 4};
+  const SegmentStart at8{radix::PrefixHashAt(h0, span.first(8 * pt), pt), 8};
+  // Segments [0, 4) and [4, 8) written; [8, 12) only its first two pages.
+  const std::vector<std::byte> a = ModelBytes(tokens, 0, 4), b = ModelBytes(tokens, 4, 4),
+                               c = ModelBytes(tokens, 8, 2);
+  ASSERT_OK(client->Write(ns_, std::nullopt, span.first(4 * pt), Source(a)).status());
+  ASSERT_OK_AND_ASSIGN(WriteResult wb,
+                       client->Write(ns_, at4, span.subspan(4 * pt, 4 * pt), Source(b)));
+  EXPECT_EQ(wb.key, BlobKey{radix::PrefixHashAt(h0, span.first(8 * pt), pt)});
+  ASSERT_OK(client->Write(ns_, at8, span.subspan(8 * pt, 2 * pt), Source(c)).status());
+
+  const std::vector<SegmentQuery> queries = {{std::nullopt, span.first(4 * pt)},
+                                             {at8, span.subspan(8 * pt, 4 * pt)},
+                                             {at4, span.subspan(4 * pt, 4 * pt)}};
+  ASSERT_OK_AND_ASSIGN(std::vector<MatchResult> all,
+                       client->MatchSegments(ns_, queries, LookupPhase::kUnspecified, false));
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].matched_pages, 4u);
+  EXPECT_EQ(all[1].matched_pages, 2u);
+  EXPECT_EQ(all[2].matched_pages, 4u);
+  ASSERT_EQ(all[2].segments.size(), 1u);
+  EXPECT_EQ(all[2].segments[0].blob, wb.key);
+  EXPECT_EQ(all[2].segments[0].seq_page_begin, 0u);  // counted from the query's first page
+  ASSERT_OK_AND_ASSIGN(std::vector<MatchResult> stopped,
+                       client->MatchSegments(ns_, queries, LookupPhase::kUnspecified, true));
+  EXPECT_EQ(stopped.size(), 2u) << "the answers stop after the short one";
+  // A query from a start that was never written matches nothing; a bad one fails the call.
+  const std::vector<SegmentQuery> unknown = {{SegmentStart{h0, 4}, span.subspan(4 * pt, 4 * pt)}};
+  ASSERT_OK_AND_ASSIGN(std::vector<MatchResult> none,
+                       client->MatchSegments(ns_, unknown, LookupPhase::kUnspecified, false));
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].matched_pages, 0u);
+  const std::vector<SegmentQuery> bad = {{std::nullopt, span.first(4 * pt)},
+                                         {SegmentStart{h0, 0}, span.first(4 * pt)}};
+  EXPECT_CODE(client->MatchSegments(ns_, bad, LookupPhase::kUnspecified, false),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(client->MatchSegments(ns_, {}, LookupPhase::kUnspecified, false),
+              absl::StatusCode::kInvalidArgument);
+  // A segment's first blob reads back like any blob.
+  std::vector<std::byte> got(b.size());
+  ASSERT_OK(client->Read(ns_, all[2].segments, 4, Host(got)));
+  EXPECT_TRUE(got == b);
 }
 
 TEST_F(ClusterClientTest, ALostNodeCostsItsDeadlineAndOnlyTheSegmentsFromItsFirstOn) {

@@ -161,6 +161,16 @@ class Client {
   absl::StatusOr<MatchResult> Match(const Namespace& ns, const SegmentStart& start,
                                     absl::Span<const TokenId> tokens, LookupPhase phase,
                                     const CallOptions& call = {});
+  // Several such lookups in one call (a cluster client asks each node for every segment it
+  // owns at once), answered in order. stop_at_first_short: the node stops after the first
+  // answer that does not cover all its query's whole pages, so fewer answers come back.
+  // Errors as Match for any query (the call fails whole); INVALID_ARGUMENT no query, more
+  // than 4096, or more than kMaxTokensPerRequest tokens in all.
+  absl::StatusOr<std::vector<MatchResult>> MatchSegments(const Namespace& ns,
+                                                         absl::Span<const SegmentQuery> queries,
+                                                         LookupPhase phase,
+                                                         bool stop_at_first_short,
+                                                         const CallOptions& call = {});
 
   // Reads ranges[i] (its pages of every layer) into destinations[i], which must be exactly
   // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of

@@ -6,14 +6,13 @@
 // rendezvous-hash owner, weighted by capacity, of its start hash h_{kS} among the serving
 // nodes. Every client computes the same owners from the same membership.
 //
-//   Match  computes h_1 .. h_n itself and asks every owner at once (a thread per node; a
-//          node's segments one Match RPC each, in page order: segment 0 from page 0, the
-//          others from their SegmentStart), and answers the longest prefix whose segments
-//          all hit. Segments after the first that misses are not asked for. An owner that
+//   Match  computes h_1 .. h_n itself and asks every owner at once, one MatchSegments RPC
+//          per node for all the segments it owns (segment 0 from page 0, the others from
+//          their SegmentStart; the node stops after its first segment that does not hit
+//          whole), and answers the longest prefix whose segments all hit. An owner that
 //          does not answer within node_timeout (dead, partitioned, overloaded) is a miss
-//          there, so the answer is the prefix before its segment; no call waits past that
-//          deadline. (One RPC per segment: a node is asked for S-page segments in sequence;
-//          a Match of many segment starts in one RPC is not built yet.)
+//          there, so the answer is the prefix before its first segment; no call waits past
+//          that deadline.
 //   Read   fans out: each owner's segments go straight into their place in the caller's
 //          destination (Client::ReadInto), all owners in parallel.
 //   Write  splits pages [a, b) at segment boundaries (a blob never crosses one) and writes

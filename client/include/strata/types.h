@@ -162,6 +162,13 @@ struct SegmentStart {
   friend bool operator==(const SegmentStart&, const SegmentStart&) = default;
 };
 
+// One lookup of Client::MatchSegments: a segment's tokens from its start (none: from the
+// sequence's page 0).
+struct SegmentQuery {
+  std::optional<SegmentStart> start;
+  absl::Span<const TokenId> tokens;
+};
+
 struct WriteResult {
   BlobKey key;
   // The key was already committed or being put by another writer: nothing was sent.

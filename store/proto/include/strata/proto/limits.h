@@ -54,6 +54,9 @@ inline constexpr size_t kMaxTokensPerRequest = size_t{1} << 21;
 // writes are split into several blobs chained by Parent.
 inline constexpr size_t kMaxChunksPerBlob = size_t{1} << 20;
 
+// Queries in one MatchSegments call.
+inline constexpr size_t kMaxSegmentQueries = 4096;
+
 // Segments in one MatchResponse; beyond it the match is cut short at a
 // segment boundary and MatchResponse.truncated is set.
 inline constexpr size_t kMaxMatchSegments = size_t{1} << 16;

@@ -57,6 +57,8 @@ class StoreService final : public v1::Store::Service {
 
   grpc::Status Match(grpc::ServerContext* context, const v1::MatchRequest* request,
                      v1::MatchResponse* response) override;
+  grpc::Status MatchSegments(grpc::ServerContext* context, const v1::MatchSegmentsRequest* request,
+                             v1::MatchSegmentsResponse* response) override;
   grpc::Status BeginPut(grpc::ServerContext* context, const v1::BeginPutRequest* request,
                         v1::BeginPutResponse* response) override;
   grpc::Status CommitPut(grpc::ServerContext* context, const v1::CommitPutRequest* request,
