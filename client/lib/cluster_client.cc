@@ -316,27 +316,43 @@ class ClusterClient::Impl {
         first_parent = Parent{found.segments.back().blob, first_page};
       }
     }
-    std::vector<std::future<absl::StatusOr<WriteResult>>> writes;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      const Piece& piece = pieces[i];
-      const absl::Span<const TokenId> own = tokens.subspan(
-          size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
-      const MemoryDescriptor bytes =
-          pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size()) : source;
-      writes.push_back(
-          std::async(std::launch::async, [&, own, bytes, i]() -> absl::StatusOr<WriteResult> {
-            STRATA_ASSIGN_OR_RETURN(Client * client, ClientFor(view, pieces[i].owner));
-            const uint32_t p = pieces[i].first;
-            if (p == 0) return client->Write(ns, std::nullopt, own, bytes, call);
-            if (p % s == 0)
-              return client->Write(ns, SegmentStart{hashes[p - 1], p}, own, bytes, call);
-            return client->Write(ns, first_parent, own, bytes, call);
-          }));
+    // Every owner at once, each writing its pieces one after another on a thread of its own
+    // (a node's connection takes a bounded number of puts at a time: max_puts_per_peer).
+    std::vector<absl::StatusOr<WriteResult>> results(pieces.size(),
+                                                     absl::CancelledError("not written"));
+    std::map<std::string, std::vector<size_t>> by_owner;
+    for (size_t i = 0; i < pieces.size(); ++i) by_owner[pieces[i].owner].push_back(i);
+    std::vector<std::future<void>> owners;
+    for (const auto& [id, mine] : by_owner) {
+      owners.push_back(std::async(std::launch::async, [&, id = id, mine = &mine] {
+        absl::StatusOr<Client*> client = ClientFor(view, id);
+        for (const size_t i : *mine) {
+          const Piece& piece = pieces[i];
+          if (!client.ok()) {
+            results[i] = client.status();
+            continue;
+          }
+          const absl::Span<const TokenId> own = tokens.subspan(
+              size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
+          const MemoryDescriptor bytes =
+              pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size())
+                                : source;
+          const uint32_t p = piece.first;
+          if (p == 0) {
+            results[i] = (*client)->Write(ns, std::nullopt, own, bytes, call);
+          } else if (p % s == 0) {
+            results[i] = (*client)->Write(ns, SegmentStart{hashes[p - 1], p}, own, bytes, call);
+          } else {
+            results[i] = (*client)->Write(ns, first_parent, own, bytes, call);
+          }
+        }
+      }));
     }
+    for (std::future<void>& owner : owners) owner.get();
     ClusterWriteResult out;
     absl::Status failed = absl::OkStatus();
-    for (size_t i = 0; i < writes.size(); ++i) {
-      absl::StatusOr<WriteResult> result = writes[i].get();
+    for (size_t i = 0; i < results.size(); ++i) {
+      absl::StatusOr<WriteResult>& result = results[i];
       if (!result.ok()) {
         if (failed.ok()) {
           failed = absl::Status(

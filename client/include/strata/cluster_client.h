@@ -19,7 +19,8 @@
 //          each piece to its owner, in parallel: a piece at page 0 as a sequence's first
 //          blob, one at a boundary with its SegmentStart, the first piece (when a is inside
 //          a segment) continuing the blob that holds page a - 1 on that owner (`parent`, or
-//          looked up with one Match when not given). With more than one piece each is
+//          looked up with one Match when not given); a thread per owner writes its pieces
+//          in order. With more than one piece each is
 //          copied out of the caller's layer-major source first (one memcpy of the bytes).
 //
 // Membership: a static list of nodes (`nodes`, each its own id, weight 1), or etcd
@@ -61,7 +62,11 @@ struct ClusterClientOptions {
   // Each node's Client options; `node` is replaced by the node's address.
   ClientOptions node_options;
   // S: pages per segment. Every client and writer of a cluster must use the same value.
-  uint32_t segment_pages = 64;
+  // 256 (4096 tokens at 16-token pages): strata-cluster-bench, 2026-12-06, docs/benchmarks.md
+  // — a 128K-token lookup's p50 was lowest at S = 256 for 1, 2 and 8 nodes (1.05, 1.11,
+  // 3.39 ms) and within 5 % of the best at 4; S = 16 cost 2-2.5x, S = 1024 left a 32K-token
+  // context on 2 of 8 nodes.
+  uint32_t segment_pages = 256;
   // How long a lookup waits for one node (Match; the Match a Write may need) before taking
   // its segment as a miss.
   absl::Duration node_timeout = absl::Milliseconds(300);
