@@ -132,6 +132,16 @@ struct HttpServer::Impl {
       return Reply(connection, MHD_HTTP_OK, FormatTiersJson(impl->handlers.snapshot()),
                    "application/json");
     }
+    if (path == "/v1/cluster") {
+      absl::StatusOr<std::string> body = impl->handlers.cluster
+                                             ? impl->handlers.cluster()
+                                             : absl::NotFoundError("this node is in no cluster");
+      if (body.ok()) return Reply(connection, MHD_HTTP_OK, *body, "application/json");
+      return Reply(
+          connection,
+          absl::IsNotFound(body.status()) ? MHD_HTTP_NOT_FOUND : MHD_HTTP_SERVICE_UNAVAILABLE,
+          absl::StrCat(body.status().message(), "\n"), kTextContentType);
+    }
     if (path == "/healthz") return Reply(connection, MHD_HTTP_OK, "ok\n", kTextContentType);
     if (path == "/readyz") {
       const absl::Status ready = impl->handlers.readiness();

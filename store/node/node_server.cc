@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 
+#include "nlohmann/json.hpp"
 #include "strata/base/byte_size.h"
 #include "strata/base/read_file.h"
 #include "strata/base/status_macros.h"
@@ -370,7 +371,8 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                  .max_connections_per_client = static_cast<int>(
                                      std::max<uint32_t>(1, config.http_max_connections / 4))},
                                 {.snapshot = [self] { return self->Snapshot(); },
-                                 .readiness = [self] { return self->Readiness(); }}));
+                                 .readiness = [self] { return self->Readiness(); },
+                                 .cluster = [self] { return self->ClusterJson(); }}));
     server->http_address_ = server->http_server_->address();
     if (!IsLoopbackAddress(config.http_listen)) {
       LOG(WARNING) << "HTTP endpoint listens on " << server->http_address_
@@ -392,7 +394,30 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   return server;
 }
 
+absl::StatusOr<std::string> NodeServer::ClusterJson() const {
+  // etcd_ and cluster_name_ are set before started_ (release) and never change after.
+  if (!started_.load(std::memory_order_acquire) || etcd_ == nullptr) {
+    return absl::NotFoundError("this node is in no cluster (no etcd_endpoints)");
+  }
+  absl::StatusOr<cluster::MembersRead> read = cluster::ReadMembers(*etcd_, cluster_name_);
+  if (!read.ok()) {
+    return absl::UnavailableError(absl::StrCat("etcd did not answer: ", read.status().message()));
+  }
+  nlohmann::json out;
+  out["cluster"] = cluster_name_;
+  out["self"] = node_id_;
+  out["registered"] = registered();
+  out["etcd_revision"] = read->revision;
+  out["undecodable"] = read->undecodable;
+  nlohmann::json& nodes = out["nodes"] = nlohmann::json::array();
+  for (const auto& [key, record] : read->nodes) {
+    nodes.push_back(nlohmann::json::parse(cluster::EncodeNodeRecord(record)));
+  }
+  return out.dump(2) + "\n";
+}
+
 absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
+  cluster_name_ = config.cluster;
   STRATA_ASSIGN_OR_RETURN(node_id_, cluster::LoadOrCreateNodeId(data_dir()));
   STRATA_ASSIGN_OR_RETURN(
       etcd_, cluster::EtcdClient::Create(

@@ -12,9 +12,11 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
+#include "nlohmann/json.hpp"
 #include "strata/base/status_test_macros.h"
 #include "strata/store/cluster/etcd_client.h"
 #include "strata/store/cluster/membership.h"
+#include "strata/store/http/http_get.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/temp_dir.h"
@@ -100,6 +102,23 @@ TEST_F(ClusterMembershipTest, NodesRegisterWhatTheyServeAndLeaveOnStopOrDeath) {
   }
   EXPECT_NE(ids[0], ids[1]);
 
+  // Each node's /v1/cluster shows the same members, and itself.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(const store::http::HttpResponse got,
+                         store::http::HttpGet(nodes[i]->http_address(), "/v1/cluster"));
+    ASSERT_EQ(got.status, 200) << got.body;
+    EXPECT_EQ(got.content_type, "application/json");
+    const nlohmann::json json = nlohmann::json::parse(got.body);
+    EXPECT_EQ(json["cluster"], kCluster);
+    EXPECT_EQ(json["self"], ids[i]);
+    EXPECT_EQ(json["registered"], true);
+    ASSERT_EQ(json["nodes"].size(), 3u);
+    for (const nlohmann::json& node : json["nodes"]) {
+      EXPECT_NE(std::find(ids.begin(), ids.end(), node["id"].get<std::string>()), ids.end());
+      EXPECT_EQ(node["state"], "serving");
+    }
+  }
+
   // SIGTERM: the node drains, then revokes its lease — it leaves well before the TTL.
   const absl::Time stop = absl::Now();
   nodes[0]->Signal(SIGTERM);
@@ -129,6 +148,18 @@ TEST_F(ClusterMembershipTest, ARestartedNodeComesBackUnderItsId) {
   EXPECT_EQ(again->ReadyField("node_id"), id);
   ASSERT_OK(ViewHolds({id}, absl::Seconds(10)));
   EXPECT_EQ(Find(view_->Nodes(), id)->grpc_address, again->grpc_address());
+}
+
+TEST_F(ClusterMembershipTest, ClusterEndpointSaysWhenThereIsNoClusterOrNoEtcd) {
+  ASSERT_OK_AND_ASSIGN(auto alone, NodeProcess::Start());
+  ASSERT_OK_AND_ASSIGN(store::http::HttpResponse got,
+                       store::http::HttpGet(alone->http_address(), "/v1/cluster"));
+  EXPECT_EQ(got.status, 404) << got.body;
+  ASSERT_OK_AND_ASSIGN(auto member, StartNode());
+  etcd_->Kill();
+  ASSERT_OK_AND_ASSIGN(got, store::http::HttpGet(member->http_address(), "/v1/cluster"));
+  EXPECT_EQ(got.status, 503) << got.body;
+  EXPECT_NE(got.body.find("etcd"), std::string::npos) << got.body;
 }
 
 TEST_F(ClusterMembershipTest, ANodeStartsWhileEtcdIsDownAndRegistersWhenItReturns) {

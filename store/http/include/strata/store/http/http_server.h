@@ -4,6 +4,7 @@
 // Serves, for GET (and HEAD):
 //   /metrics   Prometheus text format 0.0.4: FormatMetrics(handlers.snapshot())
 //   /v1/tiers  JSON for capacity planning: FormatTiersJson(handlers.snapshot())
+//   /v1/cluster  the cluster's members as etcd holds them (handlers.cluster)
 //   /healthz   200 "ok" while the server runs
 //   /readyz    200 "ready" when handlers.readiness() is OK; else 503 and its message
 //              (e.g. "draining", "starting")
@@ -69,6 +70,9 @@ struct HttpHandlers {
   std::function<NodeSnapshot()> snapshot;
   // OK when the node should receive traffic; otherwise the reason /readyz gives with 503.
   std::function<absl::Status()> readiness;
+  // /v1/cluster's JSON body; none (or NOT_FOUND): 404, the node is in no cluster; another
+  // error: 503 with its message (etcd unreachable).
+  std::function<absl::StatusOr<std::string>()> cluster;
 };
 
 class HttpServer {

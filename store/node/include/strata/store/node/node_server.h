@@ -138,6 +138,10 @@ class NodeServer {
   // OK once Start returned and until Drain or Shutdown; else UNAVAILABLE saying why
   // ("starting", "draining", "shutting down"). Thread-safe. What /readyz answers.
   absl::Status Readiness() const;
+  // /v1/cluster: the cluster's members as etcd holds them now (one read), as JSON
+  // {cluster, self, registered, etcd_revision, undecodable, nodes: [records]}. NOT_FOUND
+  // outside a cluster; UNAVAILABLE etcd did not answer (its call timeout, 2 s).
+  absl::StatusOr<std::string> ClusterJson() const;
 
   // Stops accepting puts and waits up to `timeout` for pending puts, held leases and
   // transfers (core::NodeEngine::Drain), then for the data plane's last replies
@@ -176,6 +180,7 @@ class NodeServer {
   std::string http_address_;
   // Declared last: stopped (deregistered) before anything else.
   std::string node_id_;
+  std::string cluster_name_;  // config.cluster, with etcd_
   std::unique_ptr<cluster::EtcdClient> etcd_;
   std::unique_ptr<cluster::Registration> registration_;
   std::atomic<bool> started_{false};
