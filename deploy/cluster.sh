@@ -13,7 +13,9 @@
 # STRATA_CLUSTER_DRAM (256MiB a node), STRATA_CLUSTER_SSD (1GiB a node), STRATA_CLUSTER_BIN
 # (a directory holding strata-node: use it instead of building), STRATA_BUILD_ROOT.
 # The directory holds etcd/ (its data), node<i>/ (each node's data dir: node_id, meta/,
-# ssd.tier), *.log, *.pid and cluster.env (ETCD_ENDPOINT, NODE<i>_GRPC, ...).
+# ssd.tier), *.log, *.pid, cluster.env (ETCD_ENDPOINT, NODE<i>_GRPC, ...) and
+# prometheus/strata-targets.json (the nodes' HTTP endpoints with cluster and node labels,
+# for Prometheus's file service discovery).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -93,6 +95,7 @@ up() {
   echo "CLUSTER_NAME=$NAME" >>"$DIR/cluster.env"
   echo "etcd           $etcd   (data $DIR/etcd, log $DIR/etcd.log)"
 
+  local targets=()
   for i in $(seq 1 "$n"); do
     local out=$DIR/node$i.out
     setsid "$bin/strata-node" --grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0 \
@@ -114,12 +117,19 @@ up() {
       echo "NODE${i}_HTTP=$http"
     } >>"$DIR/cluster.env"
     echo "node$i  $id  grpc $grpc  dataplane $dp  http $http"
+    targets+=("{\"targets\": [\"$http\"], \"labels\": {\"cluster\": \"$NAME\", \"node\": \"$id\"}}")
   done
+  # Prometheus file service discovery (deploy/prometheus/prometheus.yml, job strata-cluster):
+  # each node's HTTP endpoint, labelled with its cluster and node id.
+  mkdir -p "$DIR/prometheus"
+  (IFS=,; echo "[${targets[*]}]") >"$DIR/prometheus/strata-targets.json"
   echo
   echo "cluster \"$NAME\": etcd $etcd, $n node(s); addresses in $DIR/cluster.env"
   echo "  members:  deploy/cluster.sh status"
   echo "            ETCDCTL_API=3 etcdctl --endpoints=$etcd get --prefix /strata/$NAME/nodes/"
   echo "  a node:   strata --node <grpc address> tiers"
+  echo "  metrics:  prometheus scrapes $DIR/prometheus/strata-targets.json (job strata-cluster in"
+  echo "            deploy/prometheus/prometheus.yml; run it from $DIR)"
   echo "  stop:     deploy/cluster.sh down"
 }
 

@@ -7,9 +7,11 @@
 
 #include <signal.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
+#include "nlohmann/json.hpp"
 #include "strata/base/status_test_macros.h"
 #include "strata/testing/file.h"
 #include "strata/testing/process.h"
@@ -54,6 +56,19 @@ TEST(ClusterScriptTest, UpStatusDown) {
   const std::string env_file = strata::testing::ReadFileToString(dir + "/cluster.env");
   EXPECT_NE(env_file.find("ETCD_ENDPOINT=127.0.0.1:"), std::string::npos) << env_file;
   EXPECT_NE(env_file.find("NODE3_GRPC=127.0.0.1:"), std::string::npos) << env_file;
+  // Prometheus's targets: one entry per node, its HTTP endpoint labelled with its id.
+  const nlohmann::json targets = nlohmann::json::parse(
+      strata::testing::ReadFileToString(dir + "/prometheus/strata-targets.json"));
+  ASSERT_EQ(targets.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const std::string http =
+        absl::StrCat("NODE", i + 1, "_HTTP=", targets[i]["targets"][0].get<std::string>());
+    EXPECT_NE(env_file.find(http), std::string::npos) << http;
+    const std::string id =
+        absl::StrCat("NODE", i + 1, "_ID=", targets[i]["labels"]["node"].get<std::string>());
+    EXPECT_NE(env_file.find(id), std::string::npos) << id;
+    EXPECT_EQ(targets[i]["labels"]["cluster"], "local");
+  }
 
   // A second `up` refuses: the cluster is running.
   EXPECT_EQ(run({"up", "1"}).exit_code, 1);
