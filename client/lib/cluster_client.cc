@@ -140,7 +140,8 @@ class ClusterClient::Impl {
     std::vector<Asked> asked(starts.size());
     std::map<std::string, std::vector<size_t>> by_owner;
     for (size_t k = 0; k < starts.size(); ++k) {
-      asked[k].owner = view.placement.nodes()[view.placement.Owner(starts[k])].id;
+      // Placed by h_{kS+1}, the hash through the segment's first page (PlacementKey).
+      asked[k].owner = view.placement.nodes()[view.placement.Owner(hashes[k * s])].id;
       by_owner[asked[k].owner].push_back(k);
     }
     std::vector<std::future<void>> owners;
@@ -272,8 +273,9 @@ class ClusterClient::Impl {
     for (uint32_t p = first_page; p < pages;) {
       const uint32_t segment_start = p / s * s;
       const uint32_t q = std::min(pages, segment_start + s);
-      const radix::PrefixHash& start_hash = segment_start == 0 ? h0 : hashes[segment_start - 1];
-      pieces.push_back({p, q, view.placement.nodes()[view.placement.Owner(start_hash)].id, {}});
+      // Placed by h_{kS+1} (the hash through the segment's first page), see the header.
+      pieces.push_back(
+          {p, q, view.placement.nodes()[view.placement.Owner(hashes[segment_start])].id, {}});
       p = q;
     }
     const uint64_t chunk = layout.BytesPerLayerPage();
@@ -375,9 +377,11 @@ class ClusterClient::Impl {
     if (view.placement.empty()) return "";
     const uint32_t page_tokens = ns.layout().page_tokens;
     const uint32_t segment_start = page / options_.segment_pages * options_.segment_pages;
-    const radix::PrefixHash start = radix::PrefixHashAt(
-        radix::NamespaceHash(ns), tokens.first(size_t{segment_start} * page_tokens), page_tokens);
-    return view.placement.nodes()[view.placement.Owner(start)].id;
+    if (tokens.size() < size_t{segment_start + 1} * page_tokens) return "";
+    const radix::PrefixHash key =
+        radix::PrefixHashAt(radix::NamespaceHash(ns),
+                            tokens.first(size_t{segment_start + 1} * page_tokens), page_tokens);
+    return view.placement.nodes()[view.placement.Owner(key)].id;
   }
 
   std::vector<ClusterNodeInfo> Nodes() const {

@@ -3,8 +3,13 @@
 //
 // Placement (store/cluster/placement.h, DESIGN.md "Cluster"): a sequence is cut into
 // segments of `segment_pages` (S) pages; segment k (pages [kS, (k+1)S)) lives on the
-// rendezvous-hash owner, weighted by capacity, of its start hash h_{kS} among the serving
-// nodes. Every client computes the same owners from the same membership.
+// rendezvous-hash owner, weighted by capacity, of h_{kS+1} — the prefix hash through the
+// segment's first page — among the serving nodes, and the owner's index roots it at its
+// start hash h_{kS}. Not h_{kS} itself: h_0 is the namespace's hash, so every sequence's
+// first segment (the most-read pages) would live on one node; h_1 spreads first segments
+// by their first page's tokens (a prompt prefix shared by many sequences still has one
+// owner: replicas are for that). Every client computes the same owners from the same
+// membership; a lookup or write of segment k always has its first page.
 //
 //   Match  computes h_1 .. h_n itself and asks every owner at once, one MatchSegments RPC
 //          per node for all the segments it owns (segment 0 from page 0, the others from
@@ -107,7 +112,7 @@ class ClusterClient {
   // The serving nodes placement uses now, by id.
   std::vector<ClusterNodeInfo> Nodes() const;
   // The owner (a node id) of the segment holding sequence page `page` of `tokens`, which must
-  // hold at least the pages up to that segment's start; "" without nodes.
+  // hold the pages through that segment's first page; "" without nodes or such tokens.
   std::string OwnerOf(const Namespace& ns, absl::Span<const TokenId> tokens, uint32_t page) const;
 
   absl::StatusOr<ClusterMatch> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
