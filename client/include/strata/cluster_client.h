@@ -68,9 +68,9 @@ struct ClusterClientOptions {
   ClientOptions node_options;
   // S: pages per segment. Every client and writer of a cluster must use the same value.
   // 256 (4096 tokens at 16-token pages): strata-cluster-bench, 2026-12-06, docs/benchmarks.md
-  // — a 128K-token lookup's p50 was lowest at S = 256 for 1, 2 and 8 nodes (1.05, 1.11,
-  // 3.39 ms) and within 5 % of the best at 4; S = 16 cost 2-2.5x, S = 1024 left a 32K-token
-  // context on 2 of 8 nodes.
+  // — a 128K-token lookup's p50 at S = 256 was the lowest or within 20 % of it at 1, 2 and 4
+  // nodes in two runs; S = 16 cost 2-3x; S = 1024 left a 32K-token context on 2 of 8 nodes
+  // (no read fan-out).
   uint32_t segment_pages = 256;
   // How long a lookup waits for one node (Match; the Match a Write may need) before taking
   // its segment as a miss.
