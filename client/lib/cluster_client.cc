@@ -15,6 +15,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
 #include "strata/cluster.h"
+#include "strata/proto/limits.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/cluster/etcd_client.h"
 #include "strata/store/cluster/membership.h"
@@ -118,6 +119,11 @@ class ClusterClient::Impl {
 
   absl::StatusOr<ClusterMatch> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                      LookupPhase phase, const CallOptions& call) {
+    // As one node's Match: a query too long for any node is the caller's error.
+    if (tokens.size() > proto::kMaxTokensPerRequest) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tokens: ", tokens.size(), " entries exceed the limit of ", proto::kMaxTokensPerRequest));
+    }
     const uint32_t page_tokens = ns.layout().page_tokens;
     const View view = CurrentView();
     if (view.placement.empty()) return absl::UnavailableError("the cluster has no serving node");
@@ -140,7 +146,7 @@ class ClusterClient::Impl {
     std::vector<Asked> asked(starts.size());
     std::map<std::string, std::vector<size_t>> by_owner;
     for (size_t k = 0; k < starts.size(); ++k) {
-      // Placed by h_{kS+1}, the hash through the segment's first page (PlacementKey).
+      // Placed by h_{kS+1}, the hash through the segment's first page (see the header).
       asked[k].owner = view.placement.nodes()[view.placement.Owner(hashes[k * s])].id;
       by_owner[asked[k].owner].push_back(k);
     }
@@ -156,21 +162,47 @@ class ClusterClient::Impl {
           q.tokens = tokens.subspan(size_t{first} * page_tokens, size_t{end - first} * page_tokens);
           if (first > 0) q.start = SegmentStart{starts[k], first};
         }
-        absl::StatusOr<std::vector<MatchResult>> answers = absl::UnknownError("");
-        if (absl::StatusOr<Client*> client = ClientFor(view, id); !client.ok()) {
-          answers = client.status();
-        } else {
-          answers =
-              (*client)->MatchSegments(ns, queries, phase, /*stop_at_first_short=*/true, node_call);
-        }
-        if (!answers.ok()) {
-          asked[(*segs)[0]].answer = answers.status();  // the prefix ends at its first
+        absl::StatusOr<Client*> client = ClientFor(view, id);
+        if (!client.ok()) {
+          asked[(*segs)[0]].answer = client.status();  // the prefix ends at its first
           return;
         }
-        for (size_t i = 0; i < answers->size(); ++i) asked[(*segs)[i]].answer = (*answers)[i];
+        // kMaxSegmentQueries a call; a call answered short ends the owner's part.
+        for (size_t done = 0; done < queries.size();) {
+          const size_t n = std::min(queries.size() - done, proto::kMaxSegmentQueries);
+          absl::StatusOr<std::vector<MatchResult>> answers =
+              (*client)->MatchSegments(ns, absl::MakeConstSpan(queries).subspan(done, n), phase,
+                                       /*stop_at_first_short=*/true, node_call);
+          if (!answers.ok()) {
+            asked[(*segs)[done]].answer = answers.status();
+            return;
+          }
+          for (size_t i = 0; i < answers->size(); ++i) {
+            asked[(*segs)[done + i]].answer = std::move((*answers)[i]);
+          }
+          if (answers->size() < n) return;
+          const MatchResult& last = answers->back();
+          const size_t last_k = (*segs)[done + n - 1];
+          const uint32_t last_first = static_cast<uint32_t>(last_k) * s;
+          if (last.matched_pages < std::min(pages - last_first, s) || last.truncated) return;
+          done += n;
+        }
       }));
     }
     for (std::future<void>& owner : owners) owner.get();
+    // What no other node would answer differently fails the lookup whole: the request itself
+    // (too many tokens, a bad namespace), the caller's credentials, a layout mismatch.
+    for (const Asked& a : asked) {
+      switch (a.answer.status().code()) {
+        case absl::StatusCode::kInvalidArgument:
+        case absl::StatusCode::kUnauthenticated:
+        case absl::StatusCode::kPermissionDenied:
+        case absl::StatusCode::kFailedPrecondition:
+          return a.answer.status();
+        default:
+          break;
+      }
+    }
     ClusterMatch out;
     out.segments_asked = static_cast<uint32_t>(starts.size());
     bool stopped = false;

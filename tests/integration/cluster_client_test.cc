@@ -114,8 +114,12 @@ TEST_F(ClusterClientTest, ASequenceStripedOverThreeNodesReadsBackByteForByte) {
   ASSERT_OK_AND_ASSIGN(ClusterWriteResult written, cluster->Write(ns_, to22, 0, Source(first)));
   ASSERT_EQ(written.pieces.size(), 6u);
   EXPECT_EQ(written.first_pages, (std::vector<uint32_t>{0, 4, 8, 12, 16, 20}));
-  const std::set<std::string> owners(written.owners.begin(), written.owners.end());
-  EXPECT_GE(owners.size(), 2u) << "six segments all on one of three nodes";
+  // Segments spread over the nodes: 24 segments of a longer sequence all on one of three
+  // nodes would be a placement bug (by chance: 3^-23; node ids here are random ports).
+  std::set<std::string> owners;
+  const std::vector<TokenId> longer = RandomTokens(8, size_t{96} * page_tokens());
+  for (uint32_t p = 0; p < 96; p += kSegmentPages) owners.insert(cluster->OwnerOf(ns_, longer, p));
+  EXPECT_GE(owners.size(), 2u) << "24 segments all on one of three nodes";
   for (size_t i = 0; i < written.pieces.size(); ++i) {
     EXPECT_FALSE(written.pieces[i].existed);
     EXPECT_EQ(written.owners[i], cluster->OwnerOf(ns_, tokens, written.first_pages[i]));
@@ -167,6 +171,10 @@ TEST_F(ClusterClientTest, ASequenceStripedOverThreeNodesReadsBackByteForByte) {
       EXPECT_LE(alone->matched_pages, kSegmentPages);
     }
   }
+  // A lookup every node would refuse fails whole instead of answering "nothing cached".
+  const std::vector<TokenId> too_long((size_t{1} << 21) + page_tokens(), 7);
+  EXPECT_CODE(cluster->Match(ns_, too_long), absl::StatusCode::kInvalidArgument);
+
   // Writing it all again transfers nothing.
   ASSERT_OK_AND_ASSIGN(written, cluster->Write(ns_, to22, 0, Source(first)));
   for (const WriteResult& piece : written.pieces) EXPECT_TRUE(piece.existed);

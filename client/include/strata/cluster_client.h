@@ -37,7 +37,10 @@
 //
 // Errors: Connect INVALID_ARGUMENT (options: neither or both of nodes and cluster_url, a bad
 // address or URL, segment_pages 0, node_timeout <= 0), UNAVAILABLE etcd did not answer the
-// first read. Match INVALID_ARGUMENT as Client::Match; UNAVAILABLE no serving node. Read as
+// first read. Match INVALID_ARGUMENT as Client::Match, and any owner's INVALID_ARGUMENT,
+// UNAUTHENTICATED, PERMISSION_DENIED or FAILED_PRECONDITION (what every node would answer);
+// an owner's other failures (UNAVAILABLE, DEADLINE_EXCEEDED, NOT_FOUND for a namespace it
+// never saw) make its segments misses; UNAVAILABLE no serving node. Read as
 // Client::ReadInto, per owner (the first failure). Write as Client::Write (the first
 // failing piece; pieces before it stay written: they are cache).
 #pragma once
