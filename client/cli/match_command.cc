@@ -1,5 +1,11 @@
 // strata match: the longest cached prefix of a token sequence.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 #include "client/cli/blob_format.h"
@@ -10,6 +16,7 @@
 #include "client/cli/table.h"
 #include "client/cli/token_file.h"
 #include "strata/base/status_macros.h"
+#include "strata/cluster_client.h"
 
 namespace strata::cli {
 namespace {
@@ -26,14 +33,38 @@ absl::StatusOr<LookupPhase> PhaseFromFlag(const ParsedArgs& args) {
       absl::StrCat("--phase: \"", *text, "\" is not a phase (prefill, midfill, decode)"));
 }
 
+// With --cluster (or $STRATA_CLUSTER): the cluster's answer (strata/cluster_client.h) and the
+// node holding each segment; else the node's.
+absl::StatusOr<MatchResult> Lookup(CommandContext& ctx, const ParsedArgs& args, const Namespace& ns,
+                                   const std::vector<TokenId>& tokens, LookupPhase phase,
+                                   std::vector<std::string>* owners) {
+  if (ctx.cluster_url().empty()) {
+    STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
+    return client->Match(ns, tokens, phase, ctx.Call());
+  }
+  ClusterClientOptions options;
+  options.cluster_url = ctx.cluster_url();
+  options.node_options = ctx.options();
+  if (const std::optional<std::string> s = args.Value("segment-pages"); s.has_value()) {
+    if (!absl::SimpleAtoi(*s, &options.segment_pages) || options.segment_pages == 0) {
+      return UsageError(absl::StrCat("--segment-pages: \"", *s, "\" is not a page count >= 1"));
+    }
+  }
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ClusterClient> cluster,
+                          ClusterClient::Connect(std::move(options)));
+  STRATA_ASSIGN_OR_RETURN(ClusterMatch match, cluster->Match(ns, tokens, phase, ctx.Call()));
+  *owners = std::move(match.owners);
+  return std::move(match.match);
+}
+
 absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(const LookupPhase phase, PhaseFromFlag(args));
   STRATA_ASSIGN_OR_RETURN(std::optional<Namespace> ns, NamespaceFromFlags(args));
   const uint32_t page_tokens = ns->layout().page_tokens;
   const std::string tokens_path = args.ValueOr("tokens", "-");
   STRATA_ASSIGN_OR_RETURN(const std::vector<TokenId> tokens, ReadTokenFile(tokens_path, ctx.in()));
-  STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
-  STRATA_ASSIGN_OR_RETURN(MatchResult match, client->Match(*ns, tokens, phase, ctx.Call()));
+  std::vector<std::string> owners;  // with --cluster: the node of each segment
+  STRATA_ASSIGN_OR_RETURN(MatchResult match, Lookup(ctx, args, *ns, tokens, phase, &owners));
 
   const uint32_t query_pages = radix::WholePages(tokens.size(), page_tokens);
   const uint64_t matched_tokens = radix::PageTokenCount(match.matched_pages, page_tokens);
@@ -46,7 +77,11 @@ absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
     json["readable_pages"] = match.ReadablePages();
     json["truncated"] = match.truncated;
     Json& segments = json["segments"] = Json::array();
-    for (const Segment& segment : match.segments) segments.push_back(SegmentJson(segment));
+    for (size_t i = 0; i < match.segments.size(); ++i) {
+      Json segment = SegmentJson(match.segments[i]);
+      if (!owners.empty()) segment["node"] = owners[i];
+      segments.push_back(std::move(segment));
+    }
     ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
   }
@@ -61,18 +96,21 @@ absl::Status RunMatch(CommandContext& ctx, const ParsedArgs& args) {
               << match.TextSegments().back().blob.ToHex() << "\n";
   }
   if (match.segments.empty()) return absl::OkStatus();
-  Table table({{"SEQ PAGES"},
-               {"PAGES", Align::kRight},
-               {"BLOB"},
-               {"BLOB PAGES"},
-               {"OF", Align::kRight},
-               {"TIER"}});
-  for (const Segment& s : match.segments) {
-    table.AddRow(
-        {absl::StrCat("[", s.seq_page_begin, ", ", s.seq_page_begin + s.page_count, ")"),
-         absl::StrCat(s.page_count), s.blob.ToHex(),
-         absl::StrCat("[", s.blob_page_offset, ", ", s.blob_page_offset + s.page_count, ")"),
-         absl::StrCat(s.blob_pages), std::string(TierName(s.tier))});
+  std::vector<Column> columns = {{"SEQ PAGES"},  {"PAGES", Align::kRight}, {"BLOB"},
+                                 {"BLOB PAGES"}, {"OF", Align::kRight},    {"TIER"}};
+  if (!owners.empty()) columns.push_back({"NODE"});
+  Table table(std::move(columns));
+  for (size_t i = 0; i < match.segments.size(); ++i) {
+    const Segment& s = match.segments[i];
+    std::vector<std::string> row = {
+        absl::StrCat("[", s.seq_page_begin, ", ", s.seq_page_begin + s.page_count, ")"),
+        absl::StrCat(s.page_count),
+        s.blob.ToHex(),
+        absl::StrCat("[", s.blob_page_offset, ", ", s.blob_page_offset + s.page_count, ")"),
+        absl::StrCat(s.blob_pages),
+        std::string(TierName(s.tier))};
+    if (!owners.empty()) row.push_back(owners[i]);
+    table.AddRow(std::move(row));
   }
   ctx.out() << "\n" << table.Render();
   return absl::OkStatus();
@@ -85,6 +123,10 @@ Command MatchCommand() {
   flags.push_back({.name = "tokens",
                    .value_name = "FILE",
                    .help = "the query's token ids from sequence page 0 (default: - = stdin)"});
+  flags.push_back({.name = "segment-pages",
+                   .value_name = "N",
+                   .help = "with --cluster: pages per segment, as the cluster's writers use "
+                           "(default 256, strata/cluster_client.h)"});
   flags.push_back({.name = "phase",
                    .value_name = "PHASE",
                    .help = "the lookup's phase for the node's statistics: prefill, midfill or "
@@ -99,9 +141,11 @@ Command MatchCommand() {
                   "no KV bytes: only the pages before the first of them are readable. A miss "
                   "is exit 0 with 0 pages matched; a namespace the node has never seen is "
                   "NOT_FOUND (exit 1). --phase only changes which phase the node counts the "
-                  "lookup in (strata tiers). JSON: {matched_pages, matched_tokens, query_pages, "
+                  "lookup in (strata tiers). With --cluster (or $STRATA_CLUSTER) the lookup "
+                  "asks every segment's owner in the cluster at once and each segment names "
+                  "its node. JSON: {matched_pages, matched_tokens, query_pages, "
                   "query_tokens, readable_pages, truncated, segments[] (text segments with "
-                  "their tokens[])}.",
+                  "their tokens[]; with --cluster each has its node)}.",
        .flags = std::move(flags)},
       RunMatch};
 }

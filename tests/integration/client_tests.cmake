@@ -20,8 +20,11 @@ if(TARGET strata::client AND TARGET strata::testing_node)
   # Many nodes as one store (strata/cluster_client.h): static membership and etcd's.
   strata_add_test(NAME integration_cluster_client_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_client_test.cc
-                  LIBS strata_client_e2e_support strata::testing absl::time
-                  LABELS integration etcd)
+                  LIBS strata_client_e2e_support strata::testing absl::time absl::strings
+                       nlohmann_json::nlohmann_json
+                  LABELS integration etcd
+                  DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
+                  DEPENDS strata)
   # In-process node (to corrupt arena bytes behind its back).
   strata_add_test(NAME integration_client_data_loss_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_data_loss_test.cc

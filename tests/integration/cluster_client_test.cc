@@ -20,15 +20,18 @@
 #include <signal.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 #include "client_e2e_support.h"
+#include "nlohmann/json.hpp"
 #include "strata/base/status_test_macros.h"
 #include "strata/client.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/node_process.h"
+#include "strata/testing/process.h"
 
 namespace strata::integration::cluster_client_test {
 namespace {
@@ -437,6 +440,28 @@ TEST_F(ClusterClientTest, FollowsTheNodesRegisteredInEtcd) {
   std::vector<std::byte> got(bytes.size());
   ASSERT_OK(cluster->Read(ns_, match, 16, Host(got)));
   EXPECT_TRUE(got == bytes);
+
+  // The CLI's lookup across the cluster: the same answer, each segment with its node.
+  const std::string token_file = absl::StrCat(::testing::TempDir(), "/cluster-tokens.txt");
+  {
+    std::ofstream out(token_file);
+    out << absl::StrJoin(tokens, " ") << "\n";
+  }
+  ASSERT_OK_AND_ASSIGN(
+      const strata::testing::ProgramResult cli,
+      strata::testing::RunProgram(
+          STRATA_CLI_BINARY,
+          {"--cluster", options.cluster_url, "match", "--tenant=cluster",
+           "--model=org/reference-4l",
+           "--layout=layers=4,kv_heads=2,head_dim=32,dtype=bf16,page_tokens=16", "--tokens",
+           token_file, "--segment-pages", std::to_string(kSegmentPages), "--json"}));
+  ASSERT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+  const nlohmann::json json = nlohmann::json::parse(cli.out);
+  EXPECT_EQ(json["matched_pages"], 16);
+  ASSERT_EQ(json["segments"].size(), match.match.segments.size());
+  for (size_t i = 0; i < match.owners.size(); ++i) {
+    EXPECT_EQ(json["segments"][i]["node"], match.owners[i]);
+  }
 
   // A node that stops (SIGTERM: it deregisters) leaves the view; its segments move.
   const ClusterNodeInfo gone = cluster->Nodes().front();
