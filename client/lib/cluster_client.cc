@@ -16,6 +16,7 @@
 #include "strata/client.h"
 #include "strata/cluster.h"
 #include "strata/proto/limits.h"
+#include "strata/proto/repeated_convert.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/store/cluster/etcd_client.h"
 #include "strata/store/cluster/membership.h"
@@ -120,10 +121,7 @@ class ClusterClient::Impl {
   absl::StatusOr<ClusterMatch> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                      LookupPhase phase, const CallOptions& call) {
     // As one node's Match: a query too long for any node is the caller's error.
-    if (tokens.size() > proto::kMaxTokensPerRequest) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tokens: ", tokens.size(), " entries exceed the limit of ", proto::kMaxTokensPerRequest));
-    }
+    STRATA_RETURN_IF_ERROR(proto::CheckCount("tokens", tokens.size(), proto::kMaxTokensPerRequest));
     const uint32_t page_tokens = ns.layout().page_tokens;
     const View view = CurrentView();
     if (view.placement.empty()) return absl::UnavailableError("the cluster has no serving node");
@@ -132,6 +130,11 @@ class ClusterClient::Impl {
     const auto pages = static_cast<uint32_t>(hashes.size());
     const uint32_t s = options_.segment_pages;
     const std::vector<radix::PrefixHash> starts = cluster::SegmentStarts(h0, hashes, s);
+    // Whether segment k's answer ends the prefix: it did not hit all the segment's pages.
+    auto ends_prefix = [&](size_t k, const MatchResult& answer) {
+      const uint32_t first = static_cast<uint32_t>(k) * s;
+      return answer.matched_pages < std::min(pages - first, s) || answer.truncated;
+    };
     const CallOptions node_call =
         Within(call, options_.node_timeout, options_.node_options.default_timeout);
 
@@ -180,11 +183,7 @@ class ClusterClient::Impl {
           for (size_t i = 0; i < answers->size(); ++i) {
             asked[(*segs)[done + i]].answer = std::move((*answers)[i]);
           }
-          if (answers->size() < n) return;
-          const MatchResult& last = answers->back();
-          const size_t last_k = (*segs)[done + n - 1];
-          const uint32_t last_first = static_cast<uint32_t>(last_k) * s;
-          if (last.matched_pages < std::min(pages - last_first, s) || last.truncated) return;
+          if (answers->size() < n || ends_prefix((*segs)[done + n - 1], answers->back())) return;
           done += n;
         }
       }));
@@ -225,8 +224,7 @@ class ClusterClient::Impl {
       }
       out.match.matched_pages = first + answer->matched_pages;
       out.match.truncated = out.match.truncated || answer->truncated;
-      // The prefix ends in a segment that did not hit whole.
-      if (answer->matched_pages < std::min(pages - first, s) || answer->truncated) stopped = true;
+      if (ends_prefix(k, *answer)) stopped = true;
     }
     return out;
   }
