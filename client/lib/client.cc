@@ -63,6 +63,16 @@ absl::StatusOr<WriteResult> Client::Write(const Namespace& ns, const SegmentStar
   return core_->Write(ns, std::nullopt, tokens, source, core_->Deadline(call), &start);
 }
 
+absl::StatusOr<WriteResult> Client::WriteText(const Namespace& ns,
+                                              const std::optional<Parent>& parent,
+                                              const std::optional<SegmentStart>& start,
+                                              absl::Span<const TokenId> tokens,
+                                              const MemoryDescriptor& source,
+                                              const CallOptions& call) {
+  return core_->WriteText(ns, parent, tokens, source, core_->Deadline(call),
+                          start.has_value() ? &*start : nullptr);
+}
+
 absl::Status Client::Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
                           absl::Span<const MemoryDescriptor> destinations,
                           const CallOptions& call) {

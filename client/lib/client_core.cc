@@ -68,8 +68,7 @@ absl::StatusOr<MatchResult> ClientCore::Match(const Namespace& ns, absl::Span<co
   proto::TokensToProto(tokens, request.mutable_tokens());
   request.set_phase(wire_phase);
   if (start != nullptr) {
-    proto::ToProto(start->hash, request.mutable_segment_start()->mutable_hash());
-    request.mutable_segment_start()->set_pages(start->pages);
+    SegmentStartToProto(*start, request.mutable_segment_start());
   }
   v1::MatchResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::Match, request,
@@ -97,8 +96,7 @@ absl::StatusOr<std::vector<MatchResult>> ClientCore::MatchSegments(
     tokens += q.tokens.size();
     v1::SegmentQuery* out = request.add_queries();
     if (q.start.has_value()) {
-      proto::ToProto(q.start->hash, out->mutable_segment_start()->mutable_hash());
-      out->mutable_segment_start()->set_pages(q.start->pages);
+      SegmentStartToProto(*q.start, out->mutable_segment_start());
     }
     proto::TokensToProto(q.tokens, out->mutable_tokens());
   }

@@ -100,6 +100,12 @@ class ClientCore {
   std::vector<absl::StatusOr<WriteResult>> WriteBatch(const Namespace& ns,
                                                       absl::Span<const WriteItem> items,
                                                       absl::Time deadline);
+  // Client::WriteText: the blob's checks and checksums as Write, then one BeginPut with
+  // text_only.
+  absl::StatusOr<WriteResult> WriteText(const Namespace& ns, const std::optional<Parent>& parent,
+                                        absl::Span<const TokenId> tokens,
+                                        const MemoryDescriptor& source, absl::Time deadline,
+                                        const SegmentStart* start = nullptr);
 
  private:
   // The data plane, created on first use. UNAVAILABLE / INVALID_ARGUMENT as DataPlane::Create.

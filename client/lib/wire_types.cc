@@ -24,6 +24,11 @@ absl::Status NodeBug(const absl::Status& status) {
 
 }  // namespace
 
+void SegmentStartToProto(const SegmentStart& start, v1::SegmentStart* out) {
+  proto::ToProto(start.hash, out->mutable_hash());
+  out->set_pages(start.pages);
+}
+
 absl::StatusOr<MatchResult> MatchResultFromProto(const v1::MatchResponse& response) {
   absl::StatusOr<MatchResult> match = proto::MatchFromProto(response);
   if (!match.ok()) return NodeBug(match.status());

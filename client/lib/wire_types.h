@@ -36,6 +36,7 @@ absl::StatusOr<NodeTiers> NodeTiersFromProto(const v1::TiersResponse& response);
 HealthInfo HealthInfoFromProto(const v1::HealthResponse& response);
 PrefetchResult PrefetchResultFromProto(const v1::PrefetchResponse& response);
 RebuildRequestResult RebuildRequestResultFromProto(const v1::RequestRebuildResponse& response);
+void SegmentStartToProto(const SegmentStart& start, v1::SegmentStart* out);
 // `now` is this client's clock when the answer came: deadline = now + expires_in_ms.
 // INTERNAL (naming `field`) for a task without a valid namespace or key, ragged or oversized
 // sequence_tokens, fewer sequence tokens than its pages need, or a checksum count other

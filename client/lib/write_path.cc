@@ -21,8 +21,11 @@
 #include "absl/strings/str_cat.h"
 
 #include "client/lib/client_core.h"
+#include "client/lib/wire_types.h"
 #include "strata/base/status_macros.h"
+#include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
+#include "strata/proto/namespace_convert.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/radix/chunk_checksum.h"
 #include "strata/radix/prefix_hash.h"
@@ -32,11 +35,18 @@ namespace strata::client_internal {
 
 namespace wire = store::transport::wire;
 
-absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
-                                              const std::optional<Parent>& parent,
-                                              absl::Span<const TokenId> tokens,
-                                              const MemoryDescriptor& source, absl::Time deadline,
-                                              const SegmentStart* start) {
+namespace {
+
+// A blob to write, checked, with its chunk checksums.
+struct CheckedBlob {
+  uint64_t bytes = 0;
+  absl::Span<const std::byte> blob;
+  std::vector<uint64_t> checksums;
+};
+
+absl::StatusOr<CheckedBlob> CheckBlob(const Namespace& ns, const std::optional<Parent>& parent,
+                                      absl::Span<const TokenId> tokens,
+                                      const MemoryDescriptor& source, const SegmentStart* start) {
   const radix::KvLayout& layout = ns.layout();
   if (start != nullptr && (parent.has_value() || start->pages == 0)) {
     return absl::InvalidArgumentError(parent.has_value()
@@ -59,6 +69,49 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
   const auto blob = absl::MakeConstSpan(static_cast<const std::byte*>(source.ptr), bytes);
   STRATA_ASSIGN_OR_RETURN(std::vector<uint64_t> checksums,
                           radix::ChunkChecksums(blob, layout, pages));
+  return CheckedBlob{bytes, blob, std::move(checksums)};
+}
+
+}  // namespace
+
+absl::StatusOr<WriteResult> ClientCore::WriteText(const Namespace& ns,
+                                                  const std::optional<Parent>& parent,
+                                                  absl::Span<const TokenId> tokens,
+                                                  const MemoryDescriptor& source,
+                                                  absl::Time deadline, const SegmentStart* start) {
+  STRATA_ASSIGN_OR_RETURN(const CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
+  v1::BeginPutRequest request;
+  proto::ToProto(ns, request.mutable_ns());
+  if (parent.has_value()) {
+    v1::Parent* p = request.mutable_parent();
+    proto::ToProto(parent->key, p->mutable_key());
+    p->set_pages(parent->pages);
+  }
+  if (start != nullptr) {
+    SegmentStartToProto(*start, request.mutable_segment_start());
+  }
+  proto::TokensToProto(tokens, request.mutable_tokens());
+  request.set_bytes(checked.bytes);
+  request.mutable_chunk_checksums()->Add(checked.checksums.begin(), checked.checksums.end());
+  request.set_text_only(true);
+  v1::BeginPutResponse response;
+  // Safe to repeat: a TEXT put whose answer was lost finds its key existing.
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::BeginPut, request,
+                                       &response, deadline, Retry::kUnavailable));
+  STRATA_ASSIGN_OR_RETURN(const BlobKey key, proto::BlobKeyFromProto(response.key(), "key"));
+  return WriteResult{key, response.exists(), response.indexed_pages()};
+}
+
+absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
+                                              const std::optional<Parent>& parent,
+                                              absl::Span<const TokenId> tokens,
+                                              const MemoryDescriptor& source, absl::Time deadline,
+                                              const SegmentStart* start) {
+  const radix::KvLayout& layout = ns.layout();
+  STRATA_ASSIGN_OR_RETURN(CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
+  const uint64_t bytes = checked.bytes;
+  const absl::Span<const std::byte> blob = checked.blob;
+  const std::vector<uint64_t> checksums = std::move(checked.checksums);
 
   const std::string ns_encoding = ns.CanonicalEncoding();
   wire::PutHeader header{.bytes = bytes,

@@ -30,6 +30,18 @@ absl::Status Committing(uint64_t put_id) {
 absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
                                                    const PutRequest& request,
                                                    const AccessScope& scope) {
+  return StartPut(ns, request, scope, /*text_only=*/false);
+}
+
+absl::StatusOr<BeginPutReply> NodeEngine::PutText(const radix::Namespace& ns,
+                                                  const PutRequest& request,
+                                                  const AccessScope& scope) {
+  return StartPut(ns, request, scope, /*text_only=*/true);
+}
+
+absl::StatusOr<BeginPutReply> NodeEngine::StartPut(const radix::Namespace& ns,
+                                                   const PutRequest& request,
+                                                   const AccessScope& scope, bool text_only) {
   if (!scope.Allows(ns.tenant())) {
     return absl::PermissionDeniedError(
         absl::StrCat("this tenant may not write namespaces of tenant label \"", ns.tenant(), "\""));
@@ -79,9 +91,10 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     return absl::InvalidArgumentError(absl::StrCat(
         "key mismatch: the client computed ", request.key->ToHex(), ", the node ", key.ToHex()));
   }
-  // A TEXT blob (bytes dropped, tokens kept) is refilled by a put: a rebuild.
+  // A TEXT blob (bytes dropped, tokens kept) is refilled by a put: a rebuild. A TEXT put
+  // of a linked key has nothing to add.
   const BlobRecord* linked = table_.FindLinked(key);
-  if ((linked != nullptr && linked->has_bytes()) || puts_.Filling(key)) {
+  if ((linked != nullptr && (linked->has_bytes() || text_only)) || puts_.Filling(key)) {
     BeginPutReply reply;
     reply.exists = true;
     reply.key = key;
@@ -101,32 +114,33 @@ absl::StatusOr<BeginPutReply> NodeEngine::BeginPut(const radix::Namespace& ns,
     ++parent->children;  // keeps the parent's record through the eviction below
   }
   sequence.insert(sequence.end(), request.tokens.begin(), request.tokens.end());
+  NewPut put{.ns = &ns,
+             .namespace_hash = h0,
+             .request = &request,
+             .key = key,
+             .start_hash = start_hash,
+             .first_page = first_page,
+             .pages = pages,
+             .parent = parent,
+             .sequence = std::move(sequence),
+             .prefix_pin = std::move(prefix_pin),
+             .now = now};
+  if (text_only) return put_keeper_.AddText(mu_, std::move(put), [this] { return ids_.Next(); });
   // Before the allocation evicts anything: does it fit, within the pending puts' limits?
-  if (absl::Status admitted = puts_.Admit(
-          ns.tenant(), request.bytes,
-          PutTable::MetadataBytes(request.tokens.size(), sequence.size(), request.checksums.size()),
-          arena_->capacity());
+  if (absl::Status admitted =
+          puts_.Admit(ns.tenant(), request.bytes,
+                      PutTable::MetadataBytes(request.tokens.size(), put.sequence.size(),
+                                              request.checksums.size()),
+                      arena_->capacity());
       !admitted.ok()) {
     if (parent != nullptr) {
       --parent->children;
-      prefix_pin.Release();
+      put.prefix_pin.Release();
       keeper_.Release(mu_, parent);
     }
     return admitted;
   }
-  return put_keeper_.Begin(mu_,
-                           NewPut{.ns = &ns,
-                                  .namespace_hash = h0,
-                                  .request = &request,
-                                  .key = key,
-                                  .start_hash = start_hash,
-                                  .first_page = first_page,
-                                  .pages = pages,
-                                  .parent = parent,
-                                  .sequence = std::move(sequence),
-                                  .prefix_pin = std::move(prefix_pin),
-                                  .now = now},
-                           [this] { return ids_.Next(); });
+  return put_keeper_.Begin(mu_, std::move(put), [this] { return ids_.Next(); });
 }
 
 absl::StatusOr<PendingPut*> NodeEngine::FindPutLocked(uint64_t put_id, absl::Time now,

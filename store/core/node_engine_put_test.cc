@@ -447,6 +447,78 @@ TEST_F(NodeEnginePutTest, ASegmentStartRootsASubTrieThatAMatchFromItFinds) {
   EXPECT_EQ(m.matched_pages, 0u);
 }
 
+// A TEXT put (a cluster's replica of token text): indexed at once without bytes; a put of
+// the same bytes refills it, other bytes are refused; a child may continue it.
+TEST_F(NodeEnginePutTest, ATextPutIndexesTheBlobAsTextUntilAPutRefillsIt) {
+  NodeEngineOptions options = SmallOptions(&clock_);
+  options.text_bytes = 1 << 20;
+  engine_ = NodeEngine::Create(options).value();
+  const BlobContent head = MakeBlob(ns_, 4, 50);
+  const BlobContent s = MakeBlob(ns_, 2, 51);  // pages [4, 6): a segment's first blob
+  const BlobContent c = MakeBlob(ns_, 1, 52);  // page 6, continuing s
+  const SegmentStart start{radix::PrefixHashAt(h0_, head.tokens, 4), 4};
+  PutRequest request = testing::PutRequestOf(std::nullopt, s);
+  request.segment_start = start;
+  const uint64_t used = UsedBytes();
+  ASSERT_OK_AND_ASSIGN(BeginPutReply text, engine_->PutText(ns_, request));
+  EXPECT_FALSE(text.exists);
+  EXPECT_EQ(text.put_id, 0u);
+  EXPECT_EQ(text.indexed_pages, 2u);
+  EXPECT_EQ(text.key, radix::BlobKey{radix::PrefixHashAt(h0_, Concat(head.tokens, s.tokens), 4)});
+  EXPECT_EQ(UsedBytes(), used);  // no DRAM taken
+  ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(text.key));
+  EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kText});
+  EXPECT_EQ(engine_->Tiers().text.blobs, 1u);
+  // A TEXT child continues it; Match from the segment start sees both as TEXT.
+  PutRequest child = testing::PutRequestOf(BlobParent{text.key, 6}, c);
+  ASSERT_OK_AND_ASSIGN(BeginPutReply text_child, engine_->PutText(ns_, child));
+  EXPECT_EQ(text_child.indexed_pages, 1u);
+  const std::vector<radix::TokenId> tail = Concat(s.tokens, c.tokens);
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine_->Match(ns_, tail, LookupPhase::kUnspecified,
+                                                     AccessScope::All(), start));
+  EXPECT_EQ(m.matched_pages, 3u);
+  ASSERT_EQ(m.segments.size(), 2u);
+  EXPECT_EQ(m.segments[0].tier, Tier::kText);
+  EXPECT_EQ(m.segments[1].tier, Tier::kText);
+  // Again: exists, nothing added.
+  ASSERT_OK_AND_ASSIGN(BeginPutReply again, engine_->PutText(ns_, request));
+  EXPECT_TRUE(again.exists);
+  EXPECT_EQ(engine_->Tiers().text.blobs, 2u);
+
+  // Other bytes under the key are refused; the blob stays TEXT.
+  BlobContent other = MakeBlob(ns_, 2, 99);
+  other.tokens = s.tokens;
+  PutRequest wrong_request = testing::PutRequestOf(std::nullopt, other);
+  wrong_request.segment_start = start;
+  ASSERT_OK_AND_ASSIGN(BeginPutReply wrong, engine_->BeginPut(ns_, wrong_request));
+  ASSERT_OK(SendBlob(*engine_, wrong.put_id, other));
+  EXPECT_CODE(engine_->CommitPut(wrong.put_id), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK_AND_ASSIGN(info, engine_->Stat(text.key));
+  EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kText});
+  // The real bytes refill it: readable, and a TEXT put of it now exists.
+  ASSERT_OK_AND_ASSIGN(BeginPutReply fill, engine_->BeginPut(ns_, request));
+  ASSERT_FALSE(fill.exists);
+  ASSERT_OK(SendBlob(*engine_, fill.put_id, s));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply filled, engine_->CommitPut(fill.put_id));
+  EXPECT_EQ(filled.key, text.key);
+  ASSERT_OK_AND_ASSIGN(info, engine_->Stat(text.key));
+  EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kDram});
+  ASSERT_OK_AND_ASSIGN(again, engine_->PutText(ns_, request));
+  EXPECT_TRUE(again.exists);
+
+  // A TEXT put is checked as a put: a wrong size, an unknown parent, draining.
+  PutRequest bad = child;
+  bad.bytes += 1;
+  EXPECT_CODE(engine_->PutText(ns_, bad), absl::StatusCode::kInvalidArgument);
+  bad = child;
+  bad.parent = BlobParent{radix::BlobKey{radix::PrefixHash{1, 2}}, 6};
+  EXPECT_CODE(engine_->PutText(ns_, bad), absl::StatusCode::kFailedPrecondition);
+  EXPECT_CODE(engine_->PutText(SmallNamespace("other"), child),
+              absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(engine_->Drain(absl::Seconds(1)));
+  EXPECT_CODE(engine_->PutText(ns_, request), absl::StatusCode::kUnavailable);
+}
+
 // No TEXT tier (SmallOptions): a dropped blob leaves the index, unless its pages are
 // pinned (here by a pending put's prefix); then it stays as TEXT, and must go as soon as
 // nothing keeps it, not linger until some later drop.

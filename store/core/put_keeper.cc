@@ -33,15 +33,36 @@ absl::StatusOr<BeginPutReply> PutKeeper::Begin(absl::Mutex& mu, NewPut put,
     }
     return extent.status();
   }
-  const NamespaceEntry* entry = deps_.registry->Find(put.namespace_hash);
-  if (entry == nullptr) entry = &deps_.registry->Register(*put.ns, put.namespace_hash);
+  std::unique_ptr<BlobRecord> record = NewRecord(EntryOf(put), put, new_id());
+  record->extent = *extent;
+  BlobRecord* added = deps_.table->Add(std::move(record));
 
+  PendingPut pending(added);
+  pending.sequence = std::move(put.sequence);
+  pending.prefix_pin = std::move(put.prefix_pin);
+  const PendingPut& queued = deps_.puts->Add(std::move(pending), put.now);
+  BeginPutReply reply;
+  reply.key = put.key;
+  reply.put_id = added->id;
+  reply.extent = *extent;
+  reply.deadline = queued.deadline;
+  return reply;
+}
+
+const NamespaceEntry& PutKeeper::EntryOf(const NewPut& put) {
+  const NamespaceEntry* entry = deps_.registry->Find(put.namespace_hash);
+  return entry != nullptr ? *entry : deps_.registry->Register(*put.ns, put.namespace_hash);
+}
+
+std::unique_ptr<BlobRecord> PutKeeper::NewRecord(const NamespaceEntry& entry, const NewPut& put,
+                                                 tiering::BlobId id) {
+  const PutRequest& request = *put.request;
   auto record = std::make_unique<BlobRecord>();
-  record->id = new_id();
+  record->id = id;
   record->key = put.key;
   record->namespace_hash = put.namespace_hash;
-  record->ns = &entry->ns;
-  record->tree = entry->tree;
+  record->ns = &entry.ns;
+  record->tree = entry.tree;
   record->root_id = record->id;
   record->root_hash = put.start_hash;  // h_0 at page 0, else the segment start
   record->root_page = put.first_page;
@@ -58,20 +79,41 @@ absl::StatusOr<BeginPutReply> PutKeeper::Begin(absl::Mutex& mu, NewPut put,
   record->bytes = request.bytes;
   record->tokens.assign(request.tokens.begin(), request.tokens.end());
   record->checksums.assign(request.checksums.begin(), request.checksums.end());
-  record->extent = *extent;
   record->created = put.now;
   record->last_access = put.now;
-  BlobRecord* added = deps_.table->Add(std::move(record));
+  return record;
+}
 
-  PendingPut pending(added);
-  pending.sequence = std::move(put.sequence);
-  pending.prefix_pin = std::move(put.prefix_pin);
-  const PendingPut& queued = deps_.puts->Add(std::move(pending), put.now);
+absl::StatusOr<BeginPutReply> PutKeeper::AddText(absl::Mutex& mu, NewPut put,
+                                                 absl::FunctionRef<tiering::BlobId()> new_id) {
+  CheckLock(mu);
+  BlobRecord* record = deps_.table->Add(NewRecord(EntryOf(put), put, new_id()));
+  absl::StatusOr<uint32_t> inserted = record->tree->Insert(
+      record->root_hash, put.sequence, record->first_page - record->root_page, record->key);
+  put.prefix_pin.Release();  // the blob's own nodes hold the path now (or it is dropped)
   BeginPutReply reply;
-  reply.key = put.key;
-  reply.put_id = added->id;
-  reply.extent = *extent;
-  reply.deadline = queued.deadline;
+  reply.key = record->key;
+  if (!inserted.ok() || *inserted == 0) {
+    deps_.table->Unlink(record);
+    deps_.keeper->Release(mu, record);
+    deps_.mover->TrimText(mu);  // as after an abort: the pin is gone
+    if (!inserted.ok()) {
+      // Cannot happen: the prefix was pinned.
+      LOG(ERROR) << "PutText: index insert of " << reply.key.ToHex()
+                 << " failed: " << inserted.status();
+      return absl::InternalError(
+          absl::StrCat("index insert failed: ", inserted.status().message()));
+    }
+    return reply;
+  }
+  record->insert_tick = deps_.ledger->NextTick();
+  record->read_tick = record->insert_tick;
+  record->pages_in_index = *inserted;
+  deps_.table->Link(record);
+  deps_.ledger->SyncText(record);
+  deps_.journal->Persist(*record);
+  reply.indexed_pages = *inserted;
+  deps_.mover->TrimText(mu);  // may take this very blob, leaf first, when TEXT is full
   return reply;
 }
 

@@ -99,6 +99,14 @@ absl::Status DoBeginPut(core::NodeEngine& engine, const core::AccessScope& acces
                         const core::Clock& clock, const std::string& data_plane,
                         const v1::BeginPutRequest& request, v1::BeginPutResponse* response) {
   STRATA_ASSIGN_OR_RETURN(const BeginPutArgs args, PutRequestFromProto(request));
+  if (request.text_only()) {
+    STRATA_ASSIGN_OR_RETURN(const core::BeginPutReply reply,
+                            engine.PutText(args.ns, args.put, access));
+    response->set_exists(reply.exists);
+    proto::ToProto(reply.key, response->mutable_key());
+    response->set_indexed_pages(reply.indexed_pages);
+    return absl::OkStatus();
+  }
   STRATA_ASSIGN_OR_RETURN(const core::BeginPutReply reply,
                           engine.BeginPut(args.ns, args.put, access));
   BeginPutToProto(reply, clock.Now(), data_plane, response);

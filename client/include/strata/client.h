@@ -232,6 +232,18 @@ class Client {
                                     absl::Span<const TokenId> tokens,
                                     const MemoryDescriptor& source, const CallOptions& call = {});
 
+  // A TEXT replica of the blob Write(ns, parent or start, tokens, source) would write (a
+  // cluster keeps token text on more than one node): the node indexes its tokens, size and
+  // chunk checksums (computed here from `source`) as a TEXT blob — Match answers it as TEXT,
+  // a rebuild or a Write of the same bytes refills it — and no KV bytes travel. `start`
+  // set: the first blob of a segment (then no parent). WriteResult.existed when the node
+  // has the key already (with bytes or as TEXT). Errors as Write.
+  absl::StatusOr<WriteResult> WriteText(const Namespace& ns, const std::optional<Parent>& parent,
+                                        const std::optional<SegmentStart>& start,
+                                        absl::Span<const TokenId> tokens,
+                                        const MemoryDescriptor& source,
+                                        const CallOptions& call = {});
+
   // ---------------------------------------------------------------- rebuild from text
 
   // Matches `tokens` and has the node get the matched prefix ready ahead of need: SSD-only

@@ -218,6 +218,15 @@ class NodeEngine {
   absl::StatusOr<BeginPutReply> BeginPut(const radix::Namespace& ns, const PutRequest& request,
                                          const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A TEXT put (cluster replicas of token text): the blob as BeginPut names it — tokens,
+  // size, chunk checksums — indexed at once as TEXT, without its bytes: Match answers it as
+  // TEXT, a rebuild or a put of the key refills it (its bytes must match the checksums).
+  // exists when the key is linked (with bytes or as TEXT) or being put; else
+  // indexed_pages (0: every page was cached already, nothing kept). Errors as BeginPut
+  // (no RESOURCE_EXHAUSTED: TEXT over its budget is trimmed, leaf first).
+  absl::StatusOr<BeginPutReply> PutText(const radix::Namespace& ns, const PutRequest& request,
+                                        const AccessScope& scope = AccessScope::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The whole blob's destination bytes ([0, bytes) of the blob) for the data plane to
   // receive into at any offsets; refreshes the put's deadline.
   absl::StatusOr<HeldSpan> PutTarget(uint64_t put_id, const AccessScope& scope = AccessScope::All())
@@ -339,6 +348,11 @@ class NodeEngine {
   // Ends the hold a walk took on `record` (releasing it: it may be erased); whether it is
   // still linked.
   bool UnholdWalked(BlobRecord* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // BeginPut (text_only false) and PutText (true): the checks, the key and the prefix pin
+  // are one; then a pending put with its extent, or a TEXT record in the index.
+  absl::StatusOr<BeginPutReply> StartPut(const radix::Namespace& ns, const PutRequest& request,
+                                         const AccessScope& scope, bool text_only)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The pending put `put_id` if `scope` allows its namespace; else NOT_FOUND exactly as
   // for a put that does not exist.
   absl::StatusOr<PendingPut*> FindPutLocked(uint64_t put_id, absl::Time now,

@@ -113,6 +113,8 @@ struct BeginPutReply {
   // The put is abandoned (and reclaimed) if no call names it before this instant. Each
   // PutTarget / PutReceived moves it to now + put_ttl.
   absl::Time deadline = absl::InfinitePast();
+  // PutText only: pages that entered the index as TEXT (0 when exists, or all were cached).
+  uint32_t indexed_pages = 0;
 };
 
 struct CommitPutReply {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -87,6 +88,12 @@ class PutKeeper {
   absl::StatusOr<BeginPutReply> Begin(absl::Mutex& mu, NewPut put,
                                       absl::FunctionRef<tiering::BlobId()> new_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A TEXT put (NodeEngine::PutText): the record (id from new_id) inserted into the index
+  // and linked without bytes, persisted, TEXT trimmed to its budget; the prefix pin given
+  // back. indexed_pages 0: every page was cached already, nothing kept.
+  absl::StatusOr<BeginPutReply> AddText(absl::Mutex& mu, NewPut put,
+                                        absl::FunctionRef<tiering::BlobId()> new_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The pending put `put_id` at `now`; an expired one is aborted (NOT_FOUND either way).
   absl::StatusOr<PendingPut*> Find(absl::Mutex& mu, uint64_t put_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -106,6 +113,11 @@ class PutKeeper {
   absl::StatusOr<CommitPutReply> Refill(absl::Mutex& mu, uint64_t put_id, BlobRecord* text,
                                         absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void CheckLock(const absl::Mutex& mu) const;
+  // The record a put adds (not linked; no extent), its parent fields from put.parent.
+  static std::unique_ptr<BlobRecord> NewRecord(const NamespaceEntry& entry, const NewPut& put,
+                                               tiering::BlobId id);
+  // The put's namespace entry, registered on first use.
+  const NamespaceEntry& EntryOf(const NewPut& put);
 
   const Deps deps_;
 };
