@@ -101,7 +101,7 @@ up() {
     setsid "$bin/strata-node" --grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0 \
       --http_listen=127.0.0.1:0 --data_dir="$DIR/node$i" \
       --dram_bytes="${STRATA_CLUSTER_DRAM:-256MiB}" --ssd_bytes="${STRATA_CLUSTER_SSD:-1GiB}" \
-      --etcd_endpoints="$etcd" --cluster="$NAME" </dev/null >"$out" 2>"$DIR/node$i.log" &
+      --etcd_endpoints="$etcd" --cluster="$NAME" --cluster_join_window=0 </dev/null >"$out" 2>"$DIR/node$i.log" &
     echo $! >"$DIR/node$i.pid"
     wait_for "$out" "^strata-node: ready" "$(cat "$DIR/node$i.pid")" 60 ||
       { echo "cluster.sh: node$i did not start; stopping what did" >&2; down >/dev/null; exit 1; }

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <map>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -31,19 +33,44 @@ namespace cluster = store::cluster;
 // The view placement works from: the nodes (by id, as Placement sorts them) and where each
 // listens.
 struct View {
-  cluster::Placement placement{{}};
+  cluster::Placement placement{{}};  // owners: the serving and joining nodes
+  cluster::Placement settled{{}};    // before the joins and drains under way: serving, draining
+  bool changing = false;             // a node is joining or draining
   absl::flat_hash_map<std::string, std::string> address;  // id -> gRPC address
+
+  // The id of the node ranked `rank` (0: the owner) for placement key `h`, or "".
+  static std::string Ranked(const cluster::Placement& p, const radix::PrefixHash& h, size_t rank) {
+    const std::vector<int> ranked = p.Ranked(h, rank + 1);
+    return ranked.size() > rank ? p.nodes()[ranked[rank]].id : "";
+  }
+  std::string Owner(const radix::PrefixHash& h) const { return Ranked(placement, h, 0); }
+  // The owner before the changes under way, when it is another node; else "".
+  std::string Previous(const radix::PrefixHash& h) const {
+    if (!changing) return "";
+    std::string before = Ranked(settled, h, 0);
+    return before == Owner(h) ? "" : before;
+  }
 };
 
-// A Client's call deadline: the caller's, cut to `limit` from now.
+// A CallOptions deadline: the caller's, cut to `limit` from now.
 CallOptions Within(const CallOptions& call, absl::Duration limit, absl::Duration fallback) {
   const absl::Time own =
       call.deadline == absl::InfiniteFuture() ? absl::Now() + fallback : call.deadline;
   return CallOptions{std::min(own, absl::Now() + limit)};
 }
 
+// A segment read from its previous owner, to be written to its owner.
+struct Move {
+  Namespace ns;
+  std::string to;                // node id
+  std::vector<TokenId> tokens;   // the sequence through the segment piece's end
+  uint32_t first_page = 0;       // the piece's first page (a segment boundary or 0)
+  std::vector<std::byte> bytes;  // its KV, radix::BlobLayout
+};
+
 }  // namespace cluster_client_internal
 
+using cluster_client_internal::Move;
 using cluster_client_internal::View;
 using cluster_client_internal::Within;
 namespace cluster = store::cluster;
@@ -65,6 +92,9 @@ absl::Status ClusterClientOptions::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat("node_options: ", s.message()));
   }
   if (segment_pages == 0) return absl::InvalidArgumentError("segment_pages: must be >= 1");
+  if (text_replicas == 0) {
+    return absl::InvalidArgumentError("text_replicas: must be >= 1 (1: no replicas)");
+  }
   if (node_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("node_timeout: must be > 0");
   }
@@ -74,15 +104,24 @@ absl::Status ClusterClientOptions::Validate() const {
 class ClusterClient::Impl {
  public:
   explicit Impl(ClusterClientOptions options) : options_(std::move(options)) {}
+  ~Impl() {
+    {
+      absl::MutexLock lock(&move_mu_);
+      stopping_ = true;
+    }
+    if (mover_.joinable()) mover_.join();
+  }
 
   absl::Status Start() {
+    mover_ = std::thread([this] { MoveLoop(); });
     if (!options_.nodes.empty()) {
       std::vector<cluster::PlacementNode> nodes;
       for (const std::string& address : options_.nodes) {
         nodes.push_back({.id = address, .weight = 1});
         static_view_.address[address] = address;
       }
-      static_view_.placement = cluster::Placement(std::move(nodes));
+      static_view_.placement = cluster::Placement(nodes);
+      static_view_.settled = cluster::Placement(std::move(nodes));
       return absl::OkStatus();
     }
     STRATA_ASSIGN_OR_RETURN(const ClusterUrl url, ParseClusterUrl(options_.cluster_url));
@@ -97,8 +136,15 @@ class ClusterClient::Impl {
     if (membership_ == nullptr) return static_view_;
     View view;
     const std::vector<cluster::NodeRecord> records = membership_->Nodes();
-    view.placement = cluster::Placement::FromView(records);
-    for (const cluster::NodeRecord& r : records) view.address[r.id] = r.grpc_address;
+    using cluster::NodeState;
+    view.placement =
+        cluster::Placement::FromView(records, {NodeState::kServing, NodeState::kJoining});
+    view.settled =
+        cluster::Placement::FromView(records, {NodeState::kServing, NodeState::kDraining});
+    for (const cluster::NodeRecord& r : records) {
+      view.address[r.id] = r.grpc_address;
+      view.changing = view.changing || r.state != NodeState::kServing;
+    }
     return view;
   }
 
@@ -118,6 +164,75 @@ class ClusterClient::Impl {
     return client.get();
   }
 
+  // One lookup's segments as asked of nodes in one role (owner, previous owner, fallback):
+  // per segment k, the answer of the node asked (or why there is none).
+  struct Round {
+    std::vector<std::string> node;  // node[k]: asked of this node; "" not asked
+    std::vector<absl::StatusOr<MatchResult>> answer;
+    absl::flat_hash_map<std::string, absl::Status> failed;  // nodes whose call failed
+  };
+
+  // Asks every node of `round` (round.node filled) for its segments at once, one
+  // MatchSegments call per kMaxSegmentQueries; with `stop_at_first_short` a node's part ends
+  // at its first segment that does not hit whole.
+  void Ask(const View& view, const Namespace& ns, absl::Span<const TokenId> tokens,
+           const std::vector<radix::PrefixHash>& starts, uint32_t pages, LookupPhase phase,
+           bool stop_at_first_short, const CallOptions& node_call, Round& round) {
+    const uint32_t page_tokens = ns.layout().page_tokens;
+    const uint32_t s = options_.segment_pages;
+    round.answer.assign(round.node.size(), absl::CancelledError("not asked"));
+    std::map<std::string, std::vector<size_t>> by_node;
+    for (size_t k = 0; k < round.node.size(); ++k) {
+      if (!round.node[k].empty()) by_node[round.node[k]].push_back(k);
+    }
+    absl::Mutex failed_mu;
+    std::vector<std::future<void>> calls;
+    for (const auto& [id, segments] : by_node) {
+      calls.push_back(std::async(std::launch::async, [&, id = id, segs = &segments] {
+        auto fail = [&](absl::Status status) {
+          absl::MutexLock lock(&failed_mu);
+          round.failed[id] = std::move(status);
+        };
+        std::vector<SegmentQuery> queries;
+        queries.reserve(segs->size());
+        for (const size_t k : *segs) {
+          const uint32_t first = static_cast<uint32_t>(k) * s;
+          const uint32_t end = std::min(pages, first + s);
+          SegmentQuery& q = queries.emplace_back();
+          q.tokens = tokens.subspan(size_t{first} * page_tokens, size_t{end - first} * page_tokens);
+          if (first > 0) q.start = SegmentStart{starts[k], first};
+        }
+        absl::StatusOr<Client*> client = ClientFor(view, id);
+        if (!client.ok()) return fail(client.status());
+        for (size_t done = 0; done < queries.size();) {
+          const size_t n = std::min(queries.size() - done, proto::kMaxSegmentQueries);
+          absl::StatusOr<std::vector<MatchResult>> answers =
+              (*client)->MatchSegments(ns, absl::MakeConstSpan(queries).subspan(done, n), phase,
+                                       stop_at_first_short, node_call);
+          if (!answers.ok()) {
+            if (absl::IsNotFound(answers.status())) {  // a namespace it never saw: misses
+              for (size_t i = done; i < segs->size(); ++i)
+                round.answer[(*segs)[i]] = answers.status();
+              return;
+            }
+            return fail(answers.status());
+          }
+          for (size_t i = 0; i < answers->size(); ++i) {
+            round.answer[(*segs)[done + i]] = std::move((*answers)[i]);
+          }
+          if (answers->size() < n) return;
+          done += n;
+        }
+      }));
+    }
+    for (std::future<void>& call : calls) call.get();
+    for (size_t k = 0; k < round.node.size(); ++k) {
+      if (const auto it = round.failed.find(round.node[k]); it != round.failed.end()) {
+        round.answer[k] = it->second;
+      }
+    }
+  }
+
   absl::StatusOr<ClusterMatch> Match(const Namespace& ns, absl::Span<const TokenId> tokens,
                                      LookupPhase phase, const CallOptions& call) {
     // As one node's Match: a query too long for any node is the caller's error.
@@ -130,101 +245,124 @@ class ClusterClient::Impl {
     const auto pages = static_cast<uint32_t>(hashes.size());
     const uint32_t s = options_.segment_pages;
     const std::vector<radix::PrefixHash> starts = cluster::SegmentStarts(h0, hashes, s);
-    // Whether segment k's answer ends the prefix: it did not hit all the segment's pages.
-    auto ends_prefix = [&](size_t k, const MatchResult& answer) {
+    const size_t n = starts.size();
+    // Whether an answer for segment k hits all the segment's pages.
+    auto whole = [&](size_t k, const absl::StatusOr<MatchResult>& answer) {
       const uint32_t first = static_cast<uint32_t>(k) * s;
-      return answer.matched_pages < std::min(pages - first, s) || answer.truncated;
+      return answer.ok() && answer->matched_pages >= std::min(pages - first, s) &&
+             !answer->truncated;
+    };
+    auto matched = [](const absl::StatusOr<MatchResult>& answer) {
+      return answer.ok() ? answer->matched_pages : 0u;
     };
     const CallOptions node_call =
         Within(call, options_.node_timeout, options_.node_options.default_timeout);
 
-    // Every owner at once, each with one MatchSegments call for all the segments it owns, in
-    // page order; the node stops after the first that does not hit whole (the prefix ends
-    // there). An owner's segments it was not asked about, or did not answer, stay
-    // "not asked".
-    struct Asked {
-      std::string owner;
-      absl::StatusOr<MatchResult> answer = absl::CancelledError("not asked");
-    };
-    std::vector<Asked> asked(starts.size());
-    std::map<std::string, std::vector<size_t>> by_owner;
-    for (size_t k = 0; k < starts.size(); ++k) {
-      // Placed by h_{kS+1}, the hash through the segment's first page (see the header).
-      asked[k].owner = view.placement.nodes()[view.placement.Owner(hashes[k * s])].id;
-      by_owner[asked[k].owner].push_back(k);
+    // Round one: every owner, and every previous owner of a segment whose owner changed,
+    // at once. Placed by h_{kS+1}, the hash through the segment's first page (see the
+    // header). While nodes join or drain an owner may miss a segment that its previous owner
+    // has, so no node's part stops at its first miss then.
+    Round owners, previous;
+    owners.node.resize(n);
+    previous.node.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      owners.node[k] = view.Owner(hashes[k * s]);
+      previous.node[k] = view.Previous(hashes[k * s]);
     }
-    std::vector<std::future<void>> owners;
-    for (const auto& [id, segments] : by_owner) {
-      owners.push_back(std::async(std::launch::async, [&, id = id, segs = &segments] {
-        std::vector<SegmentQuery> queries;
-        queries.reserve(segs->size());
-        for (const size_t k : *segs) {
-          const uint32_t first = static_cast<uint32_t>(k) * s;
-          const uint32_t end = std::min(pages, first + s);
-          SegmentQuery& q = queries.emplace_back();
-          q.tokens = tokens.subspan(size_t{first} * page_tokens, size_t{end - first} * page_tokens);
-          if (first > 0) q.start = SegmentStart{starts[k], first};
-        }
-        absl::StatusOr<Client*> client = ClientFor(view, id);
-        if (!client.ok()) {
-          asked[(*segs)[0]].answer = client.status();  // the prefix ends at its first
-          return;
-        }
-        // kMaxSegmentQueries a call; a call answered short ends the owner's part.
-        for (size_t done = 0; done < queries.size();) {
-          const size_t n = std::min(queries.size() - done, proto::kMaxSegmentQueries);
-          absl::StatusOr<std::vector<MatchResult>> answers =
-              (*client)->MatchSegments(ns, absl::MakeConstSpan(queries).subspan(done, n), phase,
-                                       /*stop_at_first_short=*/true, node_call);
-          if (!answers.ok()) {
-            asked[(*segs)[done]].answer = answers.status();
-            return;
-          }
-          for (size_t i = 0; i < answers->size(); ++i) {
-            asked[(*segs)[done + i]].answer = std::move((*answers)[i]);
-          }
-          if (answers->size() < n || ends_prefix((*segs)[done + n - 1], answers->back())) return;
-          done += n;
-        }
-      }));
+    std::future<void> asked_previous;
+    if (view.changing) {
+      asked_previous = std::async(std::launch::async, [&] {
+        Ask(view, ns, tokens, starts, pages, phase, /*stop_at_first_short=*/true, node_call,
+            previous);
+      });
     }
-    for (std::future<void>& owner : owners) owner.get();
+    Ask(view, ns, tokens, starts, pages, phase, /*stop_at_first_short=*/!view.changing, node_call,
+        owners);
+    if (asked_previous.valid()) asked_previous.get();
     // What no other node would answer differently fails the lookup whole: the request itself
     // (too many tokens, a bad namespace), the caller's credentials, a layout mismatch.
-    for (const Asked& a : asked) {
-      switch (a.answer.status().code()) {
-        case absl::StatusCode::kInvalidArgument:
-        case absl::StatusCode::kUnauthenticated:
-        case absl::StatusCode::kPermissionDenied:
-        case absl::StatusCode::kFailedPrecondition:
-          return a.answer.status();
-        default:
-          break;
+    for (const Round* round : {&owners, &previous}) {
+      for (const auto& [id, status] : round->failed) {
+        switch (status.code()) {
+          case absl::StatusCode::kInvalidArgument:
+          case absl::StatusCode::kUnauthenticated:
+          case absl::StatusCode::kPermissionDenied:
+          case absl::StatusCode::kFailedPrecondition:
+            return status;
+          default:
+            break;
+        }
       }
     }
+    // Each segment's answer: the owner's when whole, else the previous owner's when it has
+    // more (then the segment moves to its owner after a read, if the owner answered).
+    std::vector<absl::StatusOr<MatchResult>*> answer(n);
+    std::vector<std::string> node(n), move_to(n);
     ClusterMatch out;
-    out.segments_asked = static_cast<uint32_t>(starts.size());
-    bool stopped = false;
-    for (size_t k = 0; k < asked.size(); ++k) {
-      absl::StatusOr<MatchResult>& answer = asked[k].answer;
-      if (absl::IsCancelled(answer.status())) {  // its owner stopped before it: the prefix
-        stopped = true;                          // ended at or before it
-        continue;
+    out.segments_asked = static_cast<uint32_t>(n);
+    for (size_t k = 0; k < n; ++k) {
+      answer[k] = &owners.answer[k];
+      node[k] = owners.node[k];
+      if (owners.failed.contains(node[k])) ++out.segments_unanswered;
+      if (!previous.node[k].empty() && !whole(k, owners.answer[k]) &&
+          matched(previous.answer[k]) > matched(owners.answer[k])) {
+        answer[k] = &previous.answer[k];
+        node[k] = previous.node[k];
+        if (!owners.failed.contains(owners.node[k])) move_to[k] = owners.node[k];
+        ++out.segments_from_previous;
       }
-      if (!answer.ok() && !absl::IsNotFound(answer.status())) ++out.segments_unanswered;
-      if (stopped || !answer.ok()) {
-        stopped = true;
-        continue;
+    }
+    // Round two, only when the prefix ends at a segment whose owner failed (dead, cut off,
+    // past node_timeout): from there on, every such segment at the next node of its ranking
+    // (its text replica; the owner once the dead node's lease is gone).
+    size_t end = 0;
+    while (end < n && whole(end, *answer[end])) ++end;
+    Round fallback;
+    fallback.node.resize(n);
+    bool second = false;
+    for (size_t k = end; k < n && end < n && owners.failed.contains(owners.node[end]); ++k) {
+      if (node[k] != owners.node[k] || !owners.failed.contains(node[k])) continue;
+      std::string next = View::Ranked(view.placement, hashes[k * s], 1);
+      if (next.empty() || owners.failed.contains(next)) continue;
+      fallback.node[k] = std::move(next);
+      second = true;
+    }
+    if (second) {
+      const CallOptions second_call =
+          Within(call, options_.node_timeout, options_.node_options.default_timeout);
+      Ask(view, ns, tokens, starts, pages, phase, /*stop_at_first_short=*/true, second_call,
+          fallback);
+      for (size_t k = 0; k < n; ++k) {
+        if (fallback.node[k].empty() || !fallback.answer[k].ok()) continue;
+        answer[k] = &fallback.answer[k];
+        node[k] = fallback.node[k];
+        ++out.segments_from_fallback;
       }
+    }
+    {
+      absl::MutexLock lock(&stats_mu_);
+      stats_.segments_from_previous += out.segments_from_previous;
+      stats_.segments_from_fallback += out.segments_from_fallback;
+    }
+    bool moves = false;
+    for (size_t k = 0; k < n; ++k) {
+      const absl::StatusOr<MatchResult>& a = *answer[k];
+      if (!a.ok()) break;
       const uint32_t first = static_cast<uint32_t>(k) * s;
-      for (Segment seg : answer->segments) {
+      for (Segment seg : a->segments) {
         seg.seq_page_begin += first;
         out.match.segments.push_back(std::move(seg));
-        out.owners.push_back(asked[k].owner);
+        out.owners.push_back(node[k]);
+        out.move_to.push_back(move_to[k]);
+        moves = moves || !move_to[k].empty();
       }
-      out.match.matched_pages = first + answer->matched_pages;
-      out.match.truncated = out.match.truncated || answer->truncated;
-      if (ends_prefix(k, *answer)) stopped = true;
+      out.match.matched_pages = first + a->matched_pages;
+      out.match.truncated = out.match.truncated || a->truncated;
+      if (!whole(k, a)) break;
+    }
+    if (moves) {
+      out.tokens.assign(tokens.begin(),
+                        tokens.begin() + size_t{out.match.matched_pages} * page_tokens);
     }
     return out;
   }
@@ -232,8 +370,9 @@ class ClusterClient::Impl {
   absl::Status Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
                     const MemoryDescriptor& destination, const CallOptions& call) {
     if (pages == 0) return absl::OkStatus();
-    if (match.owners.size() != match.match.segments.size()) {
-      return absl::InvalidArgumentError("match: owners and segments differ in number");
+    const size_t count = match.match.segments.size();
+    if (match.owners.size() != count || (!match.move_to.empty() && match.move_to.size() != count)) {
+      return absl::InvalidArgumentError("match: owners, move_to and segments differ in number");
     }
     if (pages > match.match.matched_pages) {
       return absl::InvalidArgumentError(
@@ -241,7 +380,7 @@ class ClusterClient::Impl {
     }
     // Each owner's segments inside [0, pages), cut at `pages`.
     std::map<std::string, std::vector<Segment>> by_owner;
-    for (size_t i = 0; i < match.match.segments.size(); ++i) {
+    for (size_t i = 0; i < count; ++i) {
       Segment seg = match.match.segments[i];
       if (seg.seq_page_begin >= pages) break;
       seg.page_count = std::min(seg.page_count, pages - seg.seq_page_begin);
@@ -265,7 +404,116 @@ class ClusterClient::Impl {
       absl::Status s = read.get();
       if (first.ok() && !s.ok()) first = std::move(s);
     }
+    if (first.ok()) QueueMoves(ns, match, pages, destination);
     return first;
+  }
+
+  // The segments of `match` read from a previous owner within [0, pages), each as one piece
+  // from its segment's first page, queued for the mover (while move_queue_bytes allows).
+  void QueueMoves(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                  const MemoryDescriptor& destination) {
+    if (match.move_to.empty() || destination.kind != MemoryKind::kHost) return;
+    const radix::KvLayout& layout = ns.layout();
+    const uint32_t s = options_.segment_pages;
+    const uint64_t chunk = layout.BytesPerLayerPage();
+    const auto* base = static_cast<const std::byte*>(destination.ptr);
+    for (size_t i = 0; i < match.move_to.size();) {
+      const uint32_t k = match.match.segments[i].seq_page_begin / s;
+      size_t j = i;
+      uint32_t end = 0;
+      for (; j < match.move_to.size() && match.match.segments[j].seq_page_begin / s == k; ++j) {
+        const Segment& seg = match.match.segments[j];
+        end = std::max(end, std::min(pages, seg.seq_page_begin + seg.page_count));
+      }
+      const std::string to = match.move_to[i];
+      const uint32_t first = k * s;
+      i = j;
+      if (to.empty() || end <= first || match.tokens.size() < size_t{end} * layout.page_tokens) {
+        continue;
+      }
+      const uint32_t n = end - first;
+      const uint64_t bytes = PagesBytes(layout, n);
+      {
+        absl::MutexLock lock(&move_mu_);
+        if (queued_bytes_ + bytes > options_.move_queue_bytes) {
+          absl::MutexLock stats(&stats_mu_);
+          ++stats_.moves_dropped;
+          continue;
+        }
+        queued_bytes_ += bytes;
+      }
+      Move move{ns, to,
+                std::vector<TokenId>(match.tokens.begin(),
+                                     match.tokens.begin() + size_t{end} * layout.page_tokens),
+                first, std::vector<std::byte>(bytes)};
+      for (uint32_t l = 0; l < layout.num_layers; ++l) {
+        std::memcpy(move.bytes.data() + uint64_t{l} * n * chunk,
+                    base + (uint64_t{l} * pages + first) * chunk, n * chunk);
+      }
+      absl::MutexLock lock(&move_mu_);
+      moves_.push_back(std::move(move));
+      absl::MutexLock stats(&stats_mu_);
+      ++stats_.moves_queued;
+    }
+  }
+
+  void MoveLoop() {
+    for (;;) {
+      std::optional<Move> next;
+      {
+        absl::MutexLock lock(&move_mu_);
+        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(move_mu_) {
+          return stopping_ || !moves_.empty();
+        };
+        move_mu_.Await(absl::Condition(&ready));
+        if (stopping_) return;
+        next.emplace(std::move(moves_.front()));
+        moves_.pop_front();
+        moving_ = true;
+      }
+      Move& move = *next;
+      const View view = CurrentView();
+      const radix::KvLayout& layout = move.ns.layout();
+      const uint32_t page_tokens = layout.page_tokens;
+      absl::StatusOr<WriteResult> written = absl::UnavailableError("the owner is gone");
+      if (absl::StatusOr<Client*> client = ClientFor(view, move.to); client.ok()) {
+        const absl::Span<const TokenId> all = move.tokens;
+        const absl::Span<const TokenId> own = all.subspan(size_t{move.first_page} * page_tokens);
+        const MemoryDescriptor bytes = MemoryDescriptor::Host(move.bytes.data(), move.bytes.size());
+        if (move.first_page == 0) {
+          written = (*client)->Write(move.ns, std::nullopt, own, bytes);
+        } else {
+          const radix::PrefixHash start =
+              radix::PrefixHashAt(radix::NamespaceHash(move.ns),
+                                  all.first(size_t{move.first_page} * page_tokens), page_tokens);
+          written = (*client)->Write(move.ns, SegmentStart{start, move.first_page}, own, bytes);
+        }
+      }
+      {
+        absl::MutexLock stats(&stats_mu_);
+        if (written.ok()) {
+          ++stats_.moves_done;
+          if (!written->existed) stats_.bytes_moved += move.bytes.size();
+        } else {
+          ++stats_.moves_failed;
+        }
+      }
+      absl::MutexLock lock(&move_mu_);
+      queued_bytes_ -= move.bytes.size();
+      moving_ = false;
+    }
+  }
+
+  bool WaitMovesIdle(absl::Duration timeout) const {
+    absl::MutexLock lock(&move_mu_);
+    auto idle = [this]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(move_mu_) { return moves_.empty() && !moving_; };
+    return move_mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
+  }
+
+  ClusterClientStats stats() const {
+    absl::MutexLock lock(&stats_mu_);
+    return stats_;
   }
 
   absl::StatusOr<ClusterWriteResult> Write(const Namespace& ns, absl::Span<const TokenId> tokens,
@@ -293,19 +541,25 @@ class ClusterClient::Impl {
     const std::vector<radix::PrefixHash> hashes = radix::PrefixHashes(h0, tokens, page_tokens);
     const uint32_t s = options_.segment_pages;
 
-    // The pieces: [p, q) within one segment each.
+    // The pieces: [p, q) within one segment each, with the nodes that keep its text.
     struct Piece {
       uint32_t first = 0, end = 0;
       std::string owner;
-      std::vector<std::byte> copy;  // the piece's bytes when the source holds several
+      std::vector<std::string> replicas;  // TEXT copies
+      std::vector<std::byte> copy;        // the piece's bytes when the source holds several
     };
     std::vector<Piece> pieces;
     for (uint32_t p = first_page; p < pages;) {
       const uint32_t segment_start = p / s * s;
       const uint32_t q = std::min(pages, segment_start + s);
       // Placed by h_{kS+1} (the hash through the segment's first page), see the header.
-      pieces.push_back(
-          {p, q, view.placement.nodes()[view.placement.Owner(hashes[segment_start])].id, {}});
+      const std::vector<int> ranked =
+          view.placement.Ranked(hashes[segment_start], options_.text_replicas);
+      Piece piece{p, q, view.placement.nodes()[ranked[0]].id, {}, {}};
+      for (size_t r = 1; r < ranked.size(); ++r) {
+        piece.replicas.push_back(view.placement.nodes()[ranked[r]].id);
+      }
+      pieces.push_back(std::move(piece));
       p = q;
     }
     const uint64_t chunk = layout.BytesPerLayerPage();
@@ -348,40 +602,69 @@ class ClusterClient::Impl {
         first_parent = Parent{found.segments.back().blob, first_page};
       }
     }
-    // Every owner at once, each writing its pieces one after another on a thread of its own
-    // (a node's connection takes a bounded number of puts at a time: max_puts_per_peer).
+    // Every node at once, each writing its pieces (and then its TEXT copies) one after
+    // another on a thread of its own (a node's connection takes a bounded number of puts at
+    // a time: max_puts_per_peer).
+    struct Job {
+      size_t piece = 0;
+      bool text = false;
+    };
     std::vector<absl::StatusOr<WriteResult>> results(pieces.size(),
                                                      absl::CancelledError("not written"));
-    std::map<std::string, std::vector<size_t>> by_owner;
-    for (size_t i = 0; i < pieces.size(); ++i) by_owner[pieces[i].owner].push_back(i);
-    std::vector<std::future<void>> owners;
-    for (const auto& [id, mine] : by_owner) {
-      owners.push_back(std::async(std::launch::async, [&, id = id, mine = &mine] {
+    std::atomic<uint32_t> text_written{0}, text_failed{0};
+    std::map<std::string, std::vector<Job>> by_node;
+    for (size_t i = 0; i < pieces.size(); ++i) by_node[pieces[i].owner].push_back({i, false});
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      for (const std::string& replica : pieces[i].replicas) by_node[replica].push_back({i, true});
+    }
+    std::vector<std::future<void>> nodes;
+    for (const auto& [id, jobs] : by_node) {
+      nodes.push_back(std::async(std::launch::async, [&, id = id, jobs = &jobs] {
         absl::StatusOr<Client*> client = ClientFor(view, id);
-        for (const size_t i : *mine) {
-          const Piece& piece = pieces[i];
+        for (const Job& job : *jobs) {
+          const Piece& piece = pieces[job.piece];
+          absl::StatusOr<WriteResult> result = absl::CancelledError("not written");
           if (!client.ok()) {
-            results[i] = client.status();
-            continue;
-          }
-          const absl::Span<const TokenId> own = tokens.subspan(
-              size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
-          const MemoryDescriptor bytes =
-              pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size())
-                                : source;
-          const uint32_t p = piece.first;
-          if (p == 0) {
-            results[i] = (*client)->Write(ns, std::nullopt, own, bytes, call);
-          } else if (p % s == 0) {
-            results[i] = (*client)->Write(ns, SegmentStart{hashes[p - 1], p}, own, bytes, call);
+            result = client.status();
           } else {
-            results[i] = (*client)->Write(ns, first_parent, own, bytes, call);
+            const absl::Span<const TokenId> own = tokens.subspan(
+                size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
+            const MemoryDescriptor bytes =
+                pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size())
+                                  : source;
+            const uint32_t p = piece.first;
+            std::optional<Parent> from;
+            std::optional<SegmentStart> start;
+            if (p % s == 0 && p > 0) {
+              start = SegmentStart{hashes[p - 1], p};
+            } else if (p % s != 0) {
+              from = first_parent;
+            }
+            if (job.text) {
+              result = (*client)->WriteText(ns, from, start, own, bytes, call);
+            } else if (start.has_value()) {
+              result = (*client)->Write(ns, *start, own, bytes, call);
+            } else {
+              result = (*client)->Write(ns, from, own, bytes, call);
+            }
+          }
+          if (!job.text) {
+            results[job.piece] = std::move(result);
+          } else {
+            (result.ok() ? text_written : text_failed).fetch_add(1, std::memory_order_relaxed);
           }
         }
       }));
     }
-    for (std::future<void>& owner : owners) owner.get();
+    for (std::future<void>& node : nodes) node.get();
+    {
+      absl::MutexLock lock(&stats_mu_);
+      stats_.text_replicas += text_written.load();
+      stats_.text_replica_failures += text_failed.load();
+    }
     ClusterWriteResult out;
+    out.text_replicas = text_written.load();
+    out.text_replica_failures = text_failed.load();
     absl::Status failed = absl::OkStatus();
     for (size_t i = 0; i < results.size(); ++i) {
       absl::StatusOr<WriteResult>& result = results[i];
@@ -408,10 +691,9 @@ class ClusterClient::Impl {
     const uint32_t page_tokens = ns.layout().page_tokens;
     const uint32_t segment_start = page / options_.segment_pages * options_.segment_pages;
     if (tokens.size() < size_t{segment_start + 1} * page_tokens) return "";
-    const radix::PrefixHash key =
-        radix::PrefixHashAt(radix::NamespaceHash(ns),
-                            tokens.first(size_t{segment_start + 1} * page_tokens), page_tokens);
-    return view.placement.nodes()[view.placement.Owner(key)].id;
+    return view.Owner(radix::PrefixHashAt(radix::NamespaceHash(ns),
+                                          tokens.first(size_t{segment_start + 1} * page_tokens),
+                                          page_tokens));
   }
 
   std::vector<ClusterNodeInfo> Nodes() const {
@@ -430,6 +712,15 @@ class ClusterClient::Impl {
   std::unique_ptr<cluster::MembershipView> membership_;  // after etcd_: destroyed first
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Client>> clients_ ABSL_GUARDED_BY(mu_);  // by address
+  mutable absl::Mutex stats_mu_;
+  ClusterClientStats stats_ ABSL_GUARDED_BY(stats_mu_);
+  // The mover: moves_ is written to its owners one at a time by mover_.
+  mutable absl::Mutex move_mu_;
+  std::deque<Move> moves_ ABSL_GUARDED_BY(move_mu_);
+  uint64_t queued_bytes_ ABSL_GUARDED_BY(move_mu_) = 0;  // queued and in progress
+  bool moving_ ABSL_GUARDED_BY(move_mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(move_mu_) = false;
+  std::thread mover_;  // last: started after everything it uses, joined first
 };
 
 absl::StatusOr<std::unique_ptr<ClusterClient>> ClusterClient::Connect(
@@ -446,6 +737,12 @@ ClusterClient::~ClusterClient() = default;
 const ClusterClientOptions& ClusterClient::options() const { return impl_->options(); }
 
 std::vector<ClusterNodeInfo> ClusterClient::Nodes() const { return impl_->Nodes(); }
+
+ClusterClientStats ClusterClient::stats() const { return impl_->stats(); }
+
+bool ClusterClient::WaitMovesIdle(absl::Duration timeout) const {
+  return impl_->WaitMovesIdle(timeout);
+}
 
 std::string ClusterClient::OwnerOf(const Namespace& ns, absl::Span<const TokenId> tokens,
                                    uint32_t page) const {

@@ -24,6 +24,13 @@ absl::StatusOr<std::unique_ptr<Registration>> Registration::Start(EtcdClient* et
   }
   std::unique_ptr<Registration> registration(
       new Registration(etcd, std::move(cluster), std::move(record), options));
+  {
+    absl::MutexLock lock(&registration->mu_);
+    if (registration->record_.state == NodeState::kJoining &&
+        options.joining_for > absl::ZeroDuration()) {
+      registration->serve_at_ = absl::Now() + options.joining_for;
+    }
+  }
   registration->thread_ = std::thread([r = registration.get()] { r->Run(); });
   return registration;
 }
@@ -40,6 +47,7 @@ Registration::~Registration() { Stop().IgnoreError(); }
 
 void Registration::SetState(NodeState state) {
   absl::MutexLock lock(&mu_);
+  serve_at_ = absl::InfiniteFuture();  // an explicit state ends the joining period
   if (record_.state == state) return;
   record_.state = state;
   dirty_ = true;
@@ -88,6 +96,11 @@ void Registration::Run() {
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
+      if (absl::Now() >= serve_at_) {  // the joining period is over
+        serve_at_ = absl::InfiniteFuture();
+        record_.state = NodeState::kServing;
+        dirty_ = true;
+      }
       lease = lease_;
       dirty = dirty_;
       record = record_;
@@ -150,6 +163,7 @@ void Registration::Run() {
     }
     absl::MutexLock lock(&mu_);
     if (!status.ok()) ++stats_.failures;
+    wait = std::min(wait, std::max(serve_at_ - absl::Now(), absl::ZeroDuration()));
     auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return dirty_ || stopping_; };
     mu_.AwaitWithTimeout(absl::Condition(&wake), wait);
   }

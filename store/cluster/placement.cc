@@ -26,10 +26,11 @@ Placement::Placement(std::vector<PlacementNode> nodes) {
   }
 }
 
-Placement Placement::FromView(const std::vector<NodeRecord>& view) {
+Placement Placement::FromView(const std::vector<NodeRecord>& view,
+                              std::initializer_list<NodeState> states) {
   std::vector<PlacementNode> nodes;
   for (const NodeRecord& record : view) {
-    if (record.state != NodeState::kServing) continue;
+    if (std::find(states.begin(), states.end(), record.state) == states.end()) continue;
     const double gib =
         static_cast<double>(record.hbm_bytes + record.dram_bytes + record.ssd_bytes) /
         static_cast<double>(uint64_t{1} << 30);

@@ -365,6 +365,11 @@ const std::vector<OptionRow>& Table() {
          if (c->cluster_lease_ttl < absl::Seconds(2)) return Bad(k, "must be at least 2s");
          return absl::OkStatus();
        }},
+      {{"cluster_join_window", "duration", "5m",
+        "a node that joins a cluster with serving nodes is 'joining' this long: clients also "
+        "ask a segment's previous owner and move what they read there to this node; 0: "
+        "serving at once"},
+       [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->cluster_join_window); }},
       {{"advertise_host", "host or empty", "empty",
         "the host other nodes and clients reach this node at (registered in etcd); empty: "
         "the listen addresses' hosts"},

@@ -429,21 +429,35 @@ absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
     return absl::StrCat(v6 ? "[" : "", config.advertise_host, v6 ? "]" : "",
                         bound.substr(bound.rfind(':')));
   };
+  // Joining when the cluster already serves (its segments' previous owners are elsewhere);
+  // serving when this node is among the first, or etcd does not answer yet.
+  cluster::NodeState state = cluster::NodeState::kServing;
+  if (config.cluster_join_window > absl::ZeroDuration()) {
+    absl::StatusOr<cluster::MembersRead> members = cluster::ReadMembers(*etcd_, config.cluster);
+    if (members.ok()) {
+      for (const auto& [key, other] : members->nodes) {
+        if (other.id != node_id_ && other.state == cluster::NodeState::kServing) {
+          state = cluster::NodeState::kJoining;
+        }
+      }
+    }
+  }
   cluster::NodeRecord record{.id = node_id_,
                              .grpc_address = advertised(grpc_address_),
                              .dataplane_address = advertised(data_plane_address_),
                              .http_address = advertised(http_address_),
-                             .state = cluster::NodeState::kServing,
+                             .state = state,
                              .version = STRATA_VERSION,
                              .dram_bytes = dram_bytes_,
                              .ssd_bytes = ssd_bytes(),
                              .started_ms = absl::ToUnixMillis(absl::Now())};
   STRATA_ASSIGN_OR_RETURN(
       registration_, cluster::Registration::Start(etcd_.get(), config.cluster, std::move(record),
-                                                  {.lease_ttl = config.cluster_lease_ttl}));
+                                                  {.lease_ttl = config.cluster_lease_ttl,
+                                                   .joining_for = config.cluster_join_window}));
   LOG(INFO) << "cluster " << config.cluster << ": registering as node " << node_id_ << " in etcd "
-            << config.etcd_endpoints << " (lease " << absl::FormatDuration(config.cluster_lease_ttl)
-            << ")";
+            << config.etcd_endpoints << " as " << cluster::NodeStateName(state) << " (lease "
+            << absl::FormatDuration(config.cluster_lease_ttl) << ")";
   return absl::OkStatus();
 }
 

@@ -274,6 +274,7 @@ TEST_F(CliTest, ClusterStatusListsTheRegisteredNodes) {
     NodeProcessOptions options = NodeOptions();
     options.args.push_back("--etcd_endpoints=" + etcd->endpoint());
     options.args.push_back("--cluster=cli");
+    options.args.push_back("--cluster_join_window=0");  // founding members: serving at once
     ASSERT_OK_AND_ASSIGN(auto node, NodeProcess::Start(options));
     nodes.push_back(std::move(node));
   }

@@ -34,6 +34,7 @@ using strata::testing::NodeProcessOptions;
 
 constexpr char kCluster[] = "it";
 constexpr absl::Duration kLeaseTtl = absl::Seconds(4);
+constexpr absl::Duration kJoinWindow = absl::Seconds(2);
 
 const NodeRecord* Find(const std::vector<NodeRecord>& nodes, const std::string& id) {
   auto it =
@@ -52,7 +53,8 @@ class ClusterMembershipTest : public ::testing::Test {
   absl::StatusOr<std::unique_ptr<NodeProcess>> StartNode(const std::string& data_dir = "") {
     NodeProcessOptions options;
     options.args = {"--etcd_endpoints=" + etcd_->endpoint(), std::string("--cluster=") + kCluster,
-                    "--cluster_lease_ttl=" + absl::FormatDuration(kLeaseTtl)};
+                    "--cluster_lease_ttl=" + absl::FormatDuration(kLeaseTtl),
+                    "--cluster_join_window=" + absl::FormatDuration(kJoinWindow)};
     if (!data_dir.empty()) {
       options.args.push_back("--data_dir=" + data_dir);
       options.default_data_dir = false;
@@ -86,6 +88,7 @@ TEST_F(ClusterMembershipTest, NodesRegisterWhatTheyServeAndLeaveOnStopOrDeath) {
     ids.push_back(node->ReadyField("node_id"));
     ASSERT_EQ(ids.back().size(), 16u) << node->StdoutText();
     nodes.push_back(std::move(node));
+    ASSERT_OK(ViewHolds(ids, absl::Seconds(10)));  // registered before the next one starts
   }
   ASSERT_OK(ViewHolds(ids, absl::Seconds(10)));
   const std::vector<NodeRecord> records = view_->Nodes();
@@ -95,12 +98,20 @@ TEST_F(ClusterMembershipTest, NodesRegisterWhatTheyServeAndLeaveOnStopOrDeath) {
     EXPECT_EQ(r->grpc_address, nodes[i]->grpc_address());
     EXPECT_EQ(r->dataplane_address, nodes[i]->data_plane_address());
     EXPECT_EQ(r->http_address, nodes[i]->http_address());
-    EXPECT_EQ(r->state, NodeState::kServing);
+    // The first node founds the cluster; the others find it serving and join.
+    EXPECT_EQ(r->state, i == 0 ? NodeState::kServing : NodeState::kJoining);
     EXPECT_EQ(r->dram_bytes, uint64_t{64} << 20);  // NodeProcess's default
     EXPECT_GT(r->started_ms, 0);
     EXPECT_FALSE(r->version.empty());
   }
   EXPECT_NE(ids[0], ids[1]);
+  // Joining nodes turn serving by themselves after the join window.
+  ASSERT_OK(view_->WaitUntil(
+      [](const std::vector<NodeRecord>& nodes) {
+        return std::all_of(nodes.begin(), nodes.end(),
+                           [](const NodeRecord& r) { return r.state == NodeState::kServing; });
+      },
+      kJoinWindow + absl::Seconds(5)));
 
   // Each node's /v1/cluster shows the same members, and itself.
   for (int i = 0; i < 3; ++i) {

@@ -28,16 +28,36 @@
 //          in order. With more than one piece each is
 //          copied out of the caller's layer-major source first (one memcpy of the bytes).
 //
+// Replicas of token text: each piece written goes, as a TEXT blob (tokens, size, chunk
+// checksums: Client::WriteText), to the next text_replicas - 1 nodes of its segment's
+// rendezvous ranking too. When the owner dies its segments' next owner is the first of
+// them, so the lost spans come back as TEXT — rebuildable, verified against the original
+// checksums — and not as misses.
+//
+// Node loss: an owner that fails or passes node_timeout in a lookup has its segments asked,
+// in a second round, at the next node of their ranking (the text replica; after the dead
+// node's lease expires, the new owner). A lookup then takes at most about two
+// node_timeouts.
+//
+// Joins and drains: placement uses the serving and joining nodes (a joining node owns its
+// share at once: writes go there). The placement of the serving and draining nodes is where
+// segments were before the joins and drains under way; a segment whose owner differs there
+// is asked at both owners in the same round, and the better answer wins. A segment read
+// from its previous owner is moved to its owner after the read (a copy of its bytes written
+// there by a background thread, at most move_queue_bytes queued; more is dropped and
+// counted), so a join is not a cliff in the hit rate and a drained node's read segments
+// follow their readers.
+//
 // Membership: a static list of nodes (`nodes`, each its own id, weight 1), or etcd
-// (`cluster_url`: the nodes' registrations, watched; serving nodes only, weighted by
-// capacity). While etcd is unreachable the client keeps the last view it had.
+// (`cluster_url`: the nodes' registrations, watched; weighted by capacity). While etcd is
+// unreachable the client keeps the last view it had.
 //
 // Thread-safe: every method from any thread. One Client per node, made on first use and
 // kept.
 //
 // Errors: Connect INVALID_ARGUMENT (options: neither or both of nodes and cluster_url, a bad
-// address or URL, segment_pages 0, node_timeout <= 0), UNAVAILABLE etcd did not answer the
-// first read. Match INVALID_ARGUMENT as Client::Match, and any owner's INVALID_ARGUMENT,
+// address or URL, segment_pages 0, node_timeout <= 0, text_replicas 0), UNAVAILABLE etcd did not
+// answer the first read. Match INVALID_ARGUMENT as Client::Match, and any owner's INVALID_ARGUMENT,
 // UNAUTHENTICATED, PERMISSION_DENIED or FAILED_PRECONDITION (what every node would answer);
 // an owner's other failures (UNAVAILABLE, DEADLINE_EXCEEDED, NOT_FOUND for a namespace it
 // never saw) make its segments misses; UNAVAILABLE no serving node. Read as
@@ -78,6 +98,11 @@ struct ClusterClientOptions {
   // How long a lookup waits for one node (Match; the Match a Write may need) before taking
   // its segment as a miss.
   absl::Duration node_timeout = absl::Milliseconds(300);
+  // R: nodes holding each segment's token text (the owner's blob and R - 1 TEXT replicas on
+  // the next nodes of its ranking). 1: none.
+  uint32_t text_replicas = 2;
+  // Bytes of segments read from a previous owner that may wait to be moved to their owner.
+  uint64_t move_queue_bytes = uint64_t{256} << 20;
 
   // OK, or INVALID_ARGUMENT naming the first bad field.
   absl::Status Validate() const;
@@ -87,15 +112,38 @@ struct ClusterClientOptions {
 // the sequence's page 0), with the node that holds each segment.
 struct ClusterMatch {
   MatchResult match;
-  std::vector<std::string> owners;   // owners[i] holds match.segments[i] (a node id)
-  uint32_t segments_asked = 0;       // cluster segments looked up
-  uint32_t segments_unanswered = 0;  // of which the owner failed or passed node_timeout
+  std::vector<std::string> owners;  // owners[i] holds match.segments[i] (a node id)
+  // move_to[i]: the owner match.segments[i] is to be moved to after a Read (it answered from
+  // its previous owner), or "".
+  std::vector<std::string> move_to;
+  uint32_t segments_asked = 0;          // cluster segments looked up
+  uint32_t segments_unanswered = 0;     // of which the owner failed or passed node_timeout
+  uint32_t segments_from_previous = 0;  // answered by their previous owner (join, drain)
+  uint32_t segments_from_fallback = 0;  // answered by the next node after their owner failed
+  // The query's tokens through matched_pages when some segment is to be moved (the move
+  // writes them); else empty.
+  std::vector<TokenId> tokens;
 };
 
 struct ClusterWriteResult {
-  std::vector<WriteResult> pieces;    // one per segment piece, in page order
-  std::vector<std::string> owners;    // the node each piece went to
-  std::vector<uint32_t> first_pages;  // each piece's first sequence page
+  std::vector<WriteResult> pieces;     // one per segment piece, in page order
+  std::vector<std::string> owners;     // the node each piece went to
+  std::vector<uint32_t> first_pages;   // each piece's first sequence page
+  uint32_t text_replicas = 0;          // TEXT copies written (or there already) on other nodes
+  uint32_t text_replica_failures = 0;  // TEXT copies that failed (the write still succeeds)
+};
+
+// Counts since Connect.
+struct ClusterClientStats {
+  uint64_t text_replicas = 0;           // TEXT replica puts that succeeded (existed included)
+  uint64_t text_replica_failures = 0;   // and that failed (node down, its TEXT parent gone)
+  uint64_t segments_from_previous = 0;  // lookups' segments answered by a previous owner
+  uint64_t segments_from_fallback = 0;  // and by the next node after their owner failed
+  uint64_t moves_queued = 0;            // segments read from a previous owner, queued to move
+  uint64_t moves_done = 0;              // written to their owner (existed included)
+  uint64_t moves_failed = 0;            // the write failed
+  uint64_t moves_dropped = 0;           // not queued: move_queue_bytes full
+  uint64_t bytes_moved = 0;             // KV bytes of moves_done
 };
 
 struct ClusterNodeInfo {
@@ -112,8 +160,11 @@ class ClusterClient {
   ClusterClient& operator=(const ClusterClient&) = delete;
 
   const ClusterClientOptions& options() const;
-  // The serving nodes placement uses now, by id.
+  // The nodes placement uses now (serving and joining), by id.
   std::vector<ClusterNodeInfo> Nodes() const;
+  ClusterClientStats stats() const;
+  // Waits until no move is queued or in progress; false after `timeout`.
+  bool WaitMovesIdle(absl::Duration timeout) const;
   // The owner (a node id) of the segment holding sequence page `page` of `tokens`, which must
   // hold the pages through that segment's first page; "" without nodes or such tokens.
   std::string OwnerOf(const Namespace& ns, absl::Span<const TokenId> tokens, uint32_t page) const;

@@ -7,7 +7,8 @@
 // from etcd for longer than the TTL) leaves every view when the lease expires. While etcd is
 // unreachable the node keeps serving; the thread keeps trying (capped backoff) and, when
 // etcd answers again, refreshes the lease or — if it expired meanwhile — takes a new one and
-// writes the record again. SetState() rewrites the record at once. Stop() revokes the lease
+// writes the record again. SetState() rewrites the record at once; a record that starts
+// joining turns serving by itself after options.joining_for. Stop() revokes the lease
 // (the record goes at once: a clean leave) and joins the thread; the destructor calls it.
 // Start does not wait for etcd: registered() says whether the record is in etcd as far as
 // the last exchange knows.
@@ -51,6 +52,9 @@ struct RegistrationOptions {
   // Retry backoff while etcd does not answer: doubles up to the max.
   absl::Duration initial_backoff = absl::Milliseconds(100);
   absl::Duration max_backoff = absl::Seconds(1);
+  // A record that starts kJoining becomes kServing this long after Start (unless SetState
+  // changed its state first); zero: it stays as written.
+  absl::Duration joining_for = absl::ZeroDuration();
 };
 
 struct RegistrationStats {
@@ -95,6 +99,8 @@ class Registration {
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;         // 0: none held
   absl::Duration lease_ttl_ ABSL_GUARDED_BY(mu_);  // etcd's answer to the last grant
+  // When a joining record becomes serving (InfiniteFuture: never, or done).
+  absl::Time serve_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   RegistrationStats stats_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> registered_{false};
   std::thread thread_;

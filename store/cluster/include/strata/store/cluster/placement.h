@@ -13,12 +13,16 @@
 // expectation; adding a node moves only the segments it now wins (about w_new / sum(w) of
 // them), removing one moves only its own. Ties (equal scores) go to the smaller id.
 //
-// Placement::FromView takes the serving nodes of a membership view, weighted by their
-// capacity (HBM + DRAM + SSD bytes). Pure values; thread-safe for concurrent const use.
+// Placement::FromView takes the nodes of a membership view in the given states (serving by
+// default), weighted by their capacity (HBM + DRAM + SSD bytes). A cluster client places
+// segments on serving and joining nodes; the placement of serving and draining nodes is
+// where segments were before the joins and drains under way (ClusterClient asks there too). Pure
+// values; thread-safe for concurrent const use.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,8 +39,9 @@ struct PlacementNode {
 class Placement {
  public:
   explicit Placement(std::vector<PlacementNode> nodes);
-  // The serving nodes of `view`, weighted by capacity in GiB (at least 1/1024).
-  static Placement FromView(const std::vector<NodeRecord>& view);
+  // The nodes of `view` in one of `states`, weighted by capacity in GiB (at least 1/1024).
+  static Placement FromView(const std::vector<NodeRecord>& view,
+                            std::initializer_list<NodeState> states = {NodeState::kServing});
 
   const std::vector<PlacementNode>& nodes() const { return nodes_; }
   bool empty() const { return nodes_.empty(); }

@@ -145,6 +145,11 @@ struct NodeConfig {
   std::string etcd_endpoints;
   std::string cluster = "default";
   absl::Duration cluster_lease_ttl = absl::Seconds(5);
+  // A node that finds serving nodes in its cluster when it starts registers as joining and
+  // turns serving after this: meanwhile clients look a segment it now owns up at the
+  // segment's previous owner too, and move what they read there to it (a join is no cliff).
+  // Zero: serving at once.
+  absl::Duration cluster_join_window = absl::Minutes(5);
   // The host other nodes and clients reach this node's ports at; empty: the listen
   // addresses' hosts (which must then not be wildcards when etcd_endpoints is set).
   std::string advertise_host;
