@@ -3,6 +3,8 @@
 # every port chosen free by the kernel, all state under one directory.
 #
 #   deploy/cluster.sh up N       build if needed, start etcd and N nodes, print how to reach them
+#   deploy/cluster.sh add        one more node, joining the running cluster (state joining for
+#                                STRATA_CLUSTER_JOIN_WINDOW, default 5m: see docs/operations.md)
 #   deploy/cluster.sh status     the nodes as etcd holds them (one JSON record a line), and
 #                                whether each process is alive
 #   deploy/cluster.sh down       SIGTERM every node (each drains, then leaves the cluster at
@@ -24,7 +26,7 @@ DIR=${STRATA_CLUSTER_DIR:-$ROOT/var/cluster}
 NAME=${STRATA_CLUSTER_NAME:-local}
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -95,42 +97,74 @@ up() {
   echo "CLUSTER_NAME=$NAME" >>"$DIR/cluster.env"
   echo "etcd           $etcd   (data $DIR/etcd, log $DIR/etcd.log)"
 
-  local targets=()
   for i in $(seq 1 "$n"); do
-    local out=$DIR/node$i.out
-    setsid "$bin/strata-node" --grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0 \
-      --http_listen=127.0.0.1:0 --data_dir="$DIR/node$i" \
-      --dram_bytes="${STRATA_CLUSTER_DRAM:-256MiB}" --ssd_bytes="${STRATA_CLUSTER_SSD:-1GiB}" \
-      --etcd_endpoints="$etcd" --cluster="$NAME" --cluster_join_window=0 </dev/null >"$out" 2>"$DIR/node$i.log" &
-    echo $! >"$DIR/node$i.pid"
-    wait_for "$out" "^strata-node: ready" "$(cat "$DIR/node$i.pid")" 60 ||
-      { echo "cluster.sh: node$i did not start; stopping what did" >&2; down >/dev/null; exit 1; }
-    local grpc dp http id
-    grpc=$(sed -n 's/^strata-node: grpc listening on //p' "$out")
-    dp=$(sed -n 's/^strata-node: dataplane listening on //p' "$out")
-    http=$(sed -n 's/^strata-node: http listening on //p' "$out")
-    id=$(sed -n 's/^strata-node: ready .*node_id=\([0-9a-f]*\).*/\1/p' "$out")
-    {
-      echo "NODE${i}_ID=$id"
-      echo "NODE${i}_GRPC=$grpc"
-      echo "NODE${i}_DATAPLANE=$dp"
-      echo "NODE${i}_HTTP=$http"
-    } >>"$DIR/cluster.env"
-    echo "node$i  $id  grpc $grpc  dataplane $dp  http $http"
-    targets+=("{\"targets\": [\"$http\"], \"labels\": {\"cluster\": \"$NAME\", \"node\": \"$id\"}}")
+    # Founding members: serving at once (nothing to join).
+    start_node "$bin" "$etcd" "$i" 0 || { down >/dev/null; exit 1; }
   done
-  # Prometheus file service discovery (deploy/prometheus/prometheus.yml, job strata-cluster):
-  # each node's HTTP endpoint, labelled with its cluster and node id.
-  mkdir -p "$DIR/prometheus"
-  (IFS=,; echo "[${targets[*]}]") >"$DIR/prometheus/strata-targets.json"
+  write_targets
   echo
   echo "cluster \"$NAME\": etcd $etcd, $n node(s); addresses in $DIR/cluster.env"
   echo "  members:  deploy/cluster.sh status"
   echo "            ETCDCTL_API=3 etcdctl --endpoints=$etcd get --prefix /strata/$NAME/nodes/"
   echo "  a node:   strata --node <grpc address> tiers"
+  echo "  grow:     deploy/cluster.sh add          shrink: strata --cluster etcd://$etcd/$NAME cluster drain ID"
   echo "  metrics:  prometheus scrapes $DIR/prometheus/strata-targets.json (job strata-cluster in"
   echo "            deploy/prometheus/prometheus.yml; run it from $DIR)"
   echo "  stop:     deploy/cluster.sh down"
+}
+
+# start_node BIN ETCD I JOIN_WINDOW: node I, its addresses appended to cluster.env.
+start_node() {
+  local bin=$1 etcd=$2 i=$3 window=$4
+  local out=$DIR/node$i.out
+  setsid "$bin/strata-node" --grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0 \
+    --http_listen=127.0.0.1:0 --data_dir="$DIR/node$i" \
+    --dram_bytes="${STRATA_CLUSTER_DRAM:-256MiB}" --ssd_bytes="${STRATA_CLUSTER_SSD:-1GiB}" \
+    --etcd_endpoints="$etcd" --cluster="$NAME" --cluster_join_window="$window" \
+    </dev/null >"$out" 2>"$DIR/node$i.log" &
+  echo $! >"$DIR/node$i.pid"
+  wait_for "$out" "^strata-node: ready" "$(cat "$DIR/node$i.pid")" 60 ||
+    { echo "cluster.sh: node$i did not start" >&2; return 1; }
+  local grpc dp http id
+  grpc=$(sed -n 's/^strata-node: grpc listening on //p' "$out")
+  dp=$(sed -n 's/^strata-node: dataplane listening on //p' "$out")
+  http=$(sed -n 's/^strata-node: http listening on //p' "$out")
+  id=$(sed -n 's/^strata-node: ready .*node_id=\([0-9a-f]*\).*/\1/p' "$out")
+  {
+    echo "NODE${i}_ID=$id"
+    echo "NODE${i}_GRPC=$grpc"
+    echo "NODE${i}_DATAPLANE=$dp"
+    echo "NODE${i}_HTTP=$http"
+  } >>"$DIR/cluster.env"
+  echo "node$i  $id  grpc $grpc  dataplane $dp  http $http"
+}
+
+# Prometheus file service discovery (deploy/prometheus/prometheus.yml, job strata-cluster):
+# each node's HTTP endpoint, labelled with its cluster and node id (from cluster.env).
+write_targets() {
+  local targets=() i=1
+  # shellcheck disable=SC1091
+  source "$DIR/cluster.env"
+  while true; do
+    local id_var=NODE${i}_ID http_var=NODE${i}_HTTP
+    [[ -n "${!id_var:-}" ]] || break
+    targets+=("{\"targets\": [\"${!http_var}\"], \"labels\": {\"cluster\": \"$NAME\", \"node\": \"${!id_var}\"}}")
+    i=$((i + 1))
+  done
+  mkdir -p "$DIR/prometheus"
+  (IFS=,; echo "[${targets[*]}]") >"$DIR/prometheus/strata-targets.json"
+}
+
+add() {
+  alive "$DIR/etcd.pid" || { echo "cluster.sh: no cluster up in $DIR (deploy/cluster.sh up N)" >&2; exit 1; }
+  # shellcheck disable=SC1091
+  source "$DIR/cluster.env"
+  local bin=${STRATA_CLUSTER_BIN:-${STRATA_BUILD_ROOT:-$ROOT/build}/release/store/node}
+  local i=1
+  while [[ -e "$DIR/node$i.pid" || -d "$DIR/node$i" ]]; do i=$((i + 1)); done
+  start_node "$bin" "$ETCD_ENDPOINT" "$i" "${STRATA_CLUSTER_JOIN_WINDOW:-5m}" || exit 1
+  write_targets
+  echo "node$i joins cluster \"$NAME\" (joining for ${STRATA_CLUSTER_JOIN_WINDOW:-5m}, then serving)"
 }
 
 status() {
@@ -170,6 +204,7 @@ down() {
 
 case "${1:-}" in
   up) shift; up "$@" ;;
+  add) add ;;
   status) status ;;
   down) shift; down "$@" ;;
   *) usage ;;

@@ -5,6 +5,12 @@
 # $STRATA_DATA), drives the reference worker through a multi-turn agent session against it
 # (prefill, midfills, a branch, decode), shows the node's tiers, and stops the node.
 #
+# deploy/quickstart.sh --cluster N: the same agent session against a cluster of N nodes on
+# loopback (deploy/cluster.sh up N under ./var/quickstart-cluster: etcd and N strata-nodes),
+# then `strata cluster status`; then one node leaves (`strata cluster drain`: its read
+# segments go to their new owners), the same session runs again and finds everything
+# cached, and the cluster is stopped and removed.
+#
 # The index and arena benchmarks that used to run here: deploy/bench.sh.
 set -euo pipefail
 
@@ -12,9 +18,54 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUILD=${STRATA_BUILD_ROOT:-$ROOT/build}/release
 
+CLUSTER_NODES=
+case "${1:-}" in
+  "") ;;
+  --cluster)
+    CLUSTER_NODES=${2:-}
+    [[ "$CLUSTER_NODES" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [--cluster N]" >&2; exit 2; }
+    ;;
+  *) echo "usage: $0 [--cluster N]" >&2; exit 2 ;;
+esac
+
 "$ROOT/deploy/setup.sh"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo strata
+
+if [[ -n "$CLUSTER_NODES" ]]; then
+  export STRATA_CLUSTER_DIR=$ROOT/var/quickstart-cluster STRATA_CLUSTER_BIN=$BUILD/store/node
+  export STRATA_CLUSTER_NAME=quickstart STRATA_CLUSTER_SSD=${STRATA_CLUSTER_SSD:-256MiB}
+  "$ROOT/deploy/cluster.sh" down --purge >/dev/null 2>&1 || true  # a previous run's leftovers
+  trap '"$ROOT/deploy/cluster.sh" down --purge >/dev/null 2>&1 || true' EXIT
+  echo
+  echo "=== deploy/cluster.sh up $CLUSTER_NODES"
+  "$ROOT/deploy/cluster.sh" up "$CLUSTER_NODES"
+  # shellcheck disable=SC1091
+  source "$STRATA_CLUSTER_DIR/cluster.env"
+  export STRATA_CLUSTER="etcd://$ETCD_ENDPOINT/$CLUSTER_NAME"
+  STRATA="$BUILD/client/cli/strata"
+  echo
+  echo "=== agent session across the cluster (strata-demo --cluster $STRATA_CLUSTER)"
+  "$BUILD/client/tools/strata-demo" --cluster "$STRATA_CLUSTER"
+  echo
+  echo "=== strata cluster status"
+  "$STRATA" cluster status
+  if ((CLUSTER_NODES > 1)); then
+    echo
+    echo "=== strata cluster drain $NODE1_ID (the node hands its read segments to their new owners, then leaves)"
+    "$STRATA" cluster drain "$NODE1_ID"
+    echo
+    echo "=== the same session again, without node1: every turn finds its context cached"
+    "$BUILD/client/tools/strata-demo" --cluster "$STRATA_CLUSTER"
+    echo
+    "$STRATA" cluster status
+  fi
+  echo
+  echo "=== deploy/cluster.sh down --purge"
+  "$ROOT/deploy/cluster.sh" down --purge
+  trap - EXIT
+  exit 0
+fi
 
 # The node keeps its metadata (meta/) and SSD tier (ssd.tier) in its data dir, and a
 # restarted node serves them again. The demo starts from an empty node, so in the default

@@ -187,6 +187,17 @@ absl::Status Client::Drain(absl::Duration timeout, const CallOptions& call) {
   return core_->Drain(timeout, deadline);
 }
 
+absl::StatusOr<LeaveResult> Client::Leave(absl::Duration timeout, uint64_t hand_over_bytes,
+                                          const CallOptions& call) {
+  // Without a deadline of its own: the drain's timeout, the hand-over's ten minutes at most,
+  // and the default.
+  const absl::Time deadline =
+      call.deadline == absl::InfiniteFuture()
+          ? absl::Now() + timeout + absl::Minutes(10) + options().default_timeout
+          : call.deadline;
+  return core_->Leave(timeout, hand_over_bytes, deadline);
+}
+
 absl::StatusOr<HealthInfo> Client::Health(const CallOptions& call) {
   return core_->Health(core_->Deadline(call));
 }

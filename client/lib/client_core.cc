@@ -211,6 +211,24 @@ absl::Status ClientCore::Drain(absl::Duration timeout, absl::Time deadline) {
                        Retry::kUnavailable);
 }
 
+absl::StatusOr<LeaveResult> ClientCore::Leave(absl::Duration timeout, uint64_t hand_over_bytes,
+                                              absl::Time deadline) {
+  if (timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("timeout: must not be negative");
+  }
+  v1::LeaveRequest request;
+  request.set_timeout_ms(
+      static_cast<uint32_t>(std::min<int64_t>(absl::ToInt64Milliseconds(timeout), UINT32_MAX)));
+  request.set_hand_over_bytes(hand_over_bytes);
+  v1::LeaveResponse r;
+  // Not retried: a second Leave after a lost answer would find the node gone from etcd.
+  STRATA_RETURN_IF_ERROR(control_.Call(control_.admin(), &v1::Admin::Stub::Leave, request, &r,
+                                       deadline, Retry::kNever));
+  return LeaveResult{r.segments(),       r.blobs(),         r.bytes(),
+                     r.blobs_existing(), r.cold_segments(), r.over_budget_segments(),
+                     r.text_blobs(),     r.failures(),      r.held_bytes()};
+}
+
 absl::StatusOr<HealthInfo> ClientCore::Health(absl::Time deadline) {
   v1::HealthRequest request;
   v1::HealthResponse response;

@@ -63,6 +63,8 @@ class ClientCore {
   absl::StatusOr<NodeTiers> Tiers(absl::Time deadline);
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, absl::Time deadline);
   absl::Status Drain(absl::Duration timeout, absl::Time deadline);
+  absl::StatusOr<LeaveResult> Leave(absl::Duration timeout, uint64_t hand_over_bytes,
+                                    absl::Time deadline);
   absl::StatusOr<HealthInfo> Health(absl::Time deadline);
 
   // ---- rebuild_calls.cc

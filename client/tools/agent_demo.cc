@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,6 +39,7 @@
 
 #include "client/tools/rebuild_worker.h"
 #include "strata/client.h"
+#include "strata/cluster_client.h"
 #include "strata/options.h"
 #include "strata/types.h"
 #include "strata/worker/reference_model.h"
@@ -82,10 +84,14 @@ struct TurnReport {
 };
 
 // The worker side of one conversation: its context tokens and where its KV lives.
+// Against one node (client) or a cluster (cluster: the same turns through ClusterClient,
+// each segment on its owner).
 class AgentSession {
  public:
   AgentSession(Client* client, Namespace ns, const worker::ReferenceModel* model)
       : client_(client), ns_(std::move(ns)), model_(model) {}
+  AgentSession(ClusterClient* cluster, Namespace ns, const worker::ReferenceModel* model)
+      : cluster_(cluster), ns_(std::move(ns)), model_(model) {}
 
   // One turn over `context` (whole pages; a trailing partial page stays uncached).
   absl::StatusOr<TurnReport> Turn(std::string kind, const std::vector<TokenId>& context) {
@@ -98,7 +104,19 @@ class AgentSession {
 
     // 1. What does the node already hold?
     auto t0 = Clock::now();
-    absl::StatusOr<MatchResult> match = client_->Match(ns_, context);
+    absl::StatusOr<MatchResult> match = absl::UnknownError("no match");
+    ClusterMatch cluster_match;
+    if (cluster_ != nullptr) {
+      absl::StatusOr<ClusterMatch> m = cluster_->Match(ns_, context);
+      if (m.ok()) {
+        cluster_match = *std::move(m);
+        match = cluster_match.match;
+      } else {
+        match = m.status();
+      }
+    } else {
+      match = client_->Match(ns_, context);
+    }
     if (!match.ok() && match.status().code() == absl::StatusCode::kNotFound) {
       match = MatchResult{};  // a namespace this node has not seen yet: nothing cached
     }
@@ -120,8 +138,9 @@ class AgentSession {
       const size_t bytes = PagesBytes(layout, cached);
       if (kv_.size() < bytes) kv_.resize(bytes);
       const auto r0 = Clock::now();
-      if (absl::Status s = client_->Read(ns_, match->segments, cached,
-                                         MemoryDescriptor::Host(kv_.data(), bytes));
+      const MemoryDescriptor into = MemoryDescriptor::Host(kv_.data(), bytes);
+      if (absl::Status s = cluster_ != nullptr ? cluster_->Read(ns_, cluster_match, cached, into)
+                                               : client_->Read(ns_, match->segments, cached, into);
           !s.ok()) {
         return absl::Status(s.code(), "read: " + std::string(s.message()));
       }
@@ -162,8 +181,25 @@ class AgentSession {
         }
         parent = Parent{last->blob, cached};
       }
-      absl::StatusOr<WriteResult> wrote =
-          client_->Write(ns_, parent, tail, MemoryDescriptor::Host(blob.data(), blob.size()));
+      const MemoryDescriptor from = MemoryDescriptor::Host(blob.data(), blob.size());
+      absl::StatusOr<WriteResult> wrote = absl::UnknownError("not written");
+      if (cluster_ != nullptr) {
+        // The whole sequence through its last page (the segment hashes need it); the pieces
+        // go to their owners, split at segment boundaries.
+        absl::StatusOr<ClusterWriteResult> pieces =
+            cluster_->Write(ns_, all.first(size_t{pages} * page_tokens), cached, from, parent);
+        if (pieces.ok()) {
+          WriteResult sum;
+          sum.existed = true;
+          for (const WriteResult& piece : pieces->pieces)
+            sum.existed = sum.existed && piece.existed;
+          wrote = sum;
+        } else {
+          wrote = pieces.status();
+        }
+      } else {
+        wrote = client_->Write(ns_, parent, tail, from);
+      }
       if (!wrote.ok()) {
         return absl::Status(wrote.status().code(),
                             "write: " + std::string(wrote.status().message()));
@@ -176,7 +212,8 @@ class AgentSession {
   }
 
  private:
-  Client* client_;
+  Client* client_ = nullptr;
+  ClusterClient* cluster_ = nullptr;
   Namespace ns_;
   const worker::ReferenceModel* model_;
   std::vector<std::byte> kv_;  // the worker's KV buffer, reused turn after turn
@@ -312,69 +349,37 @@ bool RunRebuildDemo(Client& client, const Namespace& ns, const worker::Reference
   return identical;
 }
 
-int Usage(const char* argv0, int code) {
-  std::fprintf(code == 0 ? stdout : stderr,
-               "usage: %s [--node HOST:PORT] [--turns N] [--seed S]\n"
-               "Runs a multi-turn agent session (prefill, midfills, a branch, decode) through\n"
-               "the reference worker against a strata node (default $STRATA_NODE or "
-               "127.0.0.1:7400).\n",
-               argv0);
-  return code;
-}
+// The demo's namespace and model: 8 layers, 4 KV heads of 64, bf16, 16-token pages = 128 KiB
+// of KV a page.
+struct Demo {
+  Namespace ns;
+  std::unique_ptr<worker::ReferenceModel> model;
+};
 
-int Main(int argc, char** argv) {
-  ClientOptions options = ClientOptions::FromEnvironment();
-  int midfills = 4;
-  uint64_t seed = 42;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--help" || arg == "-h") return Usage(argv[0], 0);
-    const char* v = nullptr;
-    if (arg == "--node" && (v = value())) {
-      options.node = v;
-    } else if (arg == "--turns" && (v = value())) {
-      midfills = std::atoi(v);
-    } else if (arg == "--seed" && (v = value())) {
-      seed = std::strtoull(v, nullptr, 10);
-    } else {
-      std::fprintf(stderr, "strata-demo: unknown or incomplete argument '%s'\n", argv[i]);
-      return Usage(argv[0], 2);
-    }
-  }
-  if (midfills < 1 || midfills > 64) {
-    std::fprintf(stderr, "strata-demo: --turns must be in [1, 64]\n");
-    return 2;
-  }
-  options.wait_for_node = true;
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
-  if (!client.ok()) {
-    std::fprintf(stderr, "strata-demo: cannot reach node %s: %s\n", options.node.c_str(),
-                 client.status().ToString().c_str());
-    return 1;
-  }
-  // A small model: 8 layers, 4 KV heads of 64, bf16, 16-token pages = 128 KiB of KV a page.
-  KvLayout layout{.num_layers = 8,
-                  .num_kv_heads = 4,
-                  .head_dim = 64,
-                  .dtype = DType::kBFloat16,
-                  .page_tokens = 16,
-                  .format = KvFormat::kKeyValue,
-                  .tp_rank = 0,
-                  .tp_world = 1};
+absl::StatusOr<Demo> MakeDemo(uint64_t seed) {
+  const KvLayout layout{.num_layers = 8,
+                        .num_kv_heads = 4,
+                        .head_dim = 64,
+                        .dtype = DType::kBFloat16,
+                        .page_tokens = 16,
+                        .format = KvFormat::kKeyValue,
+                        .tp_rank = 0,
+                        .tp_world = 1};
   absl::StatusOr<Namespace> ns = Namespace::Create("demo", "strata-reference-tiny", layout);
+  if (!ns.ok()) return ns.status();
   absl::StatusOr<std::unique_ptr<worker::ReferenceModel>> model =
       worker::ReferenceModel::Create(layout, seed);
-  if (!ns.ok() || !model.ok()) {
-    std::fprintf(stderr, "strata-demo: %s\n",
-                 (!ns.ok() ? ns.status() : model.status()).ToString().c_str());
-    return 1;
-  }
-  std::printf("strata-demo: node %s, namespace %s\n", options.node.c_str(), ns->ToString().c_str());
+  if (!model.ok()) return model.status();
+  return Demo{*std::move(ns), *std::move(model)};
+}
+
+// The session's turns (prefill, midfills, a branch, decode, a repeat), printed; false when
+// one failed. *context: the session's context at the end.
+bool RunSession(AgentSession& session, const Demo& demo, int midfills, uint64_t seed,
+                std::vector<TokenId>* out) {
+  const KvLayout& layout = demo.ns.layout();
   std::printf("strata-demo: KV layout %s (%s per page)\n\n", layout.ToString().c_str(),
               Bytes(layout.BytesPerPage()).c_str());
-
-  AgentSession session(client->get(), *ns, model->get());
   TokenSource tokens(seed);
   std::vector<TokenId> context = tokens.Next(4096 + 7);  // system prompt + task (+ partial page)
   int turn = 0;
@@ -417,7 +422,115 @@ int Main(int argc, char** argv) {
     }
   }
   if (ok) run("repeat (all cached)", context);
+  *out = std::move(context);
+  return ok;
+}
 
+// --cluster: the same session through ClusterClient (segments of 16 pages, so the 4K-token
+// prompt alone spans 16 segments over the nodes), then where the segments went.
+int RunCluster(const ClientOptions& options, const std::string& url, int midfills, uint64_t seed) {
+  ClusterClientOptions cluster_options;
+  cluster_options.cluster_url = url;
+  cluster_options.node_options = options;
+  cluster_options.segment_pages = 16;
+  absl::StatusOr<std::unique_ptr<ClusterClient>> cluster = ClusterClient::Connect(cluster_options);
+  if (!cluster.ok()) {
+    std::fprintf(stderr, "strata-demo: cannot reach cluster %s: %s\n", url.c_str(),
+                 cluster.status().ToString().c_str());
+    return 1;
+  }
+  absl::StatusOr<Demo> demo = MakeDemo(seed);
+  if (!demo.ok()) {
+    std::fprintf(stderr, "strata-demo: %s\n", demo.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("strata-demo: cluster %s (%zu nodes), namespace %s, segments of %u pages\n",
+              url.c_str(), (*cluster)->Nodes().size(), demo->ns.ToString().c_str(),
+              cluster_options.segment_pages);
+  AgentSession session(cluster->get(), demo->ns, demo->model.get());
+  std::vector<TokenId> context;
+  const bool ok = RunSession(session, *demo, midfills, seed, &context);
+  if (ok) {
+    absl::StatusOr<ClusterMatch> m = (*cluster)->Match(demo->ns, context);
+    if (m.ok()) {
+      std::map<std::string, uint32_t> pages;
+      for (size_t i = 0; i < m->owners.size(); ++i)
+        pages[m->owners[i]] += m->match.segments[i].page_count;
+      std::printf("\nthe context's %u pages by node:", m->match.matched_pages);
+      for (const auto& [node, n] : pages) std::printf("  %s %u", node.c_str(), n);
+      std::printf("\n");
+    }
+    const ClusterClientStats stats = (*cluster)->stats();
+    std::printf(
+        "token text replicated: %llu TEXT copies on the next node of each segment "
+        "(%llu failed)\n",
+        static_cast<unsigned long long>(stats.text_replicas),
+        static_cast<unsigned long long>(stats.text_replica_failures));
+  }
+  std::printf(
+      "\nstrata-demo: %s\n",
+      ok ? "every turn ran across the cluster; every cached byte matched recomputation" : "FAILED");
+  return ok ? 0 : 1;
+}
+
+int Usage(const char* argv0, int code) {
+  std::fprintf(code == 0 ? stdout : stderr,
+               "usage: %s [--node HOST:PORT | --cluster etcd://HOST:PORT/NAME] [--turns N] "
+               "[--seed S]\n"
+               "Runs a multi-turn agent session (prefill, midfills, a branch, decode) through\n"
+               "the reference worker against a strata node (default $STRATA_NODE or "
+               "127.0.0.1:7400)\nor a cluster ($STRATA_CLUSTER; segments of 16 pages).\n",
+               argv0);
+  return code;
+}
+
+int Main(int argc, char** argv) {
+  ClientOptions options = ClientOptions::FromEnvironment();
+  std::string cluster_url;
+  if (const char* env = std::getenv("STRATA_CLUSTER"); env != nullptr) cluster_url = env;
+  int midfills = 4;
+  uint64_t seed = 42;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") return Usage(argv[0], 0);
+    const char* v = nullptr;
+    if (arg == "--node" && (v = value())) {
+      options.node = v;
+      cluster_url.clear();
+    } else if (arg == "--cluster" && (v = value())) {
+      cluster_url = v;
+    } else if (arg == "--turns" && (v = value())) {
+      midfills = std::atoi(v);
+    } else if (arg == "--seed" && (v = value())) {
+      seed = std::strtoull(v, nullptr, 10);
+    } else {
+      std::fprintf(stderr, "strata-demo: unknown or incomplete argument '%s'\n", argv[i]);
+      return Usage(argv[0], 2);
+    }
+  }
+  if (midfills < 1 || midfills > 64) {
+    std::fprintf(stderr, "strata-demo: --turns must be in [1, 64]\n");
+    return 2;
+  }
+  if (!cluster_url.empty()) return RunCluster(options, cluster_url, midfills, seed);
+  options.wait_for_node = true;
+  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
+  if (!client.ok()) {
+    std::fprintf(stderr, "strata-demo: cannot reach node %s: %s\n", options.node.c_str(),
+                 client.status().ToString().c_str());
+    return 1;
+  }
+  absl::StatusOr<Demo> demo = MakeDemo(seed);
+  if (!demo.ok()) {
+    std::fprintf(stderr, "strata-demo: %s\n", demo.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("strata-demo: node %s, namespace %s\n", options.node.c_str(),
+              demo->ns.ToString().c_str());
+  AgentSession session(client->get(), demo->ns, demo->model.get());
+  std::vector<TokenId> context;
+  bool ok = RunSession(session, *demo, midfills, seed, &context);
   absl::StatusOr<NodeTiers> tiers = (*client)->Tiers();
   if (tiers.ok()) {
     for (const TierStats& t : tiers->tiers) {
@@ -429,7 +542,7 @@ int Main(int argc, char** argv) {
                   static_cast<unsigned long long>(t.evictions));
     }
   }
-  if (ok) ok = RunRebuildDemo(**client, *ns, **model, context);
+  if (ok) ok = RunRebuildDemo(**client, demo->ns, *demo->model, context);
   std::printf(
       "\nstrata-demo: %s\n",
       ok ? "every turn ran; every cached and rebuilt byte matched recomputation" : "FAILED");

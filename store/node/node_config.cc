@@ -370,6 +370,13 @@ const std::vector<OptionRow>& Table() {
         "ask a segment's previous owner and move what they read there to this node; 0: "
         "serving at once"},
        [](auto k, auto v, NodeConfig* c) { return SetDuration(k, v, &c->cluster_join_window); }},
+      {{"cluster_token_file", "path or empty", "empty",
+        "a file with the bearer token this node hands its segments to the other nodes with "
+        "when it leaves the cluster (their tenants file must let it write those namespaces)"},
+       [](auto k, auto v, NodeConfig* c) {
+         c->cluster_token_file = std::string(v);
+         return absl::OkStatus();
+       }},
       {{"advertise_host", "host or empty", "empty",
         "the host other nodes and clients reach this node at (registered in etcd); empty: "
         "the listen addresses' hosts"},

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -24,6 +25,7 @@
 #include "strata/store/http/node_snapshot.h"
 #include "strata/store/meta/rocks_meta_store.h"
 #include "strata/store/node/dram_sizing.h"
+#include "strata/store/peer/hand_over.h"
 #include "strata/store/rpc/rpc_server.h"
 #include "strata/tiering/io/ssd_tier.h"
 
@@ -356,7 +358,8 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                                  .credentials = credentials,
                                                  .tls_cert_chain_pem = tls.cert_chain,
                                                  .tls_private_key_pem = tls.private_key,
-                                                 .tls_client_ca_pem = tls.client_ca}));
+                                                 .tls_client_ca_pem = tls.client_ca,
+                                                 .leave = LeaveHook(server.get(), config)}));
   server->grpc_port_ = server->rpc_server_->port();
   const bool bracket = grpc_host.find(':') != std::string::npos;
   server->grpc_address_ =
@@ -414,6 +417,50 @@ absl::StatusOr<std::string> NodeServer::ClusterJson() const {
     nodes.push_back(nlohmann::json::parse(cluster::EncodeNodeRecord(record)));
   }
   return out.dump(2) + "\n";
+}
+
+std::function<absl::StatusOr<rpc::LeaveReport>(absl::Duration, uint64_t)> NodeServer::LeaveHook(
+    NodeServer* server, const NodeConfig& config) {
+  if (config.etcd_endpoints.empty()) return nullptr;
+  return [server, token_file = config.cluster_token_file](
+             absl::Duration wait, uint64_t bytes) -> absl::StatusOr<rpc::LeaveReport> {
+    std::string token;
+    if (!token_file.empty()) {
+      STRATA_ASSIGN_OR_RETURN(token, base::ReadFileToString(token_file, 4096));
+      token = std::string(absl::StripAsciiWhitespace(token));
+    }
+    STRATA_ASSIGN_OR_RETURN(const peer::HandOverReport r, server->Leave(wait, bytes, token));
+    return rpc::LeaveReport{r.segments,       r.blobs,         r.bytes,
+                            r.blobs_existing, r.cold_segments, r.over_budget_segments,
+                            r.text_blobs,     r.failures,      r.held_bytes};
+  };
+}
+
+absl::StatusOr<peer::HandOverReport> NodeServer::Leave(absl::Duration wait,
+                                                       uint64_t hand_over_bytes,
+                                                       const std::string& token) {
+  if (registration_ == nullptr) {
+    return absl::FailedPreconditionError("this node is in no cluster");
+  }
+  const absl::Time deadline = absl::Now() + wait;
+  STRATA_RETURN_IF_ERROR(Drain(wait));  // registers as draining first
+  STRATA_ASSIGN_OR_RETURN(const cluster::MembersRead members,
+                          cluster::ReadMembers(*etcd_, cluster_name_));
+  std::vector<cluster::NodeRecord> records;
+  for (const auto& [key, record] : members.nodes) records.push_back(record);
+  STRATA_ASSIGN_OR_RETURN(
+      const peer::HandOverReport report,
+      peer::HandOverSegments(*engine_, records,
+                             {.self_id = node_id_,
+                              .max_bytes = hand_over_bytes,
+                              .token = token,
+                              .deadline = std::max(deadline, absl::Now() + absl::Minutes(10))}));
+  if (absl::Status left = registration_->Stop(); !left.ok()) {
+    LOG(WARNING) << "leave: " << left << " (the record expires with its lease)";
+  }
+  LOG(INFO) << "left cluster " << cluster_name_ << " after handing over " << report.segments
+            << " segment(s), " << report.bytes << " bytes";
+  return report;
 }
 
 absl::Status NodeServer::StartRegistration(const NodeConfig& config) {

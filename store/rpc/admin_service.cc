@@ -56,12 +56,45 @@ grpc::Status AdminService::Drain(grpc::ServerContext* context, const v1::DrainRe
       !caller.ok()) {
     return CallStatus("Admin", "Drain", caller.status());
   }
-  absl::Duration wait = absl::Milliseconds(request->timeout_ms());
-  // The caller's deadline bounds the wait too (an answer after it would be lost).
-  const absl::Duration left = absl::FromChrono(context->deadline()) - absl::Now();
-  wait = std::max(absl::ZeroDuration(), std::min(wait, left));
+  const absl::Duration wait = Wait(*context, request->timeout_ms());
   LOG(INFO) << "Admin.Drain: draining; waiting up to " << wait << " for pending puts and leases";
   return CallStatus("Admin", "Drain", engine_->Drain(wait));
+}
+
+grpc::Status AdminService::Leave(grpc::ServerContext* context, const v1::LeaveRequest* request,
+                                 v1::LeaveResponse* response) {
+  const InFlightCalls::Scope scope(&in_flight_);
+  if (absl::StatusOr<Authorizer::Caller> caller =
+          authorizer_.Authorize(*context, auth::Role::kAdmin, "Admin.Leave");
+      !caller.ok()) {
+    return CallStatus("Admin", "Leave", caller.status());
+  }
+  if (!leave_) {
+    return CallStatus("Admin", "Leave",
+                      absl::FailedPreconditionError(
+                          "this node is in no cluster (started without etcd_endpoints)"));
+  }
+  const absl::Duration wait = Wait(*context, request->timeout_ms());
+  LOG(INFO) << "Admin.Leave: leaving the cluster; handing over up to " << request->hand_over_bytes()
+            << " bytes";
+  const absl::StatusOr<LeaveReport> left = leave_(wait, request->hand_over_bytes());
+  if (!left.ok()) return CallStatus("Admin", "Leave", left.status());
+  response->set_segments(left->segments);
+  response->set_blobs(left->blobs);
+  response->set_bytes(left->bytes);
+  response->set_blobs_existing(left->blobs_existing);
+  response->set_cold_segments(left->cold_segments);
+  response->set_over_budget_segments(left->over_budget_segments);
+  response->set_text_blobs(left->text_blobs);
+  response->set_failures(left->failures);
+  response->set_held_bytes(left->held_bytes);
+  return grpc::Status::OK;
+}
+
+absl::Duration AdminService::Wait(const grpc::ServerContext& context, uint32_t timeout_ms) {
+  // The caller's deadline bounds the wait too (an answer after it would be lost).
+  const absl::Duration left = absl::FromChrono(context.deadline()) - absl::Now();
+  return std::max(absl::ZeroDuration(), std::min(absl::Milliseconds(timeout_ms), left));
 }
 
 }  // namespace strata::store::rpc

@@ -27,6 +27,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(core::NodeEngine* en
                              .tenants = options.tenants,
                              .credentials = options.credentials});
   server->admin_service_ = std::make_unique<AdminService>(engine, options.tenants);
+  server->admin_service_->set_leave(options.leave);
   server->metrics_ = std::make_unique<RpcMetrics>();
   grpc::ServerBuilder builder;
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();

@@ -25,6 +25,14 @@ if(TARGET strata::client AND TARGET strata::testing_node)
                   LABELS integration etcd
                   DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
                   DEPENDS strata)
+  # Joins and drains: bytes moved on first read, and handed over by a leaving node.
+  strata_add_test(NAME integration_cluster_handover_test
+                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_handover_test.cc
+                  LIBS strata_client_e2e_support strata::testing absl::time absl::strings
+                       nlohmann_json::nlohmann_json
+                  LABELS integration etcd
+                  DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
+                  DEPENDS strata strata-node)
   # In-process node (to corrupt arena bytes behind its back).
   strata_add_test(NAME integration_client_data_loss_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_data_loss_test.cc

@@ -326,6 +326,12 @@ class Client {
   // Stops the node accepting writes and waits up to `timeout` for pending puts and leases.
   // DEADLINE_EXCEEDED when some are still in flight then (draining stays on).
   absl::Status Drain(absl::Duration timeout, const CallOptions& call = {});
+  // The node leaves its cluster: Drain(timeout) with its registration marked draining, then
+  // it hands its hot segments (at most hand_over_bytes of KV) to their new owners and
+  // deregisters (Admin.Leave). FAILED_PRECONDITION the node is in no cluster;
+  // DEADLINE_EXCEEDED as Drain. Not retried.
+  absl::StatusOr<LeaveResult> Leave(absl::Duration timeout, uint64_t hand_over_bytes,
+                                    const CallOptions& call = {});
   absl::StatusOr<HealthInfo> Health(const CallOptions& call = {});
   // The transport's description of the data-plane connection to the node (connecting if
   // needed): which UCX transport and device each lane uses, e.g. "tcp/lo" or, for a

@@ -228,6 +228,19 @@ struct EvictResult {
   uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped: now kText
 };
 
+// What a node that left its cluster handed over (Client::Leave, Admin.Leave).
+struct LeaveResult {
+  uint64_t segments = 0;              // segments handed over whole to their new owners
+  uint64_t blobs = 0;                 // their blobs
+  uint64_t bytes = 0;                 // KV bytes sent (blobs an owner had already: none)
+  uint64_t blobs_existing = 0;        // blobs their owner had already
+  uint64_t cold_segments = 0;         // never read: left behind
+  uint64_t over_budget_segments = 0;  // read, but past the hand-over budget: left behind
+  uint64_t text_blobs = 0;            // TEXT blobs (their text has replicas): left behind
+  uint64_t failures = 0;              // segments that failed part-way
+  uint64_t held_bytes = 0;            // KV bytes the node held in all
+};
+
 // Client::Prefetch: what the node found and started.
 struct PrefetchResult {
   uint32_t matched_pages = 0;    // as MatchResult::matched_pages

@@ -150,6 +150,10 @@ struct NodeConfig {
   // segment's previous owner too, and move what they read there to it (a join is no cliff).
   // Zero: serving at once.
   absl::Duration cluster_join_window = absl::Minutes(5);
+  // A file holding the bearer token a leaving node hands its segments over with (the other
+  // nodes' tenants file must give it the namespaces to write); read when the node leaves.
+  // Empty: no token (nodes without a tenants file).
+  std::string cluster_token_file;
   // The host other nodes and clients reach this node's ports at; empty: the listen
   // addresses' hosts (which must then not be wildcards when etcd_endpoints is set).
   std::string advertise_host;

@@ -56,6 +56,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -88,7 +89,12 @@ class SsdTier;
 
 namespace strata::store::rpc {
 class RpcServer;
+struct LeaveReport;
 }  // namespace strata::store::rpc
+
+namespace strata::store::peer {
+struct HandOverReport;
+}  // namespace strata::store::peer
 
 namespace strata::store::cluster {
 class EtcdClient;
@@ -148,6 +154,14 @@ class NodeServer {
   // (DataPlaneServer::WaitIdle). Reads, Health and Admin keep being served.
   absl::Status Drain(absl::Duration timeout);
 
+  // Leaves the cluster (Admin.Leave): Drain(wait) — registered as draining first —, then
+  // hands up to `hand_over_bytes` of hot segments to their new owners (hand_over.h, with
+  // `token` for them), then revokes the registration. The node keeps serving reads.
+  // FAILED_PRECONDITION outside a cluster; Drain's DEADLINE_EXCEEDED (nothing handed over);
+  // UNAVAILABLE etcd did not answer the members' read.
+  absl::StatusOr<peer::HandOverReport> Leave(absl::Duration wait, uint64_t hand_over_bytes,
+                                             const std::string& token);
+
   // Stops the gRPC server: waits up to `grace` for the handlers running now (and any that
   // start meanwhile) to return, then shuts gRPC down at once, cancelling calls still in
   // flight and closing idle client connections; then stops the data plane (transfers
@@ -158,6 +172,9 @@ class NodeServer {
  private:
   // Step 8 of Start.
   absl::Status StartRegistration(const NodeConfig& config);
+  // What Admin.Leave calls: Leave, answered into the response; null outside a cluster.
+  static std::function<absl::StatusOr<rpc::LeaveReport>(absl::Duration, uint64_t)> LeaveHook(
+      NodeServer* server, const NodeConfig& config);
   NodeServer(DataDirLock lock, std::shared_ptr<meta::RocksMetaStore> meta,
              std::shared_ptr<tiering::io::SsdTier> ssd, std::unique_ptr<core::NodeEngine> engine,
              uint64_t dram_bytes);

@@ -18,10 +18,13 @@
 // REQUIRES: the engine outlives the service, and the service outlives its grpc::Server.
 #pragma once
 
+#include <functional>
+
 #include "strata/proto/protocol_internal.h"
 #include "strata/store/core/node_engine.h"
 #include "strata/store/rpc/authorizer.h"
 #include "strata/store/rpc/in_flight_calls.h"
+#include "strata/store/rpc/rpc_server.h"
 
 namespace strata::store::rpc {
 
@@ -36,14 +39,26 @@ class AdminService final : public v1::Admin::Service {
                      v1::EvictResponse* response) override;
   grpc::Status Drain(grpc::ServerContext* context, const v1::DrainRequest* request,
                      v1::DrainResponse* response) override;
+  grpc::Status Leave(grpc::ServerContext* context, const v1::LeaveRequest* request,
+                     v1::LeaveResponse* response) override;
+
+  // What Leave does (the node's: its registration and the hand-over), given the wait; set
+  // before the server starts. Unset: Leave answers FAILED_PRECONDITION (no cluster).
+  using LeaveHook =
+      std::function<absl::StatusOr<LeaveReport>(absl::Duration wait, uint64_t hand_over_bytes)>;
+  void set_leave(LeaveHook leave) { leave_ = std::move(leave); }
 
   // Handlers running right now.
   int64_t in_flight() const { return in_flight_.count(); }
 
  private:
+  // The wait a Drain or Leave asked for, cut to the call's deadline.
+  static absl::Duration Wait(const grpc::ServerContext& context, uint32_t timeout_ms);
+
   core::NodeEngine* const engine_;
   const Authorizer authorizer_;
   InFlightCalls in_flight_;
+  LeaveHook leave_;
 };
 
 }  // namespace strata::store::rpc

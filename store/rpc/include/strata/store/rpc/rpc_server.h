@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,12 @@ namespace strata::store::rpc {
 
 class AdminService;
 class RpcMetrics;
+
+// What Admin.Leave answers (strata.v1 LeaveResponse): a leaving node's hand-over.
+struct LeaveReport {
+  uint64_t segments = 0, blobs = 0, bytes = 0, blobs_existing = 0, cold_segments = 0,
+           over_budget_segments = 0, text_blobs = 0, failures = 0, held_bytes = 0;
+};
 class StoreService;
 
 struct RpcServerOptions {
@@ -54,6 +61,9 @@ struct RpcServerOptions {
   std::string tls_cert_chain_pem;
   std::string tls_private_key_pem;
   std::string tls_client_ca_pem;
+  // Admin.Leave: the node's leaving of its cluster, given the wait and the hand-over budget;
+  // unset outside a cluster (Leave answers FAILED_PRECONDITION).
+  std::function<absl::StatusOr<LeaveReport>(absl::Duration wait, uint64_t hand_over_bytes)> leave;
 };
 
 class RpcServer {

@@ -1,0 +1,305 @@
+// Joins and drains (issue 13, item 4) on real nodes in a real etcd: a node joins a serving
+// cluster of three and takes about a quarter of the segments without a cliff in the hit rate
+// (lookups also ask the previous owners; what is read there moves to the new owner); then a
+// founding node leaves through `strata cluster drain`, handing its read segments to their new
+// owners before it deregisters. Bytes moved by both are counted and checked against the
+// segments whose owner changed. Then etcd killed under a bounded load of lookups, reads and
+// writes (the cluster keeps serving on its last view, and the nodes register again when etcd
+// returns), and a node restarted on its data dir (same id, its SSD blobs served again).
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+
+#include "client_e2e_support.h"
+#include "nlohmann/json.hpp"
+#include "strata/base/status_test_macros.h"
+#include "strata/client.h"
+#include "strata/cluster_client.h"
+#include "strata/testing/etcd_process.h"
+#include "strata/testing/node_process.h"
+#include "strata/testing/process.h"
+#include "strata/testing/temp_dir.h"
+
+namespace strata::integration::cluster_handover_test {
+namespace {
+
+using strata::testing::EtcdProcess;
+using strata::testing::NodeProcess;
+
+constexpr uint32_t kSegmentPages = 4;
+constexpr int kSequences = 24;
+constexpr uint32_t kPages = 12;  // three segments each
+
+class ClusterHandOverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(etcd_, EtcdProcess::Start());
+    url_ = "etcd://" + etcd_->endpoint() + "/ho";
+  }
+
+  std::vector<std::string> NodeArgs(const std::string& join_window) const {
+    return {"--etcd_endpoints=" + etcd_->endpoint(), "--cluster=ho",
+            "--cluster_join_window=" + join_window};
+  }
+
+  absl::StatusOr<std::unique_ptr<ClusterClient>> Connect() const {
+    ClusterClientOptions options;
+    options.cluster_url = url_;
+    options.node_options = ClientOptionsFor("127.0.0.1:1", "tcp");
+    options.segment_pages = kSegmentPages;
+    return ClusterClient::Connect(options);
+  }
+
+  // Waits until the client's placement has `n` nodes.
+  static bool WaitNodes(const ClusterClient& cluster, size_t n) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(15);
+    while (cluster.Nodes().size() != n && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return cluster.Nodes().size() == n;
+  }
+
+  std::string IdOf(const ClusterClient& cluster, const NodeProcess& node) const {
+    for (const ClusterNodeInfo& info : cluster.Nodes()) {
+      if (info.grpc_address == node.grpc_address()) return info.id;
+    }
+    return "";
+  }
+
+  // kSequences sequences of kPages pages (seeds seed, seed + 1, ...), written.
+  void WriteAll(ClusterClient& cluster, uint64_t seed) {
+    for (int i = 0; i < kSequences; ++i) {
+      seqs_.push_back(RandomTokens(seed + i, size_t{kPages} * ns_.layout().page_tokens));
+      model_.push_back(ModelBytes(seqs_.back(), 0, kPages));
+      ASSERT_OK(cluster.Write(ns_, seqs_.back(), 0, Source(model_.back())).status());
+    }
+  }
+
+  // Every sequence looked up and read whole (the test fails at the first that is not).
+  void ReadAll(ClusterClient& cluster, uint32_t* from_previous) {
+    *from_previous = 0;
+    for (int i = 0; i < kSequences; ++i) {
+      ASSERT_OK_AND_ASSIGN(ClusterMatch m, cluster.Match(ns_, seqs_[i]));
+      ASSERT_EQ(m.match.matched_pages, kPages) << "sequence " << i;
+      *from_previous += m.segments_from_previous;
+      std::vector<std::byte> got(model_[i].size());
+      ASSERT_OK(cluster.Read(ns_, m, kPages, Host(got)));
+      ASSERT_TRUE(got == model_[i]) << "sequence " << i;
+    }
+  }
+
+  const Namespace ns_ = ClientTestNamespace("handover");
+  std::unique_ptr<EtcdProcess> etcd_;
+  std::string url_;
+  std::vector<std::unique_ptr<NodeProcess>> nodes_;
+  std::vector<std::vector<TokenId>> seqs_;
+  std::vector<std::vector<std::byte>> model_;
+};
+
+TEST_F(ClusterHandOverTest, AJoinMovesWhatIsReadAndADrainHandsOverBeforeLeaving) {
+  for (int i = 0; i < 3; ++i) {  // founding nodes: serving at once
+    ASSERT_OK_AND_ASSIGN(auto node,
+                         StartNodeWithDataPlane("tcp", uint64_t{64} << 20, NodeArgs("0")));
+    nodes_.push_back(std::move(node));
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> cluster, Connect());
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  WriteAll(*cluster, 500);
+  uint32_t from_previous = 0;
+  ReadAll(*cluster, &from_previous);
+  EXPECT_EQ(from_previous, 0u);
+  std::map<std::pair<int, uint32_t>, std::string> owner_before;
+  for (int i = 0; i < kSequences; ++i) {
+    for (uint32_t p = 0; p < kPages; p += kSegmentPages) {
+      owner_before[{i, p}] = cluster->OwnerOf(ns_, seqs_[i], p);
+    }
+  }
+
+  // A fourth node joins (joining for a minute: longer than the test).
+  ASSERT_OK_AND_ASSIGN(auto joiner,
+                       StartNodeWithDataPlane("tcp", uint64_t{64} << 20, NodeArgs("60s")));
+  nodes_.push_back(std::move(joiner));
+  ASSERT_TRUE(WaitNodes(*cluster, 4));
+  const std::string joined = IdOf(*cluster, *nodes_.back());
+  ASSERT_FALSE(joined.empty());
+  uint32_t taken = 0, changed = 0;
+  for (const auto& [at, before] : owner_before) {
+    const std::string now = cluster->OwnerOf(ns_, seqs_[at.first], at.second);
+    taken += now == joined;
+    changed += now != before;
+  }
+  // Only the joiner's segments change owner (rendezvous hashing), about a quarter of them.
+  EXPECT_EQ(changed, taken);
+  const uint32_t total = kSequences * (kPages / kSegmentPages);
+  EXPECT_GT(taken, 0u);
+  EXPECT_LT(taken, total / 2);
+  // No cliff: every lookup still finds every page, the joiner's segments at their previous
+  // owners; what is read there moves to the joiner.
+  ReadAll(*cluster, &from_previous);
+  EXPECT_EQ(from_previous, taken);
+  ASSERT_TRUE(cluster->WaitMovesIdle(absl::Seconds(20)));
+  const ClusterClientStats moved = cluster->stats();
+  const uint64_t segment_bytes = PagesBytes(ns_.layout(), kSegmentPages);
+  EXPECT_EQ(moved.moves_done, taken);
+  EXPECT_EQ(moved.moves_failed + moved.moves_dropped, 0u);
+  EXPECT_EQ(moved.bytes_moved, uint64_t{taken} * segment_bytes);
+  // Now the joiner answers them itself.
+  ReadAll(*cluster, &from_previous);
+  EXPECT_EQ(from_previous, 0u);
+  std::cout << "join: " << taken << " of " << total << " segments (ideal 1/4: " << total / 4.0
+            << ") moved on first read, " << moved.bytes_moved << " bytes" << std::endl;
+
+  // A founding node leaves: its read segments go to their new owners before it deregisters.
+  NodeProcess& leaving = *nodes_.front();
+  const std::string left_id = IdOf(*cluster, leaving);
+  ASSERT_FALSE(left_id.empty());
+  std::vector<std::pair<int, uint32_t>> its;
+  for (int i = 0; i < kSequences; ++i) {
+    for (uint32_t p = 0; p < kPages; p += kSegmentPages) {
+      if (cluster->OwnerOf(ns_, seqs_[i], p) == left_id) its.emplace_back(i, p);
+    }
+  }
+  ASSERT_FALSE(its.empty());
+  ASSERT_OK_AND_ASSIGN(
+      const strata::testing::ProgramResult drain,
+      strata::testing::RunProgram(STRATA_CLI_BINARY,
+                                  {"--cluster", url_, "cluster", "drain", left_id, "--json"}));
+  const std::string log = leaving.StderrText();
+  ASSERT_EQ(drain.exit_code, 0) << drain.out << drain.err << "\nthe node's log ends:\n"
+                                << log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
+  const nlohmann::json report = nlohmann::json::parse(drain.out);
+  EXPECT_EQ(report["node"], left_id);
+  EXPECT_EQ(report["failures"], 0);
+  EXPECT_EQ(report["cold_segments"], 0);  // every segment was read
+  // It holds the segments it owned before the join: those it owns now are sent; those the
+  // joiner took (and got on their first read) are there already, so no byte of them moves.
+  uint64_t held = 0;
+  for (const auto& [at, before] : owner_before) held += before == left_id;
+  EXPECT_EQ(report["segments"].get<uint64_t>(), held);
+  EXPECT_EQ(report["bytes"].get<uint64_t>(), uint64_t{its.size()} * segment_bytes);
+  EXPECT_EQ(report["blobs_existing"].get<uint64_t>(), held - its.size());
+  EXPECT_GT(report["text_blobs"].get<uint64_t>(), 0u);  // text replicas stay behind
+  EXPECT_LE(report["bytes"].get<uint64_t>(), report["held_bytes"].get<uint64_t>());
+  // It left every view at once, and every page is still found and read back whole.
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  for (const ClusterNodeInfo& info : cluster->Nodes()) EXPECT_NE(info.id, left_id);
+  ReadAll(*cluster, &from_previous);
+  EXPECT_EQ(from_previous, 0u);
+  EXPECT_EQ(cluster->stats().segments_from_fallback, 0u);
+  std::cout << "drain: " << report["segments"] << " segments (" << its.size() << " owned), "
+            << report["bytes"] << " of " << report["held_bytes"] << " bytes held handed over"
+            << std::endl;
+  // The node still answers reads until stopped, then stops cleanly.
+  leaving.Signal(SIGTERM);
+  ASSERT_OK_AND_ASSIGN(int code, leaving.WaitExit(absl::Seconds(30)));
+  EXPECT_EQ(code, 0);
+}
+
+TEST_F(ClusterHandOverTest, EtcdKilledUnderLoadKeepsTheLastViewAndARestartedNodeServesItsSsd) {
+  strata::testing::ScopedTempDir dir;
+  auto start = [&](int i) {
+    strata::testing::NodeProcessOptions options;
+    options.default_listen_and_dram = true;
+    options.default_data_dir = false;
+    options.env["UCX_TLS"] = "tcp";
+    options.args = NodeArgs("0");
+    options.args.push_back("--cluster_lease_ttl=3s");
+    options.args.push_back("--dram_bytes=" + std::to_string(uint64_t{64} << 20));
+    options.args.push_back("--ssd_bytes=" + std::to_string(uint64_t{64} << 20));
+    options.args.push_back(absl::StrCat("--data_dir=", dir.path(), "/node", i));
+    return NodeProcess::Start(std::move(options));
+  };
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto node, start(i));
+    nodes_.push_back(std::move(node));
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> cluster, Connect());
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  WriteAll(*cluster, 700);
+
+  // A bounded load: lookups and reads of every sequence (all pages, every byte), and writes.
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, lookups{0}, writes{0};
+  std::thread reader([&] {
+    for (int n = 0; !stop.load() && n < 100000; ++n) {
+      const int i = n % kSequences;
+      absl::StatusOr<ClusterMatch> m = cluster->Match(ns_, seqs_[i]);
+      std::vector<std::byte> got(model_[i].size());
+      if (!m.ok() || m->match.ReadablePages() != kPages ||
+          !cluster->Read(ns_, *m, kPages, Host(got)).ok() || got != model_[i]) {
+        ++failures;
+        ADD_FAILURE() << "sequence " << i << ": "
+                      << (m.ok() ? "short or bad read" : m.status().ToString());
+      }
+      ++lookups;
+    }
+  });
+  std::thread writer([&] {
+    for (int w = 0; !stop.load() && w < 2000; ++w) {
+      const std::vector<TokenId> tokens =
+          RandomTokens(9000 + w, size_t{8} * ns_.layout().page_tokens);
+      absl::StatusOr<ClusterWriteResult> written =
+          cluster->Write(ns_, tokens, 0, Source(ModelBytes(tokens, 0, 8)));
+      if (!written.ok()) {
+        ++failures;
+        ADD_FAILURE() << "write " << w << ": " << written.status();
+      }
+      ++writes;
+    }
+  });
+  absl::SleepFor(absl::Milliseconds(500));
+  etcd_->Kill();
+  absl::SleepFor(absl::Seconds(4));  // past the registrations' lease TTL
+  EXPECT_EQ(cluster->Nodes().size(), 3u) << "the client keeps its last view";
+  const int during = lookups.load();
+  ASSERT_OK(etcd_->Restart());
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> fresh, Connect());
+    EXPECT_TRUE(WaitNodes(*fresh, 3)) << "the nodes registered again";
+  }
+  absl::SleepFor(absl::Milliseconds(500));
+  stop.store(true);
+  reader.join();
+  writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(during, 0);
+  std::cout << "etcd away 4 s: " << lookups.load() << " lookups and reads, " << writes.load()
+            << " writes, " << failures.load() << " failed" << std::endl;
+
+  // A node restarted on its data dir comes back as itself and serves its SSD blobs again.
+  NodeProcess& restarted = *nodes_[1];
+  const std::string id = IdOf(*cluster, restarted);
+  ASSERT_FALSE(id.empty());
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> admin,
+                         Client::Connect(ClientOptionsFor(restarted.grpc_address(), "tcp")));
+    ASSERT_OK(admin->Evict(Tier::kDram, uint64_t{1} << 40).status());  // all of it to SSD
+  }
+  restarted.Signal(SIGTERM);
+  ASSERT_OK(restarted.WaitExit(absl::Seconds(30)).status());
+  ASSERT_TRUE(WaitNodes(*cluster, 2));
+  ASSERT_OK_AND_ASSIGN(nodes_[1], start(1));
+  EXPECT_EQ(nodes_[1]->ReadyField("node_id"), id);
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  uint32_t from_previous = 0;
+  ReadAll(*cluster, &from_previous);
+  uint32_t its = 0;
+  for (int i = 0; i < kSequences; ++i) {
+    for (uint32_t p = 0; p < kPages; p += kSegmentPages)
+      its += cluster->OwnerOf(ns_, seqs_[i], p) == id;
+  }
+  EXPECT_GT(its, 0u);
+  std::cout << "restart: node " << id << " serves its " << its << " segments from SSD again"
+            << std::endl;
+}
+
+}  // namespace
+}  // namespace strata::integration::cluster_handover_test
