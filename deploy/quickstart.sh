@@ -50,6 +50,9 @@ if [[ -n "$CLUSTER_NODES" ]]; then
   echo
   echo "=== strata cluster status"
   "$STRATA" cluster status
+  echo
+  echo "=== strata capacity --cluster (the nodes' live miss-ratio curves, combined)"
+  "$STRATA" capacity || true
   if ((CLUSTER_NODES > 1)); then
     echo
     echo "=== strata cluster drain $NODE1_ID (the node hands its read segments to their new owners, then leaves)"

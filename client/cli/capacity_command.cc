@@ -1,4 +1,7 @@
 // strata capacity: the node's live miss-ratio curves, per tier, for capacity planning.
+#include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,10 +10,14 @@
 
 #include "client/cli/blob_format.h"
 #include "client/cli/capacity_format.h"
+#include "client/cli/cluster_plan.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/json_output.h"
+#include "client/cli/member_tiers.h"
 #include "strata/base/status_macros.h"
+#include "strata/client.h"
+#include "strata/cluster.h"
 #include "strata/plot/line_chart.h"
 
 namespace strata::cli {
@@ -54,7 +61,51 @@ absl::Status WritePlot(const std::vector<const TierCurve*>& curves, const std::s
   return absl::Status(code, absl::StrCat("--plot: ", status.message()));
 }
 
+// --cluster: every member's curve (AskMemberTiers), combined
+// (cluster_plan.h). Members that do not answer are left out and named.
+absl::Status RunClusterCapacity(CommandContext& ctx) {
+  absl::StatusOr<ClusterUrl> url = ParseClusterUrl(ctx.cluster_url());
+  if (!url.ok()) return UsageError(std::string(url.status().message()));
+  STRATA_ASSIGN_OR_RETURN(const ClusterMembers members,
+                          ReadClusterMembers(*url, ctx.options().default_timeout));
+  const std::vector<std::optional<NodeTiers>> tiers = AskMemberTiers(ctx, members);
+  std::vector<ClusterNodeCurve> curves;
+  std::vector<std::string> silent;
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    if (!tiers[i].has_value()) {
+      silent.push_back(members.nodes[i].id);
+      continue;
+    }
+    ClusterNodeCurve curve{members.nodes[i].id, tiers[i]->mrc, 0};
+    for (const TierStats& t : tiers[i]->tiers) curve.capacity_bytes += t.capacity_bytes;
+    curves.push_back(std::move(curve));
+  }
+  const ClusterPlan plan = PlanCluster(curves);
+  if (ctx.json()) {
+    Json json = ClusterPlanJson(plan);
+    json["cluster"] = members.name;
+    json["nodes"] = Json::array();
+    for (const ClusterNodeCurve& c : curves) {
+      json["nodes"].push_back(
+          {{"id", c.id}, {"capacity_bytes", c.capacity_bytes}, {"mrc", MissRatioCurveJson(c.mrc)}});
+    }
+    json["unanswered"] = silent;
+    ctx.out() << DumpJson(json) << "\n";
+    return absl::OkStatus();
+  }
+  for (const ClusterNodeCurve& c : curves) {
+    ctx.out() << "node " << c.id << ": " << FormatBytes(c.capacity_bytes) << ", "
+              << MissRatioCurveSummary(c.mrc) << "\n";
+  }
+  if (!silent.empty()) {
+    ctx.out() << "left out (did not answer): " << absl::StrJoin(silent, ", ") << "\n";
+  }
+  ctx.out() << "\n" << RenderClusterPlan(plan);
+  return absl::OkStatus();
+}
+
 absl::Status RunCapacity(CommandContext& ctx, const ParsedArgs& args) {
+  if (!ctx.cluster_url().empty()) return RunClusterCapacity(ctx);
   std::optional<Tier> tier;
   if (std::optional<std::string> text = args.Value("tier")) {
     STRATA_ASSIGN_OR_RETURN(tier, ParseTier("--tier", *text));
@@ -101,7 +152,14 @@ Command CapacityCommand() {
                   "fails (exit 1). --plot FILE.png draws the curves (hit rate against capacity, "
                   "current capacities marked). JSON: {mrc, token_bytes_per_kv_byte, curves[] "
                   "{tier, capacity_bytes, expected_hit_ratio, recommended, advice, points[]}, "
-                  "plot}.",
+                  "plot}. With --cluster (or $STRATA_CLUSTER): every member's curve, combined "
+                  "into the cluster's — a total capacity spread over the nodes as placement "
+                  "spreads segments, each node's hit rate weighted by its accesses — as a "
+                  "table of node counts (average nodes) -> expected hit rate, with advice on "
+                  "adding or removing nodes (docs/operations.md, \"Cluster\"). JSON: "
+                  "{cluster, current_nodes, current_capacity_bytes, current_hit_ratio, "
+                  "recommended_nodes, accesses, advice, rows[] {nodes, capacity_bytes, "
+                  "expected_hit_ratio}, nodes[] {id, capacity_bytes, mrc}, unanswered}.",
        .flags = {{.name = "tier",
                   .value_name = "TIER",
                   .help = "only this tier's curve: dram, ssd or text"},

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -11,6 +12,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/json_output.h"
+#include "client/cli/member_tiers.h"
 #include "client/cli/table.h"
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
@@ -18,6 +20,26 @@
 
 namespace strata::cli {
 namespace {
+
+// What a node holds (its Admin.Tiers), for the status table.
+struct Held {
+  uint64_t blobs = 0, kv_bytes = 0, text_blobs = 0, pages = 0;
+};
+
+// Each member's holdings; nullopt for a node that did not answer.
+std::vector<std::optional<Held>> AskHeld(const CommandContext& ctx, const ClusterMembers& members) {
+  std::vector<std::optional<Held>> held;
+  for (const std::optional<NodeTiers>& tiers : AskMemberTiers(ctx, members)) {
+    if (!tiers.has_value()) {
+      held.emplace_back();
+      continue;
+    }
+    Held h{tiers->engine.blobs, 0, tiers->text.blobs, tiers->index.pages};
+    for (const TierStats& t : tiers->tiers) h.kv_bytes += t.used_bytes;
+    held.push_back(h);
+  }
+  return held;
+}
 
 // strata cluster drain NODE: the node (an id or a gRPC address of the cluster's) leaves with
 // Admin.Leave, handing over its hot segments.
@@ -84,6 +106,7 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
                           ReadClusterMembers(*url, ctx.options().default_timeout));
   if (action == "drain") return RunDrainNode(ctx, args, members);
   const absl::Time now = absl::Now();
+  const std::vector<std::optional<Held>> held = AskHeld(ctx, members);
   if (ctx.json()) {
     Json json;
     json["cluster"] = members.name;
@@ -91,7 +114,15 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
     json["etcd_revision"] = members.etcd_revision;
     json["undecodable"] = members.undecodable;
     json["nodes"] = Json::array();
-    for (const ClusterNode& node : members.nodes) {
+    for (size_t i = 0; i < members.nodes.size(); ++i) {
+      const ClusterNode& node = members.nodes[i];
+      Json holds = nullptr;
+      if (held[i].has_value()) {
+        holds = {{"blobs", held[i]->blobs},
+                 {"kv_bytes", held[i]->kv_bytes},
+                 {"text_blobs", held[i]->text_blobs},
+                 {"pages", held[i]->pages}};
+      }
       json["nodes"].push_back({{"id", node.id},
                                {"state", node.state},
                                {"grpc", node.grpc_address},
@@ -101,7 +132,8 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
                                {"hbm_bytes", node.hbm_bytes},
                                {"dram_bytes", node.dram_bytes},
                                {"ssd_bytes", node.ssd_bytes},
-                               {"started_unix_ms", absl::ToUnixMillis(node.started)}});
+                               {"started_unix_ms", absl::ToUnixMillis(node.started)},
+                               {"held", holds}});
     }
     ctx.out() << DumpJson(json) << "\n";
     return absl::OkStatus();
@@ -114,13 +146,19 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
                {"DRAM", Align::kRight},
                {"SSD", Align::kRight},
                {"UP", Align::kRight},
+               {"BLOBS", Align::kRight},
+               {"KV", Align::kRight},
+               {"TEXT", Align::kRight},
                {"VERSION"}});
   uint64_t dram = 0, ssd = 0;
-  for (const ClusterNode& node : members.nodes) {
+  for (size_t i = 0; i < members.nodes.size(); ++i) {
+    const ClusterNode& node = members.nodes[i];
+    const std::optional<Held>& h = held[i];
     table.AddRow({node.id, node.state, node.grpc_address, node.dataplane_address,
                   node.http_address.empty() ? "-" : node.http_address, FormatBytes(node.dram_bytes),
                   FormatBytes(node.ssd_bytes), FormatDurationShort(now - node.started),
-                  node.version});
+                  h ? absl::StrCat(h->blobs) : "-", h ? FormatBytes(h->kv_bytes) : "-",
+                  h ? absl::StrCat(h->text_blobs) : "-", node.version});
     dram += node.dram_bytes;
     ssd += node.ssd_bytes;
   }
@@ -132,6 +170,8 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
   if (members.undecodable > 0) {
     ctx.out() << members.undecodable << " record(s) in etcd did not decode (skipped)\n";
   }
+  ctx.out() << "BLOBS: blobs in the node's index; KV: their bytes in DRAM and on SSD; TEXT: "
+               "TEXT blobs (token text: replicas and dropped KV); - the node did not answer\n";
   return absl::OkStatus();
 }
 
@@ -142,11 +182,13 @@ Command ClusterCommand() {
       {.name = "cluster",
        .summary = "A cluster's nodes as etcd holds them (status); a node leaving it (drain NODE).",
        .details = "Reads /strata/<NAME>/nodes/ from the etcd of --cluster "
-                  "etcd://HOST:PORT[,HOST:PORT...][/NAME] (or $STRATA_CLUSTER); no node is "
-                  "asked. A node that died stays listed until its etcd lease expires "
+                  "etcd://HOST:PORT[,HOST:PORT...][/NAME] (or $STRATA_CLUSTER), and what "
+                  "each node holds (its Admin.Tiers, all at once, 2 s at most: - when it does "
+                  "not answer). A node that died stays listed until its etcd lease expires "
                   "(cluster_lease_ttl). etcd unreachable: exit 3. JSON: {cluster, etcd, "
                   "etcd_revision, undecodable, nodes: [{id, state, grpc, dataplane, http, "
-                  "version, hbm_bytes, dram_bytes, ssd_bytes, started_unix_ms}]}. "
+                  "version, hbm_bytes, dram_bytes, ssd_bytes, started_unix_ms, held: {blobs, "
+                  "kv_bytes, text_blobs, pages} or null}]}. "
                   "drain NODE (an id or gRPC address): the node leaves the cluster "
                   "(Admin.Leave) — it registers as draining, refuses puts, waits up to "
                   "--wait for work in flight, hands its segments read at least once "

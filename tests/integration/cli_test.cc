@@ -294,8 +294,20 @@ TEST_F(CliTest, ClusterStatusListsTheRegisteredNodes) {
   for (const nlohmann::json& node : json["nodes"]) {
     EXPECT_EQ(node["state"], "serving");
     grpc.insert(node["grpc"].get<std::string>());
+    ASSERT_TRUE(node["held"].is_object()) << node.dump();  // each node answered its Tiers
+    EXPECT_EQ(node["held"]["blobs"], 0);
   }
   EXPECT_EQ(grpc, (std::set<std::string>{nodes[0]->grpc_address(), nodes[1]->grpc_address()}));
+
+  // The cluster's capacity plan: both nodes answer; no lookups yet, so nothing to plan.
+  const std::vector<std::string> plan_args = {"--cluster=" + url, "capacity", "--json"};
+  const CliResult plan = RunStrata(plan_args);
+  ASSERT_EQ(plan.exit_code, 0) << Describe(plan_args, plan);
+  const nlohmann::json plan_json = ParseOut(plan);
+  EXPECT_EQ(plan_json["current_nodes"], 2);
+  EXPECT_EQ(plan_json["unanswered"].size(), 0u);
+  EXPECT_EQ(plan_json["rows"].size(), 0u);
+  EXPECT_THAT(AsString(plan_json["advice"]), HasSubstr("no node has seen lookups"));
 
   const CliResult table = RunStrata({"cluster", "status"}, "", {{"STRATA_CLUSTER", url}});
   EXPECT_EQ(table.exit_code, 0) << table.err;
