@@ -351,9 +351,16 @@ class ClusterClient::Impl {
       const uint32_t first = static_cast<uint32_t>(k) * s;
       for (Segment seg : a->segments) {
         seg.seq_page_begin += first;
+        std::vector<std::string> holders;
+        if (seg.replicas >= 2 && node[k] == owners.node[k] && seg.tier != Tier::kText) {
+          const std::vector<int> ranked = view.placement.Ranked(hashes[k * s], seg.replicas);
+          for (const int r : ranked) holders.push_back(view.placement.nodes()[r].id);
+          if (holders.empty() || holders.front() != node[k]) holders.clear();  // view moved
+        }
         out.match.segments.push_back(std::move(seg));
         out.owners.push_back(node[k]);
         out.move_to.push_back(move_to[k]);
+        out.holders.push_back(std::move(holders));
         moves = moves || !move_to[k].empty();
       }
       out.match.matched_pages = first + a->matched_pages;
@@ -378,8 +385,14 @@ class ClusterClient::Impl {
       return absl::InvalidArgumentError(
           absl::StrCat("pages: ", pages, " > the match's ", match.match.matched_pages));
     }
-    // Each owner's segments inside [0, pages), cut at `pages`.
-    std::map<std::string, std::vector<Segment>> by_owner;
+    if (!match.holders.empty() && match.holders.size() != count) {
+      return absl::InvalidArgumentError("match: holders and segments differ in number");
+    }
+    // Each node's segments inside [0, pages), cut at `pages`: the owner's, or for a hot
+    // segment one of its holders in turn.
+    std::map<std::string, std::vector<Segment>> by_node;
+    std::map<std::string, std::vector<size_t>> index_of;  // by node: the segments' indices
+    uint64_t from_replicas = 0;
     for (size_t i = 0; i < count; ++i) {
       Segment seg = match.match.segments[i];
       if (seg.seq_page_begin >= pages) break;
@@ -389,20 +402,61 @@ class ClusterClient::Impl {
             "sequence pages [", seg.seq_page_begin, ", ", seg.seq_page_begin + seg.page_count,
             ") are TEXT on node ", match.owners[i], ": read MatchResult::ReadablePages()"));
       }
-      by_owner[match.owners[i]].push_back(seg);  // in page order, gaps between them
+      std::string node = match.owners[i];
+      if (!match.holders.empty() && match.holders[i].size() > 1) {
+        const std::vector<std::string>& holders = match.holders[i];
+        node = holders[next_holder_.fetch_add(1, std::memory_order_relaxed) % holders.size()];
+        from_replicas += node != match.owners[i];
+      }
+      by_node[node].push_back(seg);  // in page order, gaps between them
+      index_of[node].push_back(i);
     }
     const View view = CurrentView();
-    std::vector<std::future<absl::Status>> reads;
-    for (auto& [owner, segments] : by_owner) {
-      reads.push_back(std::async(std::launch::async, [&, id = owner, segs = &segments] {
-        STRATA_ASSIGN_OR_RETURN(Client * client, ClientFor(view, id));
-        return client->ReadInto(ns, *segs, pages, destination, call);
-      }));
-    }
+    auto read_all = [&](const std::map<std::string, std::vector<Segment>>& plan) {
+      std::vector<std::pair<std::string, std::future<absl::Status>>> reads;
+      for (const auto& [id, segments] : plan) {
+        reads.emplace_back(id, std::async(std::launch::async, [&, id = id, segs = &segments] {
+                             STRATA_ASSIGN_OR_RETURN(Client * client, ClientFor(view, id));
+                             return client->ReadInto(ns, *segs, pages, destination, call);
+                           }));
+      }
+      std::map<std::string, absl::Status> status;
+      for (auto& [id, read] : reads) status[id] = read.get();
+      return status;
+    };
+    const std::map<std::string, absl::Status> status = read_all(by_node);
+    // What failed: a node's own segments fail the read; a hot replica's (it evicted its
+    // copy, or went away) are read again from their owners.
     absl::Status first = absl::OkStatus();
-    for (auto& read : reads) {
-      absl::Status s = read.get();
-      if (first.ok() && !s.ok()) first = std::move(s);
+    std::map<std::string, std::vector<Segment>> again;
+    uint64_t replica_failures = 0;
+    for (const auto& [id, s] : status) {
+      if (s.ok()) continue;
+      for (const size_t i : index_of[id]) {
+        if (match.owners[i] == id) {
+          if (first.ok()) first = s;
+          continue;
+        }
+        Segment seg = match.match.segments[i];
+        seg.page_count = std::min(seg.page_count, pages - seg.seq_page_begin);
+        again[match.owners[i]].push_back(seg);
+        ++replica_failures;
+      }
+    }
+    if (first.ok() && !again.empty()) {
+      for (auto& [id, segs] : again) {
+        std::sort(segs.begin(), segs.end(), [](const Segment& a, const Segment& b) {
+          return a.seq_page_begin < b.seq_page_begin;
+        });
+      }
+      for (const auto& [id, s] : read_all(again)) {
+        if (!s.ok() && first.ok()) first = s;
+      }
+    }
+    {
+      absl::MutexLock lock(&stats_mu_);
+      stats_.replica_reads += from_replicas;
+      stats_.replica_read_failures += replica_failures;
     }
     if (first.ok()) QueueMoves(ns, match, pages, destination);
     return first;
@@ -712,6 +766,7 @@ class ClusterClient::Impl {
   std::unique_ptr<cluster::MembershipView> membership_;  // after etcd_: destroyed first
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Client>> clients_ ABSL_GUARDED_BY(mu_);  // by address
+  std::atomic<uint64_t> next_holder_{0};  // round robin over a hot segment's holders
   mutable absl::Mutex stats_mu_;
   ClusterClientStats stats_ ABSL_GUARDED_BY(stats_mu_);
   // The mover: moves_ is written to its owners one at a time by mover_.

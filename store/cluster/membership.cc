@@ -172,9 +172,14 @@ void Registration::Run() {
 // ---------------------------------------------------------------- MembershipView
 
 absl::StatusOr<std::unique_ptr<MembershipView>> MembershipView::Start(EtcdClient* etcd,
-                                                                      std::string cluster) {
+                                                                      std::string cluster,
+                                                                      bool need_etcd) {
   std::unique_ptr<MembershipView> view(new MembershipView(etcd, std::move(cluster)));
-  if (absl::Status first = view->Resync(); !first.ok()) return first;
+  if (absl::Status first = view->Resync(); !first.ok()) {
+    if (need_etcd) return first;
+    absl::MutexLock lock(&view->mu_);
+    view->resync_needed_ = true;  // empty until etcd answers; the thread keeps trying
+  }
   view->resync_thread_ = std::thread([v = view.get()] { v->ResyncLoop(); });
   return view;
 }

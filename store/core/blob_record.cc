@@ -43,8 +43,8 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens) {
 
 Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
                          uint32_t page_tokens) {
-  Segment segment{
-      s.blob, s.blob_page_offset, s.page_count, s.seq_page_begin, record.pages, Tier::kDram, {}};
+  Segment segment{s.blob,       s.blob_page_offset, s.page_count, s.seq_page_begin,
+                  record.pages, Tier::kDram,        {},           record.replicas};
   if (!record.in_dram()) {
     if (record.on_ssd()) {
       segment.tier = Tier::kSsd;

@@ -97,6 +97,16 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 
   Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + options_.LeaseTtl(ttl));
   lease.tenant = ns.tenant();
+  if (options_.hot_reads > 0) {
+    for (const BlobRecord* record : records) {
+      if (record->hits != options_.hot_reads) continue;
+      if (hot_.size() < kMaxHotBlobs) {
+        hot_.push_back(record->key);
+      } else {
+        ++hot_dropped_;
+      }
+    }
+  }
   arena_->counters().RecordHit(ranges.size());
   reply.lease_id = lease.id;
   reply.expiry = lease.expiry;
@@ -160,6 +170,18 @@ absl::Status NodeEngine::Release(uint64_t lease_id, const AccessScope& scope) {
     return absl::NotFoundError(absl::StrCat("lease ", lease_id, " had expired"));
   }
   return absl::OkStatus();
+}
+
+std::vector<radix::BlobKey> NodeEngine::TakeHotBlobs() {
+  TimedMutexLock lock(&mu_, lock_hold_);
+  return std::exchange(hot_, {});
+}
+
+void NodeEngine::MarkReplicated(const radix::BlobKey& key, uint32_t copies) {
+  TimedMutexLock lock(&mu_, lock_hold_);
+  if (BlobRecord* record = table_.FindLinked(key); record != nullptr) {
+    record->replicas = std::max(record->replicas, copies);
+  }
 }
 
 }  // namespace strata::store::core

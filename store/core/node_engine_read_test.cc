@@ -262,3 +262,35 @@ TEST_F(NodeEngineReadTest, HeldSourceOutlivesItsLease) {
 
 }  // namespace
 }  // namespace strata::store::core
+
+namespace strata::store::core {
+namespace {
+
+// A blob read options.hot_reads times is reported once; MarkReplicated shows in Match.
+TEST(NodeEngineHotBlobsTest, TheReadThatReachesTheThresholdReportsTheBlobOnce) {
+  FakeClock clock;
+  NodeEngineOptions options = testing::SmallOptions(&clock);
+  options.hot_reads = 3;
+  std::unique_ptr<NodeEngine> engine = NodeEngine::Create(options).value();
+  const radix::Namespace ns = testing::SmallNamespace();
+  const testing::BlobContent blob = testing::MakeBlob(ns, 2, 7);
+  const radix::BlobKey key = testing::PutBlob(*engine, ns, std::nullopt, blob).value().key;
+  const ReadRange range = testing::WholeBlob(key, 2);
+  for (int i = 0; i < 2; ++i) ASSERT_OK(engine->Read(ns, {&range, 1}).status());
+  EXPECT_TRUE(engine->TakeHotBlobs().empty());
+  ASSERT_OK(engine->Read(ns, {&range, 1}).status());
+  EXPECT_EQ(engine->TakeHotBlobs(), std::vector<radix::BlobKey>{key});
+  ASSERT_OK(engine->Read(ns, {&range, 1}).status());
+  EXPECT_TRUE(engine->TakeHotBlobs().empty());  // once
+
+  ASSERT_OK_AND_ASSIGN(MatchResult m, engine->Match(ns, blob.tokens));
+  ASSERT_EQ(m.segments.size(), 1u);
+  EXPECT_EQ(m.segments[0].replicas, 0u);
+  engine->MarkReplicated(key, 2);
+  engine->MarkReplicated(radix::BlobKey{radix::PrefixHash{1, 1}}, 2);  // unknown: ignored
+  ASSERT_OK_AND_ASSIGN(m, engine->Match(ns, blob.tokens));
+  EXPECT_EQ(m.segments[0].replicas, 2u);
+}
+
+}  // namespace
+}  // namespace strata::store::core

@@ -377,6 +377,18 @@ const std::vector<OptionRow>& Table() {
          c->cluster_token_file = std::string(v);
          return absl::OkStatus();
        }},
+      {{"cluster_hot_reads", "integer", "16",
+        "a blob read this many times on its segment's owner is pushed to the next nodes of "
+        "the segment's ranking (cluster_hot_replicas)"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1000000, &c->cluster_hot_reads);
+       }},
+      {{"cluster_hot_replicas", "integer", "2",
+        "nodes holding a hot blob, its owner included (readers spread over them); 1: no "
+        "hot replicas"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 8, &c->cluster_hot_replicas);
+       }},
       {{"advertise_host", "host or empty", "empty",
         "the host other nodes and clients reach this node at (registered in etcd); empty: "
         "the listen addresses' hosts"},

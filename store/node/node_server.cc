@@ -26,6 +26,7 @@
 #include "strata/store/meta/rocks_meta_store.h"
 #include "strata/store/node/dram_sizing.h"
 #include "strata/store/peer/hand_over.h"
+#include "strata/store/peer/hot_replicator.h"
 #include "strata/store/rpc/rpc_server.h"
 #include "strata/tiering/io/ssd_tier.h"
 
@@ -136,6 +137,10 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.mrc_curve_points = config.mrc_curve_points;
   options.rebuild_task_ttl = config.rebuild_task_ttl;
   options.max_rebuild_attempts = config.max_rebuild_attempts;
+  // Hot blobs are reported only where a replicator takes them (a cluster node, replicas on).
+  if (!config.etcd_endpoints.empty() && config.cluster_hot_replicas >= 2) {
+    options.hot_reads = config.cluster_hot_reads;
+  }
   return options;
 }
 
@@ -502,6 +507,20 @@ absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
       registration_, cluster::Registration::Start(etcd_.get(), config.cluster, std::move(record),
                                                   {.lease_ttl = config.cluster_lease_ttl,
                                                    .joining_for = config.cluster_join_window}));
+  if (config.cluster_hot_replicas >= 2 && config.cluster_hot_reads > 0) {
+    // The node's own view of the members: whom its hot blobs go to.
+    STRATA_ASSIGN_OR_RETURN(membership_, cluster::MembershipView::Start(etcd_.get(), config.cluster,
+                                                                        /*need_etcd=*/false));
+    std::string token;
+    if (!config.cluster_token_file.empty()) {
+      STRATA_ASSIGN_OR_RETURN(token, base::ReadFileToString(config.cluster_token_file, 4096));
+      token = std::string(absl::StripAsciiWhitespace(token));
+    }
+    hot_replicator_ = std::make_unique<peer::HotReplicator>(
+        engine_.get(), [view = membership_.get()] { return view->Nodes(); },
+        peer::HotReplicatorOptions{
+            .self_id = node_id_, .copies = config.cluster_hot_replicas, .token = std::move(token)});
+  }
   LOG(INFO) << "cluster " << config.cluster << ": registering as node " << node_id_ << " in etcd "
             << config.etcd_endpoints << " as " << cluster::NodeStateName(state) << " (lease "
             << absl::FormatDuration(config.cluster_lease_ttl) << ")";
@@ -552,7 +571,9 @@ void NodeServer::Shutdown(absl::Duration grace) {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true, std::memory_order_release);
-  // Out of the cluster first: every view drops the node at once (the lease revoked).
+  // No more pushes to other nodes (an in-flight one finishes), then out of the cluster:
+  // every view drops the node at once (the lease revoked).
+  hot_replicator_.reset();
   if (registration_ != nullptr) registration_->Stop().IgnoreError();
   // The HTTP endpoint next: no scrape reads a part being stopped.
   if (http_server_ != nullptr) http_server_->Stop();

@@ -14,7 +14,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
 #include "strata/radix/prefix_hash.h"
-#include "strata/store/cluster/placement.h"
+#include "strata/store/peer/segment_push.h"
 
 namespace strata::store::peer {
 namespace {
@@ -43,48 +43,16 @@ std::vector<core::BlobInfo> AllBlobs(core::NodeEngine& engine) {
   return blobs;
 }
 
-// A blob's bytes, leased in the engine while the owner receives them.
-absl::StatusOr<WriteResult> SendBlob(core::NodeEngine& engine, const radix::Namespace& ns,
-                                     const core::BlobInfo& blob,
-                                     const std::vector<radix::TokenId>& tokens,
-                                     const std::optional<SegmentStart>& start, Client& owner,
-                                     const CallOptions& call) {
-  const core::ReadRange range{.blob = blob.key,
-                              .first_page = 0,
-                              .num_pages = blob.pages,
-                              .layer_begin = 0,
-                              .layer_end = blob.layout.num_layers};
-  STRATA_ASSIGN_OR_RETURN(const core::ReadReply lease, engine.Read(ns, {&range, 1}));
-  absl::StatusOr<core::HeldSpan> held = engine.ReadSource(lease.lease_id, blob.key, 0, blob.bytes);
-  absl::StatusOr<WriteResult> written = absl::CancelledError("not sent");
-  if (!held.ok()) {
-    written = held.status();
-  } else {
-    const MemoryDescriptor bytes = MemoryDescriptor::Host(held->data(), held->size());
-    if (start.has_value()) {
-      written = owner.Write(ns, *start, tokens, bytes, call);
-    } else {
-      std::optional<Parent> parent;
-      if (blob.parent.has_value()) parent = Parent{blob.parent->key, blob.parent->pages};
-      written = owner.Write(ns, parent, tokens, bytes, call);
-    }
-  }
-  engine.Release(lease.lease_id).IgnoreError();  // it also expires
-  return written;
-}
-
 }  // namespace
 
 absl::StatusOr<HandOverReport> HandOverSegments(core::NodeEngine& engine,
                                                 const std::vector<cluster::NodeRecord>& members,
                                                 const HandOverOptions& options) {
-  using cluster::NodeState;
   std::vector<cluster::NodeRecord> others;
   for (const cluster::NodeRecord& r : members) {
     if (r.id != options.self_id) others.push_back(r);
   }
-  const cluster::Placement placement =
-      cluster::Placement::FromView(others, {NodeState::kServing, NodeState::kJoining});
+  const cluster::Placement placement = PlacementOf(others);
   absl::flat_hash_map<std::string, std::string> address;
   for (const cluster::NodeRecord& r : others) address[r.id] = r.grpc_address;
 
@@ -139,7 +107,7 @@ absl::StatusOr<HandOverReport> HandOverSegments(core::NodeEngine& engine,
     return report;
   }
 
-  std::map<std::string, std::unique_ptr<Client>> clients;  // by node id
+  PeerClients clients(options.token);
   uint64_t budget = options.max_bytes;
   for (const HeldSegment* segment : order) {
     if (segment->bytes > budget || absl::Now() >= options.deadline) {
@@ -147,68 +115,36 @@ absl::StatusOr<HandOverReport> HandOverSegments(core::NodeEngine& engine,
       continue;
     }
     const core::BlobInfo& first = *segment->blobs.front();
-    STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns,
-                            radix::Namespace::Create(first.tenant, first.model, first.layout));
-    const uint32_t page_tokens = first.layout.page_tokens;
     absl::StatusOr<core::BlobInfo> with_tokens = engine.Stat(first.key, /*with_tokens=*/true);
-    if (!with_tokens.ok() || with_tokens->tokens.size() < page_tokens) {
+    absl::StatusOr<radix::PrefixHash> key =
+        with_tokens.ok() ? PlacementKey(*with_tokens) : with_tokens.status();
+    if (!key.ok()) {
       ++report.failures;
       continue;
     }
-    // Placed by the hash through the segment's first page (ClusterClient's placement).
-    const radix::PrefixHash key = radix::PrefixHashAt(
-        first.start_hash, absl::MakeConstSpan(with_tokens->tokens).first(page_tokens), page_tokens);
-    const std::string owner = placement.nodes()[placement.Owner(key)].id;
-    std::unique_ptr<Client>& client = clients[owner];
-    if (client == nullptr) {
-      ClientOptions o;
-      o.node = address[owner];
-      o.token = options.token;
-      o.wait_for_node = false;
-      absl::StatusOr<std::unique_ptr<Client>> made = Client::Connect(o);
-      if (!made.ok()) {
-        LOG(WARNING) << "hand-over: node " << owner << " at " << o.node << ": " << made.status();
-        ++report.failures;
-        continue;
-      }
-      client = std::move(*made);
+    const std::string owner = placement.nodes()[placement.Owner(*key)].id;
+    absl::StatusOr<Client*> client = clients.For(address[owner]);
+    if (!client.ok()) {
+      LOG(WARNING) << "hand-over: node " << owner << ": " << client.status();
+      ++report.failures;
+      continue;
     }
-    const CallOptions call{std::min(options.deadline, absl::Now() + absl::Seconds(30))};
-    absl::Status failed = absl::OkStatus();
-    uint64_t sent = 0, existing = 0;
-    for (const core::BlobInfo* blob : segment->blobs) {
-      absl::StatusOr<core::BlobInfo> own = engine.Stat(blob->key, /*with_tokens=*/true);
-      if (!own.ok()) {
-        failed = own.status();
-        break;
-      }
-      std::optional<SegmentStart> start;
-      if (!blob->parent.has_value() && blob->first_page > 0) {
-        start = SegmentStart{blob->start_hash, blob->first_page};
-      }
-      absl::StatusOr<WriteResult> written =
-          SendBlob(engine, ns, *blob, own->tokens, start, *client, call);
-      if (!written.ok()) {
-        failed = written.status();
-        break;
-      }
-      if (written->existed) {
-        ++existing;
-      } else {
-        sent += blob->bytes;
-      }
-    }
-    report.bytes += sent;  // moved, even when the segment failed after them
-    if (!failed.ok()) {
+    std::vector<core::BlobInfo> chain;
+    for (const core::BlobInfo* blob : segment->blobs) chain.push_back(*blob);
+    const PushResult pushed =
+        PushChain(engine, chain, **client,
+                  CallOptions{std::min(options.deadline, absl::Now() + absl::Seconds(30))});
+    report.bytes += pushed.bytes;  // moved, even when the segment failed after them
+    if (!pushed.status.ok()) {
       LOG(WARNING) << "hand-over of segment " << first.key.ToHex() << " to node " << owner << ": "
-                   << failed;
+                   << pushed.status;
       ++report.failures;
       continue;
     }
     budget -= segment->bytes;
     ++report.segments;
-    report.blobs += segment->blobs.size();
-    report.blobs_existing += existing;
+    report.blobs += pushed.blobs;
+    report.blobs_existing += pushed.existing;
   }
   LOG(INFO) << "hand-over: " << report.segments << " segment(s), " << report.blobs << " blob(s), "
             << report.bytes << " bytes sent; " << report.cold_segments << " cold and "

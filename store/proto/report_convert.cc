@@ -100,6 +100,7 @@ void MatchToProto(const report::MatchResult& match, v1::MatchResponse* out, size
     s->set_blob_pages(segment.blob_pages);
     s->set_tier(TierToProto(segment.tier));
     if (segment.tier == report::Tier::kText) TokensToProto(segment.tokens, s->mutable_tokens());
+    s->set_replicas(segment.replicas);
     covered = segment.seq_page_begin + segment.page_count;
   }
   if (kept < match.segments.size()) {
@@ -126,7 +127,8 @@ absl::StatusOr<report::MatchResult> MatchFromProto(const v1::MatchResponse& resp
                             s.seq_page_begin(),
                             s.blob_pages(),
                             tier,
-                            {}};
+                            {},
+                            s.replicas()};
     if (!s.tokens().empty()) {
       STRATA_ASSIGN_OR_RETURN(
           TokenView tokens, TokensFromProto(s.tokens(), absl::StrCat("segments[", i, "].tokens")));

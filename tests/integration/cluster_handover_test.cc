@@ -243,7 +243,7 @@ TEST_F(ClusterHandOverTest, EtcdKilledUnderLoadKeepsTheLastViewAndARestartedNode
     }
   });
   std::thread writer([&] {
-    for (int w = 0; !stop.load() && w < 2000; ++w) {
+    for (int w = 0; !stop.load() && w < 300; ++w) {  // 37.5 MiB: no eviction
       const std::vector<TokenId> tokens =
           RandomTokens(9000 + w, size_t{8} * ns_.layout().page_tokens);
       absl::StatusOr<ClusterWriteResult> written =
@@ -299,6 +299,74 @@ TEST_F(ClusterHandOverTest, EtcdKilledUnderLoadKeepsTheLastViewAndARestartedNode
   EXPECT_GT(its, 0u);
   std::cout << "restart: node " << id << " serves its " << its << " segments from SSD again"
             << std::endl;
+}
+
+// Hot replicas: blobs read cluster_hot_reads times are pushed by their owner to the next node
+// of their segment's ranking; reads spread over both, and when an owner is killed its hot
+// segments stay readable (KV from the replica, not TEXT).
+TEST_F(ClusterHandOverTest, HotSegmentsAreReplicatedReadFromBothAndOutliveTheirOwner) {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> args = NodeArgs("0");
+    args.push_back("--cluster_hot_reads=3");
+    args.push_back("--cluster_lease_ttl=30s");  // the killed node stays in the view
+    ASSERT_OK_AND_ASSIGN(auto node, StartNodeWithDataPlane("tcp", uint64_t{64} << 20, args));
+    nodes_.push_back(std::move(node));
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> cluster, Connect());
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  WriteAll(*cluster, 900);
+  uint32_t from_previous = 0;
+  for (int r = 0; r < 3; ++r) ReadAll(*cluster, &from_previous);  // the third read makes them hot
+  // Every segment's blob reaches its replica (the owners push every 200 ms).
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  uint32_t replicated = 0, segments = 0;
+  while (absl::Now() < deadline) {
+    replicated = segments = 0;
+    for (int i = 0; i < kSequences; ++i) {
+      ASSERT_OK_AND_ASSIGN(ClusterMatch m, cluster->Match(ns_, seqs_[i]));
+      for (const std::vector<std::string>& holders : m.holders) {
+        ++segments;
+        replicated += holders.size() == 2;
+      }
+    }
+    if (replicated == segments) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_EQ(replicated, segments);
+  const ClusterClientStats before = cluster->stats();
+  ReadAll(*cluster, &from_previous);
+  ReadAll(*cluster, &from_previous);
+  const uint64_t spread = cluster->stats().replica_reads - before.replica_reads;
+  EXPECT_GT(spread, segments / 2) << "reads alternate between owner and replica";
+  EXPECT_EQ(cluster->stats().replica_read_failures, 0u);
+
+  // kill -9 the owner of most first segments: every page stays readable (its segments'
+  // replicas answer the second lookup round with their KV), every byte as written.
+  std::map<std::string, int> owned;
+  for (int i = 0; i < kSequences; ++i) ++owned[cluster->OwnerOf(ns_, seqs_[i], 0)];
+  const std::string victim =
+      std::max_element(owned.begin(), owned.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  for (auto& node : nodes_) {
+    if (IdOf(*cluster, *node) == victim) {
+      node->Signal(SIGKILL);
+      ASSERT_OK(node->WaitExit(absl::Seconds(10)).status());
+    }
+  }
+  uint32_t fallback = 0;
+  for (int i = 0; i < kSequences; ++i) {
+    ASSERT_OK_AND_ASSIGN(ClusterMatch m, cluster->Match(ns_, seqs_[i]));
+    EXPECT_EQ(m.match.ReadablePages(), kPages) << "sequence " << i;
+    fallback += m.segments_from_fallback;
+    std::vector<std::byte> got(model_[i].size());
+    ASSERT_OK(cluster->Read(ns_, m, m.match.ReadablePages(), Host(got)));
+    EXPECT_TRUE(got == model_[i]) << "sequence " << i;
+  }
+  EXPECT_GT(fallback, 0u);
+  std::cout << "hot replicas: " << replicated << " segments replicated, " << spread
+            << " of the next reads from replicas; after kill -9 of " << victim << ", " << fallback
+            << " segments read from their replicas" << std::endl;
 }
 
 }  // namespace

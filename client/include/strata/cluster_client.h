@@ -39,6 +39,11 @@
 // node's lease expires, the new owner). A lookup then takes at most about two
 // node_timeouts.
 //
+// Hot replicas: a blob its owner saw read cluster_hot_reads times is pushed by that node to
+// the next nodes of its segment's ranking (the node's HotReplicator); Match reports how many
+// hold it, and Read takes each such segment from one of them in turn (round robin over
+// calls), going back to the owner for segments a replica fails to give.
+//
 // Joins and drains: placement uses the serving and joining nodes (a joining node owns its
 // share at once: writes go there). The placement of the serving and draining nodes is where
 // segments were before the joins and drains under way; a segment whose owner differs there
@@ -116,6 +121,10 @@ struct ClusterMatch {
   // move_to[i]: the owner match.segments[i] is to be moved to after a Read (it answered from
   // its previous owner), or "".
   std::vector<std::string> move_to;
+  // holders[i]: every node holding match.segments[i]'s bytes, owners[i] first, when its
+  // owner pushed it to the next nodes as a hot replica (Segment.replicas); else empty. Read
+  // spreads over them.
+  std::vector<std::vector<std::string>> holders;
   uint32_t segments_asked = 0;          // cluster segments looked up
   uint32_t segments_unanswered = 0;     // of which the owner failed or passed node_timeout
   uint32_t segments_from_previous = 0;  // answered by their previous owner (join, drain)
@@ -144,6 +153,8 @@ struct ClusterClientStats {
   uint64_t moves_failed = 0;            // the write failed
   uint64_t moves_dropped = 0;           // not queued: move_queue_bytes full
   uint64_t bytes_moved = 0;             // KV bytes of moves_done
+  uint64_t replica_reads = 0;           // segments read from a hot replica instead of the owner
+  uint64_t replica_read_failures = 0;   // of which failed and were read from the owner
 };
 
 struct ClusterNodeInfo {

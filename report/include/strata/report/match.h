@@ -36,6 +36,9 @@ struct Segment {
   uint32_t blob_pages = 0;
   Tier tier = Tier::kDram;
   std::vector<radix::TokenId> tokens;  // kText segments only
+  // In a cluster: nodes holding this blob's bytes, the answering owner included, when it was
+  // pushed to the next nodes of its segment's ranking as a hot replica; 0 otherwise.
+  uint32_t replicas = 0;
 
   friend bool operator==(const Segment&, const Segment&) = default;
 };

@@ -126,9 +126,12 @@ absl::StatusOr<MembersRead> ReadMembers(EtcdClient& etcd, const std::string& clu
 
 class MembershipView {
  public:
-  // REQUIRES: `etcd` outlives the view.
+  // REQUIRES: `etcd` outlives the view. need_etcd false: an etcd that does not answer the
+  // first read is not an error — the view starts empty and fills when etcd answers (a node
+  // that starts while etcd is away).
   static absl::StatusOr<std::unique_ptr<MembershipView>> Start(EtcdClient* etcd,
-                                                               std::string cluster);
+                                                               std::string cluster,
+                                                               bool need_etcd = true);
   ~MembershipView();
   MembershipView(const MembershipView&) = delete;
   MembershipView& operator=(const MembershipView&) = delete;

@@ -90,6 +90,7 @@ struct BlobRecord {
   absl::Time created = absl::InfinitePast();
   absl::Time last_access = absl::InfinitePast();
   uint64_t hits = 0;
+  uint32_t replicas = 0;        // copies of it in the cluster, this one included (MarkReplicated)
   uint64_t insert_tick = 0;     // the engine's logical clock (one tick per put or read)
   uint64_t read_tick = 0;       // ... at the last Read (insert_tick if never read)
   bool transient_dram = false;  // a DRAM copy admission did not keep: dropped when unleased

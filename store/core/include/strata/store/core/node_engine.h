@@ -290,6 +290,15 @@ class NodeEngine {
   // deletes TEXT records (leaf-first) from the index.
   absl::StatusOr<EvictReply> Evict(Tier tier, uint64_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // ---- cluster
+  // The blobs whose Reads reached options.hot_reads since the last call (each once), oldest
+  // first; at most kMaxHotBlobs wait (more are counted and dropped).
+  std::vector<radix::BlobKey> TakeHotBlobs() ABSL_LOCKS_EXCLUDED(mu_);
+  // Records that `copies` nodes (this one included) hold the blob's bytes: Match reports it
+  // (Segment.replicas). Unknown keys are ignored.
+  void MarkReplicated(const radix::BlobKey& key, uint32_t copies) ABSL_LOCKS_EXCLUDED(mu_);
+  static constexpr size_t kMaxHotBlobs = 4096;
+
   // ---- rebuild from text
   // Queues a rebuild of blob `key` if it is TEXT; with_prefix: also of every TEXT blob on
   // its prefix path (parents first, so a worker can fill them in order).
@@ -379,6 +388,8 @@ class NodeEngine {
   PutTable puts_ ABSL_GUARDED_BY(mu_);  // one with the records: under the same lock
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<radix::BlobKey> hot_ ABSL_GUARDED_BY(mu_);  // TakeHotBlobs
+  uint64_t hot_dropped_ ABSL_GUARDED_BY(mu_) = 0;
   // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
   // lock, never under mu_.
   mutable LookupStats lookup_stats_;

@@ -96,6 +96,11 @@ struct NodeEngineOptions {
   // Most tasks queued or in flight. REQUIRES: > 0.
   uint64_t max_rebuild_queue = uint64_t{1} << 20;
 
+  // ---- cluster
+  // A blob named by this many Reads is reported, once, by TakeHotBlobs (a cluster node
+  // pushes it to the next nodes of its segment's ranking as a hot replica). 0: never.
+  uint32_t hot_reads = 0;
+
   // ---- capacity planning
   // Keys the SHARDS miss-ratio-curve estimator tracks (tiering::mrc::ShardsOptions::
   // max_sampled_keys): more is more accurate and costs memory (~100 B a key) and time on

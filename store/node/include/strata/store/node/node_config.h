@@ -154,6 +154,11 @@ struct NodeConfig {
   // nodes' tenants file must give it the namespaces to write); read when the node leaves.
   // Empty: no token (nodes without a tenants file).
   std::string cluster_token_file;
+  // Hot replicas: a blob read cluster_hot_reads times on its segment's owner is pushed to
+  // the next cluster_hot_replicas - 1 nodes of the segment's ranking (readers spread over
+  // them; it stays readable when the owner is lost). cluster_hot_replicas 1: none.
+  uint32_t cluster_hot_reads = 16;
+  uint32_t cluster_hot_replicas = 2;
   // The host other nodes and clients reach this node's ports at; empty: the listen
   // addresses' hosts (which must then not be wildcards when etcd_endpoints is set).
   std::string advertise_host;

@@ -94,10 +94,12 @@ struct LeaveReport;
 
 namespace strata::store::peer {
 struct HandOverReport;
+class HotReplicator;
 }  // namespace strata::store::peer
 
 namespace strata::store::cluster {
 class EtcdClient;
+class MembershipView;
 class Registration;
 }  // namespace strata::store::cluster
 
@@ -200,6 +202,10 @@ class NodeServer {
   std::string cluster_name_;  // config.cluster, with etcd_
   std::unique_ptr<cluster::EtcdClient> etcd_;
   std::unique_ptr<cluster::Registration> registration_;
+  // With hot replicas: the node's own view of the members, and the replicator using it
+  // (declared after both: stopped first).
+  std::unique_ptr<cluster::MembershipView> membership_;
+  std::unique_ptr<peer::HotReplicator> hot_replicator_;
   std::atomic<bool> started_{false};
   std::atomic<bool> stopping_{false};
 
