@@ -12,7 +12,8 @@
 #   deploy/cluster.sh down --purge   the same, then remove the directory
 #
 # Environment: STRATA_CLUSTER_DIR (default ./var/cluster), STRATA_CLUSTER_NAME (local),
-# STRATA_CLUSTER_DRAM (256MiB a node), STRATA_CLUSTER_SSD (1GiB a node), STRATA_CLUSTER_BIN
+# STRATA_CLUSTER_DRAM (256MiB a node), STRATA_CLUSTER_SSD (1GiB a node),
+# STRATA_CLUSTER_NODE_ARGS (more strata-node flags, e.g. --cluster_hot_replicas=1), STRATA_CLUSTER_BIN
 # (a directory holding strata-node: use it instead of building), STRATA_BUILD_ROOT.
 # The directory holds etcd/ (its data), node<i>/ (each node's data dir: node_id, meta/,
 # ssd.tier), *.log, *.pid, cluster.env (ETCD_ENDPOINT, NODE<i>_GRPC, ...) and
@@ -26,7 +27,7 @@ DIR=${STRATA_CLUSTER_DIR:-$ROOT/var/cluster}
 NAME=${STRATA_CLUSTER_NAME:-local}
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -121,7 +122,7 @@ start_node() {
     --http_listen=127.0.0.1:0 --data_dir="$DIR/node$i" \
     --dram_bytes="${STRATA_CLUSTER_DRAM:-256MiB}" --ssd_bytes="${STRATA_CLUSTER_SSD:-1GiB}" \
     --etcd_endpoints="$etcd" --cluster="$NAME" --cluster_join_window="$window" \
-    </dev/null >"$out" 2>"$DIR/node$i.log" &
+    ${STRATA_CLUSTER_NODE_ARGS:-} </dev/null >"$out" 2>"$DIR/node$i.log" &
   echo $! >"$DIR/node$i.pid"
   wait_for "$out" "^strata-node: ready" "$(cat "$DIR/node$i.pid")" 60 ||
     { echo "cluster.sh: node$i did not start" >&2; return 1; }

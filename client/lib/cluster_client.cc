@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
@@ -92,6 +93,9 @@ absl::Status ClusterClientOptions::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat("node_options: ", s.message()));
   }
   if (segment_pages == 0) return absl::InvalidArgumentError("segment_pages: must be >= 1");
+  if (suspect_for < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("suspect_for: must be >= 0");
+  }
   if (text_replicas == 0) {
     return absl::InvalidArgumentError("text_replicas: must be >= 1 (1: no replicas)");
   }
@@ -149,19 +153,50 @@ class ClusterClient::Impl {
   }
 
   // The node's Client (made on first use), or the reason there is none.
+  // UNAVAILABLE while the node is suspected down (it failed a call with UNAVAILABLE or
+  // DEADLINE_EXCEEDED less than suspect_for ago).
   absl::StatusOr<Client*> ClientFor(const View& view, const std::string& id) {
     const auto it = view.address.find(id);
     if (it == view.address.end())
       return absl::UnavailableError(absl::StrCat("node ", id, ": gone"));
     absl::MutexLock lock(&mu_);
+    if (const auto s = suspect_until_.find(id);
+        s != suspect_until_.end() && absl::Now() < s->second) {
+      return absl::UnavailableError(
+          absl::StrCat("node ", id, ": suspected down (it failed a call ", "less than ",
+                       absl::FormatDuration(options_.suspect_for), " ago)"));
+    }
     std::unique_ptr<Client>& client = clients_[it->second];
     if (client == nullptr) {
       ClientOptions one = options_.node_options;
       one.node = it->second;
       one.wait_for_node = false;  // a dead node must cost a deadline, not a Connect
+      // A data-plane connection to a dead node fails within node_timeout, not the default 5 s.
+      one.connect_timeout = std::min(one.connect_timeout, options_.node_timeout);
       STRATA_ASSIGN_OR_RETURN(client, Client::Connect(one));
     }
     return client.get();
+  }
+
+  // A call to node `id` failed with `status`: a node that could not be reached (UNAVAILABLE,
+  // not its own refusal) is skipped (its segments go to the next node at once) for
+  // suspect_for.
+  void Suspect(const std::string& id, const absl::Status& status) {
+    if (options_.suspect_for <= absl::ZeroDuration()) return;
+    // Unreachable, not slow: a node past node_timeout under load is still up (a partitioned
+    // one costs its deadline per call instead).
+    if (!absl::IsUnavailable(status)) return;
+    // Not the node's own refusals (a draining node refuses puts and still serves reads).
+    if (absl::StrContains(status.message(), "suspected down") ||
+        absl::StrContains(status.message(), "draining")) {
+      return;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      suspect_until_[id] = absl::Now() + options_.suspect_for;
+    }
+    absl::MutexLock lock(&stats_mu_);
+    ++stats_.suspicions;
   }
 
   // One lookup's segments as asked of nodes in one role (owner, previous owner, fallback):
@@ -190,6 +225,7 @@ class ClusterClient::Impl {
     for (const auto& [id, segments] : by_node) {
       calls.push_back(std::async(std::launch::async, [&, id = id, segs = &segments] {
         auto fail = [&](absl::Status status) {
+          Suspect(id, status);
           absl::MutexLock lock(&failed_mu);
           round.failed[id] = std::move(status);
         };
@@ -421,7 +457,10 @@ class ClusterClient::Impl {
                            }));
       }
       std::map<std::string, absl::Status> status;
-      for (auto& [id, read] : reads) status[id] = read.get();
+      for (auto& [id, read] : reads) {
+        status[id] = read.get();
+        Suspect(id, status[id]);
+      }
       return status;
     };
     const std::map<std::string, absl::Status> status = read_all(by_node);
@@ -601,18 +640,22 @@ class ClusterClient::Impl {
       std::string owner;
       std::vector<std::string> replicas;  // TEXT copies
       std::vector<std::byte> copy;        // the piece's bytes when the source holds several
+      std::string next;                   // the segment's next node (owner when it is lost)
     };
     std::vector<Piece> pieces;
     for (uint32_t p = first_page; p < pages;) {
       const uint32_t segment_start = p / s * s;
       const uint32_t q = std::min(pages, segment_start + s);
       // Placed by h_{kS+1} (the hash through the segment's first page), see the header.
-      const std::vector<int> ranked =
-          view.placement.Ranked(hashes[segment_start], options_.text_replicas);
-      Piece piece{p, q, view.placement.nodes()[ranked[0]].id, {}, {}};
+      const std::vector<int> ranked = view.placement.Ranked(
+          hashes[segment_start], std::max<uint32_t>(options_.text_replicas, 2));
+      Piece piece{p, q, view.placement.nodes()[ranked[0]].id, {}, {}, ""};
       for (size_t r = 1; r < ranked.size(); ++r) {
-        piece.replicas.push_back(view.placement.nodes()[ranked[r]].id);
+        if (r < options_.text_replicas) {
+          piece.replicas.push_back(view.placement.nodes()[ranked[r]].id);
+        }
       }
+      if (ranked.size() > 1) piece.next = view.placement.nodes()[ranked[1]].id;
       pieces.push_back(std::move(piece));
       p = q;
     }
@@ -671,37 +714,33 @@ class ClusterClient::Impl {
     for (size_t i = 0; i < pieces.size(); ++i) {
       for (const std::string& replica : pieces[i].replicas) by_node[replica].push_back({i, true});
     }
+    // One piece (its KV, or its TEXT copy) written to `client`.
+    auto write_piece = [&](Client& client, const Piece& piece,
+                           bool text) -> absl::StatusOr<WriteResult> {
+      const absl::Span<const TokenId> own = tokens.subspan(
+          size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
+      const MemoryDescriptor bytes =
+          pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size()) : source;
+      const uint32_t p = piece.first;
+      std::optional<Parent> from;
+      std::optional<SegmentStart> start;
+      if (p % s == 0 && p > 0) {
+        start = SegmentStart{hashes[p - 1], p};
+      } else if (p % s != 0) {
+        from = first_parent;
+      }
+      if (text) return client.WriteText(ns, from, start, own, bytes, call);
+      if (start.has_value()) return client.Write(ns, *start, own, bytes, call);
+      return client.Write(ns, from, own, bytes, call);
+    };
     std::vector<std::future<void>> nodes;
     for (const auto& [id, jobs] : by_node) {
       nodes.push_back(std::async(std::launch::async, [&, id = id, jobs = &jobs] {
         absl::StatusOr<Client*> client = ClientFor(view, id);
         for (const Job& job : *jobs) {
-          const Piece& piece = pieces[job.piece];
-          absl::StatusOr<WriteResult> result = absl::CancelledError("not written");
-          if (!client.ok()) {
-            result = client.status();
-          } else {
-            const absl::Span<const TokenId> own = tokens.subspan(
-                size_t{piece.first} * page_tokens, size_t{piece.end - piece.first} * page_tokens);
-            const MemoryDescriptor bytes =
-                pieces.size() > 1 ? MemoryDescriptor::Host(piece.copy.data(), piece.copy.size())
-                                  : source;
-            const uint32_t p = piece.first;
-            std::optional<Parent> from;
-            std::optional<SegmentStart> start;
-            if (p % s == 0 && p > 0) {
-              start = SegmentStart{hashes[p - 1], p};
-            } else if (p % s != 0) {
-              from = first_parent;
-            }
-            if (job.text) {
-              result = (*client)->WriteText(ns, from, start, own, bytes, call);
-            } else if (start.has_value()) {
-              result = (*client)->Write(ns, *start, own, bytes, call);
-            } else {
-              result = (*client)->Write(ns, from, own, bytes, call);
-            }
-          }
+          absl::StatusOr<WriteResult> result =
+              client.ok() ? write_piece(**client, pieces[job.piece], job.text) : client.status();
+          if (!result.ok()) Suspect(id, result.status());
           if (!job.text) {
             results[job.piece] = std::move(result);
           } else {
@@ -711,10 +750,33 @@ class ClusterClient::Impl {
       }));
     }
     for (std::future<void>& node : nodes) node.get();
+    // A piece whose owner did not answer (dead, cut off, suspected) goes to the segment's next
+    // node: the one a lookup asks in its second round, and its owner once the lost node's
+    // lease expires. In page order, one after another (a rare path).
+    uint64_t to_next = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      Piece& piece = pieces[i];
+      const absl::Status failed = results[i].status();
+      if (failed.ok() || piece.next.empty() || !absl::IsUnavailable(failed) ||
+          absl::StrContains(failed.message(), "draining")) {
+        continue;
+      }
+      absl::StatusOr<Client*> next = ClientFor(view, piece.next);
+      if (!next.ok()) continue;
+      absl::StatusOr<WriteResult> written = write_piece(**next, piece, /*text=*/false);
+      if (!written.ok()) {
+        Suspect(piece.next, written.status());
+        continue;
+      }
+      results[i] = std::move(written);
+      piece.owner = piece.next;
+      ++to_next;
+    }
     {
       absl::MutexLock lock(&stats_mu_);
       stats_.text_replicas += text_written.load();
       stats_.text_replica_failures += text_failed.load();
+      stats_.writes_to_next += to_next;
     }
     ClusterWriteResult out;
     out.text_replicas = text_written.load();
@@ -765,7 +827,8 @@ class ClusterClient::Impl {
   std::unique_ptr<cluster::EtcdClient> etcd_;
   std::unique_ptr<cluster::MembershipView> membership_;  // after etcd_: destroyed first
   absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<Client>> clients_ ABSL_GUARDED_BY(mu_);  // by address
+  std::map<std::string, std::unique_ptr<Client>> clients_ ABSL_GUARDED_BY(mu_);      // by address
+  absl::flat_hash_map<std::string, absl::Time> suspect_until_ ABSL_GUARDED_BY(mu_);  // by id
   std::atomic<uint64_t> next_holder_{0};  // round robin over a hot segment's holders
   mutable absl::Mutex stats_mu_;
   ClusterClientStats stats_ ABSL_GUARDED_BY(stats_mu_);

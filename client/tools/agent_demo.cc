@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+#include "client/tools/kv_store.h"
 #include "client/tools/rebuild_worker.h"
 #include "strata/client.h"
 #include "strata/cluster_client.h"
@@ -88,10 +89,8 @@ struct TurnReport {
 // each segment on its owner).
 class AgentSession {
  public:
-  AgentSession(Client* client, Namespace ns, const worker::ReferenceModel* model)
-      : client_(client), ns_(std::move(ns)), model_(model) {}
-  AgentSession(ClusterClient* cluster, Namespace ns, const worker::ReferenceModel* model)
-      : cluster_(cluster), ns_(std::move(ns)), model_(model) {}
+  AgentSession(tools::KvStore* store, Namespace ns, const worker::ReferenceModel* model)
+      : store_(store), ns_(std::move(ns)), model_(model) {}
 
   // One turn over `context` (whole pages; a trailing partial page stays uncached).
   absl::StatusOr<TurnReport> Turn(std::string kind, const std::vector<TokenId>& context) {
@@ -104,21 +103,10 @@ class AgentSession {
 
     // 1. What does the node already hold?
     auto t0 = Clock::now();
-    absl::StatusOr<MatchResult> match = absl::UnknownError("no match");
-    ClusterMatch cluster_match;
-    if (cluster_ != nullptr) {
-      absl::StatusOr<ClusterMatch> m = cluster_->Match(ns_, context);
-      if (m.ok()) {
-        cluster_match = *std::move(m);
-        match = cluster_match.match;
-      } else {
-        match = m.status();
-      }
-    } else {
-      match = client_->Match(ns_, context);
-    }
+    absl::StatusOr<tools::KvStore::Lookup> match =
+        store_->Match(ns_, context, LookupPhase::kUnspecified, {});
     if (!match.ok() && match.status().code() == absl::StatusCode::kNotFound) {
-      match = MatchResult{};  // a namespace this node has not seen yet: nothing cached
+      match = tools::KvStore::Lookup{};  // a namespace the node has not seen: nothing cached
     }
     if (!match.ok())
       return absl::Status(match.status().code(), "match: " + std::string(match.status().message()));
@@ -126,7 +114,7 @@ class AgentSession {
     report.match_ms = Ms(t0, t1);
     // Pages with bytes on the node; TEXT pages after them (bytes dropped, tokens kept) are
     // recomputed here like uncached ones.
-    const uint32_t cached = match->ReadablePages();
+    const uint32_t cached = match->match.ReadablePages();
     report.cached_tokens = size_t{cached} * page_tokens;
     report.new_tokens = context.size() - report.cached_tokens;
 
@@ -139,9 +127,7 @@ class AgentSession {
       if (kv_.size() < bytes) kv_.resize(bytes);
       const auto r0 = Clock::now();
       const MemoryDescriptor into = MemoryDescriptor::Host(kv_.data(), bytes);
-      if (absl::Status s = cluster_ != nullptr ? cluster_->Read(ns_, cluster_match, cached, into)
-                                               : client_->Read(ns_, match->segments, cached, into);
-          !s.ok()) {
+      if (absl::Status s = store_->Read(ns_, *match, cached, into, {}); !s.ok()) {
         return absl::Status(s.code(), "read: " + std::string(s.message()));
       }
       report.read_ms = Ms(r0, Clock::now());
@@ -172,34 +158,11 @@ class AgentSession {
       }
       auto t4 = Clock::now();
       report.compute_ms = Ms(t3, t4);
-      std::optional<Parent> parent;
-      if (cached > 0) {
-        // The blob holding the last readable page.
-        const Segment* last = nullptr;
-        for (const Segment& segment : match->segments) {
-          if (segment.seq_page_begin < cached) last = &segment;
-        }
-        parent = Parent{last->blob, cached};
-      }
+      // The whole sequence through its last page (a cluster's segment hashes need it).
       const MemoryDescriptor from = MemoryDescriptor::Host(blob.data(), blob.size());
-      absl::StatusOr<WriteResult> wrote = absl::UnknownError("not written");
-      if (cluster_ != nullptr) {
-        // The whole sequence through its last page (the segment hashes need it); the pieces
-        // go to their owners, split at segment boundaries.
-        absl::StatusOr<ClusterWriteResult> pieces =
-            cluster_->Write(ns_, all.first(size_t{pages} * page_tokens), cached, from, parent);
-        if (pieces.ok()) {
-          WriteResult sum;
-          sum.existed = true;
-          for (const WriteResult& piece : pieces->pieces)
-            sum.existed = sum.existed && piece.existed;
-          wrote = sum;
-        } else {
-          wrote = pieces.status();
-        }
-      } else {
-        wrote = client_->Write(ns_, parent, tail, from);
-      }
+      absl::StatusOr<WriteResult> wrote =
+          store_->Write(ns_, all.first(size_t{pages} * page_tokens), cached, from,
+                        tools::ParentAt(*match, cached), {});
       if (!wrote.ok()) {
         return absl::Status(wrote.status().code(),
                             "write: " + std::string(wrote.status().message()));
@@ -212,8 +175,7 @@ class AgentSession {
   }
 
  private:
-  Client* client_ = nullptr;
-  ClusterClient* cluster_ = nullptr;
+  tools::KvStore* store_;
   Namespace ns_;
   const worker::ReferenceModel* model_;
   std::vector<std::byte> kv_;  // the worker's KV buffer, reused turn after turn
@@ -447,7 +409,8 @@ int RunCluster(const ClientOptions& options, const std::string& url, int midfill
   std::printf("strata-demo: cluster %s (%zu nodes), namespace %s, segments of %u pages\n",
               url.c_str(), (*cluster)->Nodes().size(), demo->ns.ToString().c_str(),
               cluster_options.segment_pages);
-  AgentSession session(cluster->get(), demo->ns, demo->model.get());
+  const std::unique_ptr<tools::KvStore> store = tools::KvStore::OfCluster(cluster->get());
+  AgentSession session(store.get(), demo->ns, demo->model.get());
   std::vector<TokenId> context;
   const bool ok = RunSession(session, *demo, midfills, seed, &context);
   if (ok) {
@@ -528,7 +491,8 @@ int Main(int argc, char** argv) {
   }
   std::printf("strata-demo: node %s, namespace %s\n", options.node.c_str(),
               demo->ns.ToString().c_str());
-  AgentSession session(client->get(), demo->ns, demo->model.get());
+  const std::unique_ptr<tools::KvStore> store = tools::KvStore::OfNode(client->get());
+  AgentSession session(store.get(), demo->ns, demo->model.get());
   std::vector<TokenId> context;
   bool ok = RunSession(session, *demo, midfills, seed, &context);
   absl::StatusOr<NodeTiers> tiers = (*client)->Tiers();

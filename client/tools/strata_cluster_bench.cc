@@ -61,6 +61,12 @@ KvLayout BenchLayout() {
 
 struct Options {
   std::vector<std::string> nodes;
+  // --cluster: a workload against the cluster's members in etcd (deploy/cluster-membership.sh).
+  std::string cluster;
+  std::string workload;  // write | read
+  int sequences = 64;
+  uint32_t pages = 64;
+  uint64_t seed = 1;
   std::vector<int> node_counts = {1, 2, 4, 8};
   std::vector<uint32_t> tokens = {32768, 131072};
   std::vector<uint32_t> segment_pages = {16, 64, 256, 1024};
@@ -153,12 +159,105 @@ absl::StatusOr<Row> RunOne(const Options& o, int n, uint32_t s, uint32_t t, uint
   return row;
 }
 
+// --cluster URL --workload write|read: `sequences` sequences of `pages` pages (tokens and
+// bytes from `seed`), segments of segment_pages[0]; write writes them, read looks each up,
+// reads what is readable (checked byte for byte), waits for the moves a read started, and
+// prints what was found where and what moved. For join and drain figures.
+int RunWorkload(const Options& o) {
+  ClusterClientOptions options;
+  options.cluster_url = o.cluster;
+  options.node_options.ucx_transports = o.ucx_tls;
+  options.node_options.default_timeout = absl::Seconds(60);
+  options.segment_pages = o.segment_pages.front();
+  absl::StatusOr<std::unique_ptr<ClusterClient>> cluster = ClusterClient::Connect(options);
+  absl::StatusOr<Namespace> ns = Namespace::Create("bench", "cluster-membership", BenchLayout());
+  if (!cluster.ok() || !ns.ok()) {
+    std::fprintf(stderr, "strata-cluster-bench: %s\n",
+                 (!cluster.ok() ? cluster.status() : ns.status()).ToString().c_str());
+    return 1;
+  }
+  const uint32_t pt = ns->layout().page_tokens;
+  const uint64_t bytes = PagesBytes(ns->layout(), o.pages);
+  uint64_t found = 0, readable = 0, from_previous = 0, segments = 0;
+  for (int i = 0; i < o.sequences; ++i) {
+    std::mt19937_64 rng(o.seed * 1000003 + static_cast<uint64_t>(i));
+    std::vector<TokenId> tokens(size_t{o.pages} * pt);
+    for (TokenId& id : tokens) id = static_cast<TokenId>(rng() % 50000);
+    std::vector<std::byte> source(bytes);
+    for (size_t b = 0; b < source.size(); b += 8) {
+      const uint64_t v = rng();
+      std::memcpy(source.data() + b, &v, std::min<size_t>(8, source.size() - b));
+    }
+    if (o.workload == "write") {
+      absl::StatusOr<ClusterWriteResult> w =
+          (*cluster)->Write(*ns, tokens, 0, MemoryDescriptor::Host(source.data(), source.size()));
+      if (!w.ok()) {
+        std::fprintf(stderr, "strata-cluster-bench: write %d: %s\n", i,
+                     w.status().ToString().c_str());
+        return 1;
+      }
+      continue;
+    }
+    absl::StatusOr<ClusterMatch> m = (*cluster)->Match(*ns, tokens);
+    if (!m.ok()) {
+      std::fprintf(stderr, "strata-cluster-bench: match %d: %s\n", i,
+                   m.status().ToString().c_str());
+      return 1;
+    }
+    found += m->match.matched_pages;
+    const uint32_t r = m->match.ReadablePages();
+    readable += r;
+    from_previous += m->segments_from_previous;
+    segments += m->segments_asked;
+    if (r == 0) continue;
+    std::vector<std::byte> got(PagesBytes(ns->layout(), r));
+    if (absl::Status s =
+            (*cluster)->Read(*ns, *m, r, MemoryDescriptor::Host(got.data(), got.size()));
+        !s.ok()) {
+      std::fprintf(stderr, "strata-cluster-bench: read %d: %s\n", i, s.ToString().c_str());
+      return 1;
+    }
+    // Layer-major: each layer's first r pages of the written blob.
+    const uint64_t chunk = ns->layout().BytesPerLayerPage();
+    for (uint32_t l = 0; l < ns->layout().num_layers; ++l) {
+      if (std::memcmp(got.data() + uint64_t{l} * r * chunk,
+                      source.data() + uint64_t{l} * o.pages * chunk, r * chunk) != 0) {
+        std::fprintf(stderr, "strata-cluster-bench: read %d: bytes differ\n", i);
+        return 1;
+      }
+    }
+  }
+  if (o.workload == "write") {
+    std::printf("wrote %d sequences of %u pages (%.1f MiB)\n", o.sequences, o.pages,
+                static_cast<double>(bytes) * o.sequences / 1048576.0);
+    return 0;
+  }
+  (*cluster)->WaitMovesIdle(absl::Seconds(120));
+  const ClusterClientStats stats = (*cluster)->stats();
+  std::printf(
+      "{\"sequences\": %d, \"pages\": %llu, \"found_pages\": %llu, \"readable_pages\": %llu, "
+      "\"segments\": %llu, \"segments_from_previous\": %llu, \"moves_done\": %llu, "
+      "\"moves_failed\": %llu, \"moves_dropped\": %llu, \"bytes_moved\": %llu, "
+      "\"kv_bytes\": %llu, \"nodes\": %zu}\n",
+      o.sequences, static_cast<unsigned long long>(uint64_t{o.pages} * o.sequences),
+      static_cast<unsigned long long>(found), static_cast<unsigned long long>(readable),
+      static_cast<unsigned long long>(segments), static_cast<unsigned long long>(from_previous),
+      static_cast<unsigned long long>(stats.moves_done),
+      static_cast<unsigned long long>(stats.moves_failed),
+      static_cast<unsigned long long>(stats.moves_dropped),
+      static_cast<unsigned long long>(stats.bytes_moved),
+      static_cast<unsigned long long>(bytes * o.sequences), (*cluster)->Nodes().size());
+  return 0;
+}
+
 int Usage(const char* argv0, int code) {
   std::fprintf(code == 0 ? stdout : stderr,
                "usage: %s --nodes HOST:PORT,... [--node-counts 1,2,4,8] [--tokens 32768,131072]\n"
                "          [--segment-pages 16,64,256,1024] [--match-iters 200] [--read-iters 5]\n"
-               "          [--ucx-tls TLS]\n",
-               argv0);
+               "          [--ucx-tls TLS]\n"
+               "       %s --cluster etcd://HOST:PORT/NAME --workload write|read [--sequences 64]\n"
+               "          [--pages 64] [--segment-pages 16] [--seed 1] [--ucx-tls TLS]\n",
+               argv0, argv0);
   return code;
 }
 
@@ -195,6 +294,17 @@ int Main(int argc, char** argv) {
       ok = absl::SimpleAtoi(v, &o.read_iters) && o.read_iters >= 1;
     } else if (arg == "--ucx-tls") {
       o.ucx_tls = v;
+    } else if (arg == "--cluster") {
+      o.cluster = v;
+    } else if (arg == "--workload") {
+      o.workload = v;
+      ok = v == "write" || v == "read";
+    } else if (arg == "--sequences") {
+      ok = absl::SimpleAtoi(v, &o.sequences) && o.sequences >= 1;
+    } else if (arg == "--pages") {
+      ok = absl::SimpleAtoi(v, &o.pages) && o.pages >= 1;
+    } else if (arg == "--seed") {
+      ok = absl::SimpleAtoi(v, &o.seed);
     } else {
       ok = false;
     }
@@ -202,6 +312,10 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "strata-cluster-bench: bad argument %s %s\n", arg.c_str(), v.c_str());
       return Usage(argv[0], 2);
     }
+  }
+  if (!o.cluster.empty()) {
+    if (o.workload.empty()) return Usage(argv[0], 2);
+    return RunWorkload(o);
   }
   if (o.nodes.empty()) return Usage(argv[0], 2);
   for (uint32_t t : o.tokens) {

@@ -7,15 +7,18 @@
 // Exit status: 0 the replay ran (failed calls are counted in the report, never fatal);
 // 1 the trace could not be loaded, the node not reached, or a plot not written; 2 usage.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 
+#include "client/tools/kv_store.h"
 #include "client/tools/replay/replay_config.h"
 #include "client/tools/replay/replay_report.h"
 #include "client/tools/replay/replay_runner.h"
 #include "strata/client.h"
+#include "strata/cluster_client.h"
 #include "strata/tiering/sim/mooncake_trace.h"
 
 int main(int argc, char** argv) {
@@ -59,21 +62,46 @@ int main(int argc, char** argv) {
   options.default_timeout = absl::Seconds(config->call_timeout_s);
   options.wait_for_node = true;
   options.async_threads = 1;
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
-  if (!client.ok()) {
-    std::fprintf(stderr, "strata-replay: cannot reach node %s: %s\n", config->node.c_str(),
-                 client.status().ToString().c_str());
-    return 1;
+  std::unique_ptr<Client> client;
+  std::unique_ptr<ClusterClient> cluster;
+  std::unique_ptr<tools::KvStore> store;
+  if (!config->cluster.empty()) {
+    ClusterClientOptions cluster_options;
+    cluster_options.cluster_url = config->cluster;
+    cluster_options.node_options = options;
+    cluster_options.segment_pages = config->segment_pages;
+    cluster_options.text_replicas = config->text_replicas;
+    absl::StatusOr<std::unique_ptr<ClusterClient>> connected =
+        ClusterClient::Connect(cluster_options);
+    if (!connected.ok()) {
+      std::fprintf(stderr, "strata-replay: cannot reach cluster %s: %s\n", config->cluster.c_str(),
+                   connected.status().ToString().c_str());
+      return 1;
+    }
+    cluster = *std::move(connected);
+    store = tools::KvStore::OfCluster(cluster.get());
+  } else {
+    absl::StatusOr<std::unique_ptr<Client>> connected = Client::Connect(options);
+    if (!connected.ok()) {
+      std::fprintf(stderr, "strata-replay: cannot reach node %s: %s\n", config->node.c_str(),
+                   connected.status().ToString().c_str());
+      return 1;
+    }
+    client = *std::move(connected);
+    store = tools::KvStore::OfNode(client.get());
   }
   absl::StatusOr<replay::ReplayResult> result =
-      replay::RunReplay(*config, *trace, input_tokens, **client);
+      replay::RunReplay(*config, *trace, input_tokens, *store);
   if (!result.ok()) {
     std::fprintf(stderr, "strata-replay: %s\n", result.status().ToString().c_str());
     return 1;
   }
   std::string live_error;
   absl::StatusOr<replay::LiveCurve> live =
-      replay::FetchLiveCurve(**client, absl::Seconds(config->call_timeout_s));
+      client != nullptr
+          ? replay::FetchLiveCurve(*client, absl::Seconds(config->call_timeout_s))
+          : absl::StatusOr<replay::LiveCurve>(absl::UnimplementedError(
+                "a cluster has one curve per node: strata capacity --cluster combines them"));
   if (!live.ok()) live_error = "Tiers: " + live.status().ToString();
   const replay::LiveCurve* live_ptr = live.ok() ? &*live : nullptr;
   const replay::CurveComparison cmp = replay::Compare(*result, live_ptr, config->mae_points);

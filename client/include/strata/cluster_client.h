@@ -37,7 +37,9 @@
 // Node loss: an owner that fails or passes node_timeout in a lookup has its segments asked,
 // in a second round, at the next node of their ranking (the text replica; after the dead
 // node's lease expires, the new owner). A lookup then takes at most about two
-// node_timeouts.
+// node_timeouts. A write piece whose owner cannot be reached goes to that next node too, so
+// the KV written while a dead node is still in the view is found by the same second round.
+// A node that could not be reached is skipped for suspect_for.
 //
 // Hot replicas: a blob its owner saw read cluster_hot_reads times is pushed by that node to
 // the next nodes of its segment's ranking (the node's HotReplicator); Match reports how many
@@ -103,6 +105,11 @@ struct ClusterClientOptions {
   // How long a lookup waits for one node (Match; the Match a Write may need) before taking
   // its segment as a miss.
   absl::Duration node_timeout = absl::Milliseconds(300);
+  // A node that cannot be reached (a call fails UNAVAILABLE) is skipped for this long:
+  // lookups go to the next node at once instead of waiting node_timeout again, and writes
+  // and reads of its segments fail at once (the node is probed again after it). 0: never.
+  // Each node's data-plane connect_timeout is also cut to node_timeout.
+  absl::Duration suspect_for = absl::Seconds(1);
   // R: nodes holding each segment's token text (the owner's blob and R - 1 TEXT replicas on
   // the next nodes of its ranking). 1: none.
   uint32_t text_replicas = 2;
@@ -153,6 +160,8 @@ struct ClusterClientStats {
   uint64_t moves_failed = 0;            // the write failed
   uint64_t moves_dropped = 0;           // not queued: move_queue_bytes full
   uint64_t bytes_moved = 0;             // KV bytes of moves_done
+  uint64_t writes_to_next = 0;          // pieces written to their segment's next node (owner lost)
+  uint64_t suspicions = 0;              // nodes taken as down for suspect_for after a failure
   uint64_t replica_reads = 0;           // segments read from a hot replica instead of the owner
   uint64_t replica_read_failures = 0;   // of which failed and were read from the owner
 };

@@ -15,6 +15,9 @@ constexpr char kUsage[] =
 usage: strata-replay [flags] TRACE.jsonl
 
   --node HOST:PORT        the node's gRPC address (default 127.0.0.1:7400)
+  --cluster URL           a cluster instead: etcd://HOST:PORT[/NAME] (strata::ClusterClient)
+  --segment-pages N       with --cluster: pages per segment (default 256)
+  --text-replicas N       with --cluster: nodes holding each segment's token text (default 2)
   --speedup F             divide trace time by F (default 1: real time); 0 = as fast as possible
   --max-requests N        replay the first N requests (default: all)
   --concurrency C         requests in flight, one worker thread each (default 4)
@@ -98,6 +101,13 @@ absl::StatusOr<ReplayConfig> ParseReplayArgs(const std::vector<std::string>& arg
     } else if (flag == "--node") {
       if (value.find(':') == std::string::npos) return Bad(flag, value, "not HOST:PORT");
       c.node = value;
+    } else if (flag == "--cluster") {
+      if (!absl::StartsWith(value, "etcd://")) return Bad(flag, value, "not etcd://HOST:PORT/NAME");
+      c.cluster = value;
+    } else if (flag == "--segment-pages") {
+      s = ParseUnsigned<uint32_t>(flag, value, 1, 1u << 20, &c.segment_pages);
+    } else if (flag == "--text-replicas") {
+      s = ParseUnsigned<uint32_t>(flag, value, 1, 8, &c.text_replicas);
     } else if (flag == "--speedup") {
       if (!absl::SimpleAtod(value, &c.speedup) || !(c.speedup >= 0) || c.speedup > 1e9) {
         return Bad(flag, value, "not a number >= 0");

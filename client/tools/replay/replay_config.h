@@ -20,6 +20,10 @@ namespace strata::replay {
 struct ReplayConfig {
   std::string trace_path;  // the JSONL trace (required, positional or --trace)
   std::string node = "127.0.0.1:7400";
+  // Non-empty: replay against this cluster (etcd://HOST:PORT/NAME) through ClusterClient.
+  std::string cluster;
+  uint32_t segment_pages = 256;
+  uint32_t text_replicas = 2;
   // Trace time is divided by this; 0 = as fast as possible.
   double speedup = 1.0;
   uint64_t max_requests = 0;    // 0 = every request of the trace

@@ -80,6 +80,44 @@ double Percentile(std::vector<double> values, double q) {
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
+namespace {
+
+// Pages asked, found (KV or TEXT) and readable (KV) by the wall time the requests ended, in
+// `windows` windows from the replay's start to its end: what a node lost mid-replay costs.
+struct WallWindow {
+  double end_s = 0;
+  uint64_t requests = 0, queried = 0, found = 0, readable = 0;
+};
+
+// A chart of page hit rates (0 to 100 %) against `x_label`.
+plot::LineChart HitRateChart(std::string title, std::string x_label) {
+  plot::LineChart chart;
+  chart.title = std::move(title);
+  chart.x_label = std::move(x_label);
+  chart.y_label = "page hit rate";
+  chart.y_min = 0;
+  chart.y_max = 1;
+  chart.y_format = plot::FormatPercent;
+  return chart;
+}
+
+std::vector<WallWindow> WallWindows(const ReplayResult& result, uint32_t windows) {
+  std::vector<WallWindow> w(windows);
+  const double width = std::max(result.wall_s, 1e-9) / windows;
+  for (uint32_t i = 0; i < windows; ++i) w[i].end_s = (i + 1) * width;
+  for (const RequestRecord& r : result.records) {
+    if (!r.ok) continue;
+    WallWindow& x = w[std::min<uint32_t>(windows - 1, static_cast<uint32_t>(r.done_s / width))];
+    ++x.requests;
+    x.queried += r.queried_pages;
+    x.found += r.hit_pages;
+    x.readable += r.readable_pages;
+  }
+  return w;
+}
+
+}  // namespace
+
 absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayResult& result,
                                      const LiveCurve* live, const CurveComparison& cmp) {
   PlotFiles files;
@@ -105,13 +143,7 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
     w[i][2 + 2 * r.phase] += r.queried_pages;
     w[i][3 + 2 * r.phase] += r.hit_pages;
   }
-  plot::LineChart hit;
-  hit.title = "strata-replay: page hit rate over time";
-  hit.x_label = "trace time (s)";
-  hit.y_label = "page hit rate";
-  hit.y_min = 0;
-  hit.y_max = 1;
-  hit.y_format = plot::FormatPercent;
+  plot::LineChart hit = HitRateChart("strata-replay: page hit rate over time", "trace time (s)");
   // A window without requests of a kind has no point (the line joins its neighbours).
   plot::Series all{"all requests", {}}, pre{"prefill", {}}, mid{"midfill", {}};
   for (uint32_t i = 0; i < windows; ++i) {
@@ -151,6 +183,19 @@ absl::StatusOr<PlotFiles> WritePlots(const ReplayConfig& config, const ReplayRes
     mrc.x_markers.push_back(
         {static_cast<double>(live->dram_capacity_bytes), "DRAM " + Gib(live->dram_capacity_bytes)});
   }
+  plot::LineChart wall = HitRateChart("strata-replay: page hit rate over wall time",
+                                      "wall time since the replay's start (s)");
+  plot::Series found{"found (KV or TEXT)", {}}, readable{"readable (KV)", {}};
+  for (const WallWindow& x : WallWindows(result, config.windows)) {
+    if (x.queried == 0) continue;
+    found.points.push_back({x.end_s, Ratio(x.found, x.queried)});
+    readable.points.push_back({x.end_s, Ratio(x.readable, x.queried)});
+  }
+  wall.series = {found, readable};
+  const std::string wall_path = config.plot_dir + "/hit_rate_wall.png";
+  if (absl::Status s = plot::WritePng(wall, wall_path); !s.ok()) return s;
+  files.paths.push_back(wall_path);
+
   const std::string mrc_path = config.plot_dir + "/mrc.png";
   if (absl::Status s = plot::WritePng(mrc, mrc_path); !s.ok()) return s;
   files.paths.push_back(mrc_path);
@@ -309,6 +354,15 @@ std::string FormatJson(const ReplayConfig& config, const ReplayResult& result,
     num("mae", cmp.mae);
     num("max_error", cmp.max_error);
   }
+  nlohmann::ordered_json windows = nlohmann::ordered_json::array();
+  for (const WallWindow& x : WallWindows(result, config.windows)) {
+    windows.push_back({{"end_s", x.end_s},
+                       {"requests", x.requests},
+                       {"queried_pages", x.queried},
+                       {"found_pages", x.found},
+                       {"readable_pages", x.readable}});
+  }
+  out["wall_windows"] = windows;
   out["plots"] = plots.paths;
   // Bytes that are not UTF-8 (in a path, say) become U+FFFD.
   return out.dump(-1, ' ', /*ensure_ascii=*/false,

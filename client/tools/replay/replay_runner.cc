@@ -45,11 +45,11 @@ struct Outcome {
 class Runner {
  public:
   Runner(const ReplayConfig& config, const tiering::sim::ReplayTrace& trace,
-         const std::vector<uint64_t>& input_tokens, Client& client, radix::Namespace ns)
+         const std::vector<uint64_t>& input_tokens, tools::KvStore& store, radix::Namespace ns)
       : config_(config),
         trace_(trace),
         input_tokens_(input_tokens),
-        client_(client),
+        store_(store),
         ns_(std::move(ns)),
         h0_(radix::NamespaceHash(ns_)),
         page_bytes_(ns_.layout().BytesPerPage()) {}
@@ -70,7 +70,7 @@ class Runner {
       t0_ms = r == 0 ? trace_.requests[r].timestamp_ms
                      : std::min(t0_ms, trace_.requests[r].timestamp_ms);
     }
-    const auto start = Clock::now();
+    const auto start = start_ = Clock::now();
     std::vector<std::thread> workers;
     for (int i = 0; i < config_.concurrency; ++i) workers.emplace_back([this] { WorkerLoop(); });
     for (size_t r = 0; r < n; ++r) {
@@ -155,10 +155,11 @@ class Runner {
 
   // A Match, counted in `tally`; its whole pages go to the exact curve when the node
   // answered OK. NOT_FOUND (unknown namespace) is a miss of every page.
-  absl::StatusOr<MatchResult> CountedMatch(absl::Span<const TokenId> tokens, LookupPhase phase,
-                                           uint64_t input_tokens, LookupTally& tally, double* ms) {
+  absl::StatusOr<tools::KvStore::Lookup> CountedMatch(absl::Span<const TokenId> tokens,
+                                                      LookupPhase phase, uint64_t input_tokens,
+                                                      LookupTally& tally, double* ms) {
     const auto t0 = Clock::now();
-    absl::StatusOr<MatchResult> m = client_.Match(ns_, tokens, phase, Call());
+    absl::StatusOr<tools::KvStore::Lookup> m = store_.Match(ns_, tokens, phase, Call());
     *ms = MsSince(t0);
     const uint32_t pages = static_cast<uint32_t>(tokens.size() / ns_.layout().page_tokens);
     if (m.ok()) {
@@ -168,16 +169,16 @@ class Runner {
       absl::MutexLock lock(&exact_mu_);
       for (const uint64_t key : keys) exact_.Access(key, page_bytes_);
     } else if (m.status().code() == absl::StatusCode::kNotFound) {
-      m = MatchResult{};
+      m = tools::KvStore::Lookup{};
     } else {
       return m.status();
     }
     ++tally.lookups;
     tally.queried_pages += pages;
     tally.queried_tokens += input_tokens;
-    tally.hit_tokens += uint64_t{m->matched_pages} * ns_.layout().page_tokens;
-    tally.readable_pages += m->ReadablePages();
-    for (const Segment& s : m->segments) {
+    tally.hit_tokens += uint64_t{m->match.matched_pages} * ns_.layout().page_tokens;
+    tally.readable_pages += m->match.ReadablePages();
+    for (const Segment& s : m->match.segments) {
       switch (s.tier) {
         case Tier::kSsd:
           tally.ssd_pages += s.page_count;
@@ -205,8 +206,7 @@ class Runner {
     const int phase = seen_before_[r] ? kMidfillPhase : kPrefillPhase;
     out.record = {req.timestamp_ms, phase, pages, 0, false};
     auto fail = [&out](absl::string_view what, const absl::Status& s) {
-      out.errors.push_back(std::string(absl::StatusCodeToString(s.code())));
-      (void)what;
+      out.errors.push_back(absl::StrCat(absl::StatusCodeToString(s.code()), " (", what, ")"));
       return std::move(out);
     };
     if (pages == 0) {
@@ -214,19 +214,20 @@ class Runner {
       return out;
     }
     double ms = 0;
-    absl::StatusOr<MatchResult> m =
+    absl::StatusOr<tools::KvStore::Lookup> m =
         CountedMatch(tokens, phase == kPrefillPhase ? LookupPhase::kPrefill : LookupPhase::kMidfill,
                      input_tokens_[r], out.phases[phase], &ms);
     if (!m.ok()) return fail("match", m.status());
     out.match_ms = ms;
-    out.record.hit_pages = m->matched_pages;
-    const uint32_t readable = m->ReadablePages();
+    out.record.hit_pages = m->match.matched_pages;
+    const uint32_t readable = m->match.ReadablePages();
+    out.record.readable_pages = readable;
     if (readable > 0) {
       const size_t bytes = PagesBytes(ns_.layout(), readable);
       if (buffer.size() < bytes) buffer.resize(bytes);
       const auto t0 = Clock::now();
-      absl::Status s = client_.Read(ns_, m->segments, readable,
-                                    MemoryDescriptor::Host(buffer.data(), bytes), Call());
+      absl::Status s =
+          store_.Read(ns_, *m, readable, MemoryDescriptor::Host(buffer.data(), bytes), Call());
       if (!s.ok()) return fail("read", s);
       out.read_ms = MsSince(t0);
       out.bytes_read += bytes;
@@ -238,18 +239,11 @@ class Runner {
       if (buffer.size() < bytes) buffer.resize(bytes);
       FillBlobBytes(absl::MakeConstSpan(req.blocks).subspan(readable, count), ns_.layout(),
                     config_.seed, absl::MakeSpan(buffer.data(), bytes));
-      std::optional<Parent> parent;
-      if (readable > 0) {
-        const Segment* last = nullptr;
-        for (const Segment& segment : m->segments) {
-          if (segment.seq_page_begin < readable) last = &segment;
-        }
-        parent = Parent{last->blob, readable};
-      }
       const auto t0 = Clock::now();
-      absl::StatusOr<WriteResult> w = client_.Write(
-          ns_, parent, absl::MakeConstSpan(tokens).subspan(size_t{readable} * pt),
-          MemoryDescriptor::Host(static_cast<const void*>(buffer.data()), bytes), Call());
+      absl::StatusOr<WriteResult> w =
+          store_.Write(ns_, tokens, readable,
+                       MemoryDescriptor::Host(static_cast<const void*>(buffer.data()), bytes),
+                       tools::ParentAt(*m, readable), Call());
       if (!w.ok()) return fail("put", w.status());
       out.put_ms = MsSince(t0);
       ++out.puts;
@@ -261,8 +255,8 @@ class Runner {
       }
     }
     for (uint32_t d = 0; d < config_.decode_lookups; ++d) {
-      absl::StatusOr<MatchResult> dm = CountedMatch(tokens, LookupPhase::kDecode, input_tokens_[r],
-                                                    out.phases[kDecodePhase], &ms);
+      absl::StatusOr<tools::KvStore::Lookup> dm = CountedMatch(
+          tokens, LookupPhase::kDecode, input_tokens_[r], out.phases[kDecodePhase], &ms);
       if (!dm.ok()) return fail("decode match", dm.status());
       out.decode_ms.push_back(ms);
     }
@@ -290,6 +284,7 @@ class Runner {
       ++result_.failed_requests;
     }
     result_.records[r] = out.record;
+    result_.records[r].done_s = MsSince(start_) / 1000;
     done_[r] = true;
     --running_;
   }
@@ -304,7 +299,8 @@ class Runner {
   const ReplayConfig& config_;
   const tiering::sim::ReplayTrace& trace_;
   const std::vector<uint64_t>& input_tokens_;
-  Client& client_;
+  tools::KvStore& store_;
+  Clock::time_point start_;  // set before the workers start
   const radix::Namespace ns_;
   const radix::PrefixHash h0_;
   const uint64_t page_bytes_;
@@ -349,14 +345,15 @@ void LookupTally::Add(const LookupTally& o) {
 
 absl::StatusOr<ReplayResult> RunReplay(const ReplayConfig& config,
                                        const tiering::sim::ReplayTrace& trace,
-                                       const std::vector<uint64_t>& input_tokens, Client& client) {
+                                       const std::vector<uint64_t>& input_tokens,
+                                       tools::KvStore& store) {
   if (input_tokens.size() != trace.requests.size()) {
     return absl::InvalidArgumentError("input_tokens and trace requests differ in length");
   }
   absl::StatusOr<radix::Namespace> ns =
       radix::Namespace::Create(config.tenant, config.model, config.Layout());
   if (!ns.ok()) return ns.status();
-  Runner runner(config, trace, input_tokens, client, *ns);
+  Runner runner(config, trace, input_tokens, store, *ns);
   ReplayResult result = runner.Run();
   result.exact = runner.TakeExact();
   return result;

@@ -1,5 +1,5 @@
-// ReplayRunner: drives one trace against a live node through libstrata, as an inference
-// worker would, and records what happened.
+// ReplayRunner: drives one trace against a live node or cluster through libstrata (a
+// tools::KvStore), as an inference worker would, and records what happened.
 //
 // Per request (blocks b_0..b_{n-1}, whole pages only; trace_pages.h makes their tokens):
 //   1. Match the whole context, phase kPrefill when no block of the request appeared in an
@@ -36,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "client/tools/kv_store.h"
 #include "client/tools/replay/replay_config.h"
 #include "strata/client.h"
 #include "strata/tiering/mrc/exact_mrc.h"
@@ -64,6 +65,8 @@ struct RequestRecord {
   int phase = kPrefillPhase;
   uint32_t queried_pages = 0, hit_pages = 0;
   bool ok = false;
+  uint32_t readable_pages = 0;  // hits before the first TEXT segment (bytes read)
+  double done_s = 0;            // wall seconds from the replay's start to the request's end
 };
 
 struct ReplayResult {
@@ -75,7 +78,7 @@ struct ReplayResult {
   uint64_t puts = 0, puts_existed = 0;
   // Milliseconds of each successful call / whole request (failed requests excluded).
   std::vector<double> match_ms, read_ms, put_ms, request_ms;
-  std::map<std::string, uint64_t> errors;  // status code name -> failed calls
+  std::map<std::string, uint64_t> errors;  // "CODE (call)" -> failed calls
   std::vector<RequestRecord> records;      // trace order
   double wall_s = 0;
   double max_dispatch_lag_ms = 0;  // worst lateness against the (scaled) trace clock
@@ -86,6 +89,7 @@ struct ReplayResult {
 // partial block included). REQUIRES: input_tokens.size() == trace.requests.size().
 absl::StatusOr<ReplayResult> RunReplay(const ReplayConfig& config,
                                        const tiering::sim::ReplayTrace& trace,
-                                       const std::vector<uint64_t>& input_tokens, Client& client);
+                                       const std::vector<uint64_t>& input_tokens,
+                                       tools::KvStore& store);
 
 }  // namespace strata::replay
