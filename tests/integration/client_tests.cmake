@@ -33,6 +33,11 @@ if(TARGET strata::client AND TARGET strata::testing_node)
                   LABELS integration etcd
                   DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
                   DEPENDS strata strata-node)
+  # A node cut off in a network namespace the test makes (skipped where it may not).
+  strata_add_test(NAME integration_cluster_partition_test
+                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_partition_test.cc
+                  LIBS strata_client_e2e_support strata::testing absl::time absl::strings
+                  LABELS integration)
   # In-process node (to corrupt arena bytes behind its back).
   strata_add_test(NAME integration_client_data_loss_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_data_loss_test.cc

@@ -77,8 +77,16 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> NodeProcess::Start(NodeProcessOptio
   }
   if (options.default_data_dir) add_default("data_dir", absl::StrCat(*temp, "/data"));
   args.insert(args.end(), options.args.begin(), options.args.end());
+  std::string binary = NodeBinaryPath();
+  if (!options.wrapper.empty()) {
+    std::vector<std::string> wrapped(options.wrapper.begin() + 1, options.wrapper.end());
+    wrapped.push_back(binary);
+    wrapped.insert(wrapped.end(), args.begin(), args.end());
+    binary = options.wrapper.front();
+    args = std::move(wrapped);
+  }
   absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-      ChildProcess::Start(NodeBinaryPath(), args, child_options);
+      ChildProcess::Start(binary, args, child_options);
   if (!child.ok()) return child.status();
   std::unique_ptr<NodeProcess> node(new NodeProcess(*std::move(child)));
 

@@ -70,6 +70,10 @@ struct NodeProcessOptions {
   // the same gRPC subchannel as the test's client when their channel arguments match:
   // gRPC shares subchannels process-wide.)
   bool wait_for_health = true;
+  // Run the node through this command, e.g. {"/usr/sbin/ip", "netns", "exec", NAME} for a
+  // node in a network namespace the test made: the child is wrapper[0] with wrapper[1..],
+  // then strata-node and its arguments (the wrapper must exec it: signals reach the node).
+  std::vector<std::string> wrapper;
 };
 
 class NodeProcess {
