@@ -57,6 +57,12 @@ absl::Status Client::ReadInto(const Namespace& ns, absl::Span<const Segment> seg
   return core_->ReadInto(ns, segments, total_pages, destination, core_->Deadline(call));
 }
 
+absl::Status Client::ReadIntoLayers(const Namespace& ns, absl::Span<const Segment> segments,
+                                    uint32_t total_pages, const MemoryDescriptor& destination,
+                                    LayerCallback on_layer, const CallOptions& call) {
+  return core_->ReadInto(ns, segments, total_pages, destination, core_->Deadline(call), &on_layer);
+}
+
 absl::StatusOr<WriteResult> Client::Write(const Namespace& ns, const SegmentStart& start,
                                           absl::Span<const TokenId> tokens,
                                           const MemoryDescriptor& source, const CallOptions& call) {

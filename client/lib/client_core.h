@@ -89,7 +89,7 @@ class ClientCore {
                           const Client::LayerCallback* on_layer, absl::Time deadline);
   absl::Status ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
                         uint32_t total_pages, const MemoryDescriptor& destination,
-                        absl::Time deadline);
+                        absl::Time deadline, const Client::LayerCallback* on_layer = nullptr);
   std::vector<absl::Status> ReadBatch(const Namespace& ns, absl::Span<const ReadItem> items,
                                       absl::Time deadline);
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
+#include "client/lib/async_executor.h"
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
 #include "strata/cluster.h"
@@ -410,25 +411,22 @@ class ClusterClient::Impl {
     return out;
   }
 
-  absl::Status Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
-                    const MemoryDescriptor& destination, const CallOptions& call) {
-    if (pages == 0) return absl::OkStatus();
+  // The segments of `match` inside [0, pages), each cut at `pages`, with its index; the
+  // match checked. INVALID_ARGUMENT a malformed match or pages past it; NOT_FOUND a TEXT
+  // segment inside.
+  using ToRead = std::vector<std::pair<size_t, Segment>>;
+  static absl::StatusOr<ToRead> SegmentsToRead(const ClusterMatch& match, uint32_t pages) {
     const size_t count = match.match.segments.size();
-    if (match.owners.size() != count || (!match.move_to.empty() && match.move_to.size() != count)) {
-      return absl::InvalidArgumentError("match: owners, move_to and segments differ in number");
+    if (match.owners.size() != count || (!match.move_to.empty() && match.move_to.size() != count) ||
+        (!match.holders.empty() && match.holders.size() != count)) {
+      return absl::InvalidArgumentError(
+          "match: owners, move_to, holders and segments differ in number");
     }
     if (pages > match.match.matched_pages) {
       return absl::InvalidArgumentError(
           absl::StrCat("pages: ", pages, " > the match's ", match.match.matched_pages));
     }
-    if (!match.holders.empty() && match.holders.size() != count) {
-      return absl::InvalidArgumentError("match: holders and segments differ in number");
-    }
-    // Each node's segments inside [0, pages), cut at `pages`: the owner's, or for a hot
-    // segment one of its holders in turn.
-    std::map<std::string, std::vector<Segment>> by_node;
-    std::map<std::string, std::vector<size_t>> index_of;  // by node: the segments' indices
-    uint64_t from_replicas = 0;
+    ToRead out;
     for (size_t i = 0; i < count; ++i) {
       Segment seg = match.match.segments[i];
       if (seg.seq_page_begin >= pages) break;
@@ -438,6 +436,20 @@ class ClusterClient::Impl {
             "sequence pages [", seg.seq_page_begin, ", ", seg.seq_page_begin + seg.page_count,
             ") are TEXT on node ", match.owners[i], ": read MatchResult::ReadablePages()"));
       }
+      out.emplace_back(i, std::move(seg));
+    }
+    return out;
+  }
+
+  absl::Status Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                    const MemoryDescriptor& destination, const CallOptions& call) {
+    if (pages == 0) return absl::OkStatus();
+    STRATA_ASSIGN_OR_RETURN(ToRead to_read, SegmentsToRead(match, pages));
+    // Each node's segments: the owner's, or for a hot segment one of its holders in turn.
+    std::map<std::string, std::vector<Segment>> by_node;
+    std::map<std::string, std::vector<size_t>> index_of;  // by node: the segments' indices
+    uint64_t from_replicas = 0;
+    for (auto& [i, seg] : to_read) {
       std::string node = match.owners[i];
       if (!match.holders.empty() && match.holders[i].size() > 1) {
         const std::vector<std::string>& holders = match.holders[i];
@@ -499,6 +511,66 @@ class ClusterClient::Impl {
     }
     if (first.ok()) QueueMoves(ns, match, pages, destination);
     return first;
+  }
+
+  absl::Status ReadLayers(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                          const MemoryDescriptor& destination,
+                          absl::FunctionRef<absl::Status(uint32_t)> on_layer,
+                          const CallOptions& call) {
+    if (pages == 0) return absl::OkStatus();
+    STRATA_ASSIGN_OR_RETURN(ToRead to_read, SegmentsToRead(match, pages));
+    std::map<std::string, std::vector<Segment>> by_node;
+    for (auto& [i, seg] : to_read) by_node[match.owners[i]].push_back(std::move(seg));
+    // Each node's layers counted as they land; the caller's thread hands layer l on once
+    // every node has it, in order.
+    const uint32_t layers = ns.layout().num_layers;
+    absl::Mutex mu;
+    std::vector<size_t> landed(layers, 0);
+    size_t finished = 0;
+    absl::Status failed = absl::OkStatus();
+    bool stop = false;
+    std::vector<std::future<void>> reads;
+    for (const auto& [id, segments] : by_node) {
+      reads.push_back(std::async(std::launch::async, [&, id = id, segs = &segments] {
+        auto count_layer = [&](uint32_t layer) -> absl::Status {
+          absl::MutexLock lock(&mu);
+          if (stop) return absl::CancelledError("the read was stopped");
+          ++landed[layer];
+          return absl::OkStatus();
+        };
+        absl::StatusOr<Client*> client = ClientFor(CurrentView(), id);
+        absl::Status s = client.status();
+        if (s.ok()) s = (*client)->ReadIntoLayers(ns, *segs, pages, destination, count_layer, call);
+        Suspect(id, s);
+        absl::MutexLock lock(&mu);
+        ++finished;
+        if (!s.ok() && failed.ok()) failed = s;
+      }));
+    }
+    const size_t nodes = by_node.size();
+    absl::Status result = absl::OkStatus();
+    for (uint32_t l = 0; l < layers && result.ok(); ++l) {
+      {
+        absl::MutexLock lock(&mu);
+        auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+          return landed[l] == nodes || !failed.ok() || finished == nodes;
+        };
+        mu.Await(absl::Condition(&ready));
+        if (landed[l] != nodes) {
+          result = failed.ok() ? absl::InternalError("a node ended its read short") : failed;
+          stop = true;
+          break;
+        }
+      }
+      result = on_layer(l);
+      if (!result.ok()) {
+        absl::MutexLock lock(&mu);
+        stop = true;
+      }
+    }
+    for (std::future<void>& read : reads) read.get();
+    if (result.ok() && !failed.ok()) result = failed;
+    return result;
   }
 
   // The segments of `match` read from a previous owner within [0, pages), each as one piece
@@ -603,6 +675,8 @@ class ClusterClient::Impl {
                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(move_mu_) { return moves_.empty() && !moving_; };
     return move_mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
   }
+
+  client_internal::AsyncExecutor& executor() { return executor_; }
 
   ClusterClientStats stats() const {
     absl::MutexLock lock(&stats_mu_);
@@ -838,7 +912,10 @@ class ClusterClient::Impl {
   uint64_t queued_bytes_ ABSL_GUARDED_BY(move_mu_) = 0;  // queued and in progress
   bool moving_ ABSL_GUARDED_BY(move_mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(move_mu_) = false;
-  std::thread mover_;  // last: started after everything it uses, joined first
+  std::thread mover_;  // started after everything it uses, joined first
+  // ReadAsync / WriteAsync. Last: destroyed first, running what is queued while everything
+  // else is still there.
+  client_internal::AsyncExecutor executor_{std::max(1, options_.node_options.async_threads)};
 };
 
 absl::StatusOr<std::unique_ptr<ClusterClient>> ClusterClient::Connect(
@@ -876,6 +953,60 @@ absl::StatusOr<ClusterMatch> ClusterClient::Match(const Namespace& ns,
 absl::Status ClusterClient::Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
                                  const MemoryDescriptor& destination, const CallOptions& call) {
   return impl_->Read(ns, match, pages, destination, call);
+}
+
+std::vector<absl::Status> ClusterClient::ReadBatch(const Namespace& ns,
+                                                   absl::Span<const ClusterReadItem> items,
+                                                   const CallOptions& call) {
+  std::vector<std::future<absl::Status>> reads;
+  for (const ClusterReadItem& item : items) {
+    reads.push_back(std::async(std::launch::async, [&, item = &item]() -> absl::Status {
+      if (item->match == nullptr) return absl::InvalidArgumentError("items[].match: missing");
+      return impl_->Read(ns, *item->match, item->pages, item->destination, call);
+    }));
+  }
+  std::vector<absl::Status> out;
+  for (auto& read : reads) out.push_back(read.get());
+  return out;
+}
+
+std::vector<absl::StatusOr<ClusterWriteResult>> ClusterClient::WriteBatch(
+    const Namespace& ns, absl::Span<const ClusterWriteItem> items, const CallOptions& call) {
+  std::vector<std::future<absl::StatusOr<ClusterWriteResult>>> writes;
+  for (const ClusterWriteItem& item : items) {
+    writes.push_back(std::async(std::launch::async, [&, item = &item] {
+      return impl_->Write(ns, item->tokens, item->first_page, item->source, item->parent, call);
+    }));
+  }
+  std::vector<absl::StatusOr<ClusterWriteResult>> out;
+  for (auto& write : writes) out.push_back(write.get());
+  return out;
+}
+
+void ClusterClient::ReadAsync(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                              const MemoryDescriptor& destination, const CallOptions& call,
+                              absl::AnyInvocable<void(absl::Status) &&> done) {
+  impl_->executor().Schedule(
+      [impl = impl_.get(), ns, match, pages, destination, call, done = std::move(done)]() mutable {
+        std::move(done)(impl->Read(ns, match, pages, destination, call));
+      });
+}
+
+void ClusterClient::WriteAsync(
+    const Namespace& ns, absl::Span<const TokenId> tokens, uint32_t first_page,
+    const MemoryDescriptor& source, const std::optional<Parent>& parent, const CallOptions& call,
+    absl::AnyInvocable<void(absl::StatusOr<ClusterWriteResult>) &&> done) {
+  impl_->executor().Schedule([impl = impl_.get(), ns, tokens, first_page, source, parent, call,
+                              done = std::move(done)]() mutable {
+    std::move(done)(impl->Write(ns, tokens, first_page, source, parent, call));
+  });
+}
+
+absl::Status ClusterClient::ReadLayers(const Namespace& ns, const ClusterMatch& match,
+                                       uint32_t pages, const MemoryDescriptor& destination,
+                                       absl::FunctionRef<absl::Status(uint32_t layer)> on_layer,
+                                       const CallOptions& call) {
+  return impl_->ReadLayers(ns, match, pages, destination, on_layer, call);
 }
 
 absl::StatusOr<ClusterWriteResult> ClusterClient::Write(

@@ -85,11 +85,11 @@ absl::Status ClientCore::ReadPrefix(const Namespace& ns, absl::Span<const Segmen
 
 absl::Status ClientCore::ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
                                   uint32_t total_pages, const MemoryDescriptor& destination,
-                                  absl::Time deadline) {
+                                  absl::Time deadline, const Client::LayerCallback* on_layer) {
   STRATA_ASSIGN_OR_RETURN(std::vector<PlannedRange> plan,
                           PlanInto(ns.layout(), segments, total_pages, destination));
   if (plan.empty()) return absl::OkStatus();
-  return ReadPlanned(ns, std::move(plan), nullptr, deadline);
+  return ReadPlanned(ns, std::move(plan), on_layer, deadline);
 }
 
 // One READ in flight: its ranges, what the grant will fill in, and the group its transfers

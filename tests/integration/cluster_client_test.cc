@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
@@ -164,6 +166,53 @@ TEST_F(ClusterClientTest, ASequenceStripedOverThreeNodesReadsBackByteForByte) {
   std::vector<std::byte> head(PagesBytes(ns_.layout(), 13));
   ASSERT_OK(cluster->Read(ns_, match, 13, Host(head)));
   EXPECT_TRUE(head == ModelBytes(tokens, 0, 13));
+  // Layer by layer: each layer handed on once, in order, after every node delivered it; the
+  // layer's bytes are in place when its callback runs.
+  std::vector<std::byte> layered(PagesBytes(ns_.layout(), 32));
+  const std::vector<std::byte> want = ModelBytes(tokens, 0, 32);
+  const uint64_t layer_bytes = PagesBytes(ns_.layout(), 32) / ns_.layout().num_layers;
+  std::vector<uint32_t> seen;
+  ASSERT_OK(cluster->ReadLayers(ns_, match, 32, Host(layered), [&](uint32_t layer) {
+    seen.push_back(layer);
+    EXPECT_EQ(0, std::memcmp(layered.data() + layer * layer_bytes,
+                             want.data() + layer * layer_bytes, layer_bytes))
+        << "layer " << layer;
+    return absl::OkStatus();
+  }));
+  std::vector<uint32_t> all_layers(ns_.layout().num_layers);
+  for (uint32_t l = 0; l < all_layers.size(); ++l) all_layers[l] = l;
+  EXPECT_EQ(seen, all_layers);
+  EXPECT_TRUE(layered == want);
+  // A callback that stops the read: its status is the answer, no later layer is handed on.
+  seen.clear();
+  EXPECT_CODE(cluster->ReadLayers(ns_, match, 32, Host(layered),
+                                  [&](uint32_t layer) {
+                                    seen.push_back(layer);
+                                    return layer == 1 ? absl::AbortedError("enough")
+                                                      : absl::OkStatus();
+                                  }),
+              absl::StatusCode::kAborted);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1}));
+
+  // Batch and async: the same reads, several at once.
+  std::vector<std::byte> a(PagesBytes(ns_.layout(), 32)), b(PagesBytes(ns_.layout(), 13));
+  const std::vector<ClusterReadItem> items = {{&match, 32, Host(a)}, {&match, 13, Host(b)}};
+  const std::vector<absl::Status> batch = cluster->ReadBatch(ns_, items);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_OK(batch[0]);
+  EXPECT_OK(batch[1]);
+  EXPECT_TRUE(a == want);
+  EXPECT_TRUE(b == head);
+  std::vector<std::byte> c(PagesBytes(ns_.layout(), 32));
+  absl::Notification read_done;
+  absl::Status async_status = absl::UnknownError("not run");
+  cluster->ReadAsync(ns_, match, 32, Host(c), {}, [&](absl::Status st) {
+    async_status = st;
+    read_done.Notify();
+  });
+  ASSERT_TRUE(read_done.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_OK(async_status);
+  EXPECT_TRUE(c == want);
 
   // No node holds the sequence from page 0 past its first segment on its own.
   for (const auto& node : nodes_) {
@@ -181,6 +230,28 @@ TEST_F(ClusterClientTest, ASequenceStripedOverThreeNodesReadsBackByteForByte) {
   // Writing it all again transfers nothing.
   ASSERT_OK_AND_ASSIGN(written, cluster->Write(ns_, to22, 0, Source(first)));
   for (const WriteResult& piece : written.pieces) EXPECT_TRUE(piece.existed);
+
+  // A batch of two new sequences, and one written asynchronously: all found whole after.
+  std::vector<std::vector<TokenId>> more;
+  std::vector<std::vector<std::byte>> more_bytes;
+  for (int i = 0; i < 3; ++i) {
+    more.push_back(RandomTokens(70 + i, size_t{10} * page_tokens()));
+    more_bytes.push_back(ModelBytes(more.back(), 0, 10));
+  }
+  const std::vector<ClusterWriteItem> writes = {{more[0], 0, Source(more_bytes[0]), std::nullopt},
+                                                {more[1], 0, Source(more_bytes[1]), std::nullopt}};
+  for (const auto& w : cluster->WriteBatch(ns_, writes)) EXPECT_OK(w.status());
+  absl::Notification wrote;
+  cluster->WriteAsync(ns_, more[2], 0, Source(more_bytes[2]), std::nullopt, {},
+                      [&](absl::StatusOr<ClusterWriteResult> w) {
+                        EXPECT_OK(w.status());
+                        wrote.Notify();
+                      });
+  ASSERT_TRUE(wrote.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  for (const auto& seq : more) {
+    ASSERT_OK_AND_ASSIGN(ClusterMatch m, cluster->Match(ns_, seq));
+    EXPECT_EQ(m.match.matched_pages, 10u);
+  }
 }
 
 // The node side of a cluster lookup: blobs written from segment starts, found again by one

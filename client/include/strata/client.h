@@ -211,6 +211,10 @@ class Client {
   absl::Status ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
                         uint32_t total_pages, const MemoryDescriptor& destination,
                         const CallOptions& call = {});
+  // ReadInto with ReadLayers' callback: layer l once these segments' pages of it landed.
+  absl::Status ReadIntoLayers(const Namespace& ns, absl::Span<const Segment> segments,
+                              uint32_t total_pages, const MemoryDescriptor& destination,
+                              LayerCallback on_layer, const CallOptions& call = {});
 
   // Writes one blob: `tokens` (whole pages, at least one) continuing `parent` (none: from
   // sequence page 0); `source` holds its KV, PagesBytes(layout, pages) bytes in

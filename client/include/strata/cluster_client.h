@@ -19,7 +19,8 @@
 //          there, so the answer is the prefix before its first segment; no call waits past
 //          that deadline.
 //   Read   fans out: each owner's segments go straight into their place in the caller's
-//          destination (Client::ReadInto), all owners in parallel.
+//          destination (Client::ReadInto), all owners in parallel; ReadLayers keeps
+//          layer-wise streaming: layer l is handed on once every owner delivered it.
 //   Write  splits pages [a, b) at segment boundaries (a blob never crosses one) and writes
 //          each piece to its owner, in parallel: a piece at page 0 as a sequence's first
 //          blob, one at a boundary with its SegmentStart, the first piece (when a is inside
@@ -78,6 +79,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -166,6 +169,21 @@ struct ClusterClientStats {
   uint64_t replica_read_failures = 0;   // of which failed and were read from the owner
 };
 
+// One read of a batch: pages [0, pages) of `match` into `destination`.
+struct ClusterReadItem {
+  const ClusterMatch* match = nullptr;
+  uint32_t pages = 0;
+  MemoryDescriptor destination;
+};
+
+// One write of a batch: sequence pages [first_page, end) of `tokens` (from page 0).
+struct ClusterWriteItem {
+  absl::Span<const TokenId> tokens;
+  uint32_t first_page = 0;
+  MemoryDescriptor source;
+  std::optional<Parent> parent;
+};
+
 struct ClusterNodeInfo {
   std::string id;
   std::string grpc_address;
@@ -196,6 +214,29 @@ class ClusterClient {
   // pages). NOT_FOUND when a TEXT segment lies inside [0, pages) (read ReadablePages()).
   absl::Status Read(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
                     const MemoryDescriptor& destination, const CallOptions& call = {});
+  // Read, layer by layer: `on_layer(l)` runs on the calling thread, in layer order, once
+  // layer l of every segment in [0, pages) landed and verified, on every node; a non-OK
+  // status from it stops the read (the nodes' transfers end) and is returned. Segments are
+  // read from their owners (not spread over hot replicas). Errors as Read.
+  absl::Status ReadLayers(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                          const MemoryDescriptor& destination,
+                          absl::FunctionRef<absl::Status(uint32_t layer)> on_layer,
+                          const CallOptions& call = {});
+  // Batches: every item at once (each itself fanned out over its owners), one result per
+  // item in order. Async: the call on the client's async threads (ClientOptions::
+  // async_threads of node_options), `done` with its result there; the spans and memory
+  // named must stay valid until `done` ran.
+  std::vector<absl::Status> ReadBatch(const Namespace& ns, absl::Span<const ClusterReadItem> items,
+                                      const CallOptions& call = {});
+  std::vector<absl::StatusOr<ClusterWriteResult>> WriteBatch(
+      const Namespace& ns, absl::Span<const ClusterWriteItem> items, const CallOptions& call = {});
+  void ReadAsync(const Namespace& ns, const ClusterMatch& match, uint32_t pages,
+                 const MemoryDescriptor& destination, const CallOptions& call,
+                 absl::AnyInvocable<void(absl::Status) &&> done);
+  void WriteAsync(const Namespace& ns, absl::Span<const TokenId> tokens, uint32_t first_page,
+                  const MemoryDescriptor& source, const std::optional<Parent>& parent,
+                  const CallOptions& call,
+                  absl::AnyInvocable<void(absl::StatusOr<ClusterWriteResult>) &&> done);
   // Writes sequence pages [first_page, tokens.size() / page_tokens) of `tokens` (the whole
   // sequence from page 0: the segment hashes need it); `source` holds those pages' KV,
   // radix::BlobLayout of that many pages. `parent`: the blob holding page first_page - 1 on
