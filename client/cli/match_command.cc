@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "client/cli/blob_format.h"
+#include "client/cli/cluster_connect.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/json_output.h"
@@ -42,16 +43,7 @@ absl::StatusOr<MatchResult> Lookup(CommandContext& ctx, const ParsedArgs& args, 
     STRATA_ASSIGN_OR_RETURN(Client * client, ctx.client());
     return client->Match(ns, tokens, phase, ctx.Call());
   }
-  ClusterClientOptions options;
-  options.cluster_url = ctx.cluster_url();
-  options.node_options = ctx.options();
-  if (const std::optional<std::string> s = args.Value("segment-pages"); s.has_value()) {
-    if (!absl::SimpleAtoi(*s, &options.segment_pages) || options.segment_pages == 0) {
-      return UsageError(absl::StrCat("--segment-pages: \"", *s, "\" is not a page count >= 1"));
-    }
-  }
-  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ClusterClient> cluster,
-                          ClusterClient::Connect(std::move(options)));
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ClusterClient> cluster, ConnectCluster(ctx, args));
   STRATA_ASSIGN_OR_RETURN(ClusterMatch match, cluster->Match(ns, tokens, phase, ctx.Call()));
   *owners = std::move(match.owners);
   return std::move(match.match);
@@ -123,10 +115,7 @@ Command MatchCommand() {
   flags.push_back({.name = "tokens",
                    .value_name = "FILE",
                    .help = "the query's token ids from sequence page 0 (default: - = stdin)"});
-  flags.push_back({.name = "segment-pages",
-                   .value_name = "N",
-                   .help = "with --cluster: pages per segment, as the cluster's writers use "
-                           "(default 256, strata/cluster_client.h)"});
+  flags.push_back(SegmentPagesFlag());
   flags.push_back({.name = "phase",
                    .value_name = "PHASE",
                    .help = "the lookup's phase for the node's statistics: prefill, midfill or "

@@ -32,6 +32,7 @@
 #include "strata/client.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/etcd_process.h"
+#include "strata/testing/file.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/process.h"
 
@@ -555,6 +556,46 @@ TEST_F(ClusterClientTest, FollowsTheNodesRegisteredInEtcd) {
   for (size_t i = 0; i < match.owners.size(); ++i) {
     EXPECT_EQ(json["segments"][i]["node"], match.owners[i]);
   }
+
+  // The CLI's put and get across the cluster: a new sequence written from files in pieces,
+  // then its cached prefix read back from every node into a file, byte for byte.
+  const std::vector<TokenId> cli_tokens = RandomTokens(14, size_t{10} * page_tokens());
+  const std::vector<std::byte> cli_bytes = ModelBytes(cli_tokens, 0, 10);
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream t(dir + "/cluster-put-tokens.txt");
+    t << absl::StrJoin(cli_tokens, " ") << "\n";
+    std::ofstream b(dir + "/cluster-put.kv", std::ios::binary);
+    b.write(reinterpret_cast<const char*>(cli_bytes.data()),
+            static_cast<std::streamsize>(cli_bytes.size()));
+  }
+  const std::vector<std::string> ns_flags = {
+      "--tenant=cluster", "--model=org/reference-4l",
+      "--layout=layers=4,kv_heads=2,head_dim=32,dtype=bf16,page_tokens=16", "--segment-pages",
+      std::to_string(kSegmentPages)};
+  std::vector<std::string> put = {
+      "--cluster", options.cluster_url,     "put",   "--tokens", dir + "/cluster-put-tokens.txt",
+      "-i",        dir + "/cluster-put.kv", "--json"};
+  put.insert(put.end(), ns_flags.begin(), ns_flags.end());
+  ASSERT_OK_AND_ASSIGN(const strata::testing::ProgramResult put_out,
+                       strata::testing::RunProgram(STRATA_CLI_BINARY, put));
+  ASSERT_EQ(put_out.exit_code, 0) << put_out.out << put_out.err;
+  EXPECT_EQ(nlohmann::json::parse(put_out.out)["pieces"].size(), 3u);  // pages 0-4, 4-8, 8-10
+  std::vector<std::string> get = {
+      "--cluster", options.cluster_url,    "get", "--tokens", dir + "/cluster-put-tokens.txt",
+      "-o",        dir + "/cluster-get.kv"};
+  get.insert(get.end(), ns_flags.begin(), ns_flags.end());
+  ASSERT_OK_AND_ASSIGN(const strata::testing::ProgramResult get_out,
+                       strata::testing::RunProgram(STRATA_CLI_BINARY, get));
+  ASSERT_EQ(get_out.exit_code, 0) << get_out.out << get_out.err;
+  EXPECT_EQ(strata::testing::ReadFileToString(dir + "/cluster-get.kv"),
+            std::string(reinterpret_cast<const char*>(cli_bytes.data()), cli_bytes.size()));
+  // A KEY is not how a cluster is read: a usage error.
+  ASSERT_OK_AND_ASSIGN(
+      const strata::testing::ProgramResult keyed,
+      strata::testing::RunProgram(STRATA_CLI_BINARY, {"--cluster", options.cluster_url, "get",
+                                                      std::string(32, 'a'), "-o", "-"}));
+  EXPECT_EQ(keyed.exit_code, 2) << keyed.err;
 
   // A node that stops (SIGTERM: it deregisters) leaves the view; its segments move.
   const ClusterNodeInfo gone = cluster->Nodes().front();
