@@ -337,6 +337,8 @@ std::string FormatJson(const ReplayConfig& config, const ReplayResult& result,
     by_code[code] = n;
     errors += n;
   }
+  nlohmann::ordered_json& samples = out["error_samples"] = nlohmann::ordered_json::object();
+  for (const auto& [code, message] : result.error_samples) samples[code] = message;
   integer("errors", errors);
   num("max_dispatch_lag_ms", result.max_dispatch_lag_ms);
   integer("exact_accesses", result.exact.accesses());

@@ -39,6 +39,7 @@ struct Outcome {
   std::optional<double> match_ms, read_ms, put_ms;
   std::vector<double> decode_ms;
   std::vector<std::string> errors;
+  std::string error_message;  // the failed call's message
   RequestRecord record;
 };
 
@@ -207,6 +208,7 @@ class Runner {
     out.record = {req.timestamp_ms, phase, pages, 0, false};
     auto fail = [&out](absl::string_view what, const absl::Status& s) {
       out.errors.push_back(absl::StrCat(absl::StatusCodeToString(s.code()), " (", what, ")"));
+      out.error_message = std::string(s.message());
       return std::move(out);
     };
     if (pages == 0) {
@@ -277,7 +279,9 @@ class Runner {
     for (double d : out.decode_ms) result_.match_ms.push_back(d);
     if (out.read_ms) result_.read_ms.push_back(*out.read_ms);
     if (out.put_ms) result_.put_ms.push_back(*out.put_ms);
-    for (const std::string& e : out.errors) ++result_.errors[e];
+    for (const std::string& e : out.errors) {
+      if (++result_.errors[e] == 1) result_.error_samples[e] = out.error_message;
+    }
     if (out.record.ok) {
       result_.request_ms.push_back(request_ms);
     } else {

@@ -78,8 +78,9 @@ struct ReplayResult {
   uint64_t puts = 0, puts_existed = 0;
   // Milliseconds of each successful call / whole request (failed requests excluded).
   std::vector<double> match_ms, read_ms, put_ms, request_ms;
-  std::map<std::string, uint64_t> errors;  // "CODE (call)" -> failed calls
-  std::vector<RequestRecord> records;      // trace order
+  std::map<std::string, uint64_t> errors;            // "CODE (call)" -> failed calls
+  std::map<std::string, std::string> error_samples;  // "CODE (call)" -> the first one's message
+  std::vector<RequestRecord> records;                // trace order
   double wall_s = 0;
   double max_dispatch_lag_ms = 0;  // worst lateness against the (scaled) trace clock
   tiering::mrc::ExactMrc exact;    // the offline exact curve's stream
