@@ -15,7 +15,10 @@ namespace strata::store::peer {
 HotReplicator::HotReplicator(core::NodeEngine* engine,
                              std::function<std::vector<cluster::NodeRecord>()> members,
                              HotReplicatorOptions options)
-    : engine_(engine), members_(std::move(members)), options_(std::move(options)) {
+    : engine_(engine),
+      members_(std::move(members)),
+      options_(std::move(options)),
+      clients_(options_.token) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -80,11 +83,10 @@ void HotReplicator::Replicate(const radix::BlobKey& key) {
   }
   absl::flat_hash_map<std::string, std::string> address;
   for (const cluster::NodeRecord& r : members) address[r.id] = r.grpc_address;
-  PeerClients clients(options_.token);
   const std::vector<core::BlobInfo> blobs(chain.begin(), chain.end());
   uint32_t holders = 1;
   for (size_t r = 1; r < ranked.size(); ++r) {
-    absl::StatusOr<Client*> client = clients.For(address[placement.nodes()[ranked[r]].id]);
+    absl::StatusOr<Client*> client = clients_.For(address[placement.nodes()[ranked[r]].id]);
     if (!client.ok()) {
       fail(client.status());
       continue;

@@ -30,6 +30,7 @@
 
 #include "strata/store/cluster/node_record.h"
 #include "strata/store/core/node_engine.h"
+#include "strata/store/peer/segment_push.h"
 
 namespace strata::store::peer {
 
@@ -67,6 +68,7 @@ class HotReplicator {
   core::NodeEngine* const engine_;
   const std::function<std::vector<cluster::NodeRecord>()> members_;
   const HotReplicatorOptions options_;
+  PeerClients clients_;  // the other nodes' clients, kept across pushes; the thread's only
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   HotReplicatorStats stats_ ABSL_GUARDED_BY(mu_);
