@@ -100,11 +100,8 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
   if (options_.hot_reads > 0) {
     for (const BlobRecord* record : records) {
       if (record->hits != options_.hot_reads) continue;
-      if (hot_.size() < kMaxHotBlobs) {
-        hot_.push_back(record->key);
-      } else {
-        ++hot_dropped_;
-      }
+      // Past kMaxHotBlobs (the replicator is behind) the blob is not replicated.
+      if (hot_.size() < kMaxHotBlobs) hot_.push_back(record->key);
     }
   }
   arena_->counters().RecordHit(ranges.size());

@@ -292,7 +292,7 @@ class NodeEngine {
 
   // ---- cluster
   // The blobs whose Reads reached options.hot_reads since the last call (each once), oldest
-  // first; at most kMaxHotBlobs wait (more are counted and dropped).
+  // first; at most kMaxHotBlobs wait (more are not reported: not replicated).
   std::vector<radix::BlobKey> TakeHotBlobs() ABSL_LOCKS_EXCLUDED(mu_);
   // Records that `copies` nodes (this one included) hold the blob's bytes: Match reports it
   // (Segment.replicas). Unknown keys are ignored.
@@ -389,7 +389,6 @@ class NodeEngine {
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<radix::BlobKey> hot_ ABSL_GUARDED_BY(mu_);  // TakeHotBlobs
-  uint64_t hot_dropped_ ABSL_GUARDED_BY(mu_) = 0;
   // Match's page counts and the live miss-ratio curve: atomics and the estimator's own
   // lock, never under mu_.
   mutable LookupStats lookup_stats_;
