@@ -109,6 +109,18 @@ absl::StatusOr<std::shared_ptr<tiering::io::SsdTier>> OpenSsdTier(const NodeConf
   return std::shared_ptr<tiering::io::SsdTier>(*std::move(tier));
 }
 
+// The bearer token in cluster_token_file (surrounding whitespace dropped); "" without a
+// file. What the node's pushes to other nodes (hand-over, hot replicas) carry.
+absl::StatusOr<std::string> ClusterToken(const std::string& path) {
+  if (path.empty()) return std::string();
+  STRATA_ASSIGN_OR_RETURN(const std::string text, base::ReadFileToString(path, 4096));
+  std::string token(absl::StripAsciiWhitespace(text));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("cluster_token_file ", path, " holds no token"));
+  }
+  return token;
+}
+
 core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_bytes) {
   core::NodeEngineOptions options;
   options.dram_bytes = dram_bytes;
@@ -429,11 +441,7 @@ std::function<absl::StatusOr<rpc::LeaveReport>(absl::Duration, uint64_t)> NodeSe
   if (config.etcd_endpoints.empty()) return nullptr;
   return [server, token_file = config.cluster_token_file](
              absl::Duration wait, uint64_t bytes) -> absl::StatusOr<rpc::LeaveReport> {
-    std::string token;
-    if (!token_file.empty()) {
-      STRATA_ASSIGN_OR_RETURN(token, base::ReadFileToString(token_file, 4096));
-      token = std::string(absl::StripAsciiWhitespace(token));
-    }
+    STRATA_ASSIGN_OR_RETURN(const std::string token, ClusterToken(token_file));
     STRATA_ASSIGN_OR_RETURN(const peer::HandOverReport r, server->Leave(wait, bytes, token));
     return rpc::LeaveReport{r.segments,       r.blobs,         r.bytes,
                             r.blobs_existing, r.cold_segments, r.over_budget_segments,
@@ -511,11 +519,7 @@ absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
     // The node's own view of the members: whom its hot blobs go to.
     STRATA_ASSIGN_OR_RETURN(membership_, cluster::MembershipView::Start(etcd_.get(), config.cluster,
                                                                         /*need_etcd=*/false));
-    std::string token;
-    if (!config.cluster_token_file.empty()) {
-      STRATA_ASSIGN_OR_RETURN(token, base::ReadFileToString(config.cluster_token_file, 4096));
-      token = std::string(absl::StripAsciiWhitespace(token));
-    }
+    STRATA_ASSIGN_OR_RETURN(std::string token, ClusterToken(config.cluster_token_file));
     hot_replicator_ = std::make_unique<peer::HotReplicator>(
         engine_.get(), [view = membership_.get()] { return view->Nodes(); },
         peer::HotReplicatorOptions{
