@@ -45,12 +45,17 @@ struct View {
     const std::vector<int> ranked = p.Ranked(h, rank + 1);
     return ranked.size() > rank ? p.nodes()[ranked[rank]].id : "";
   }
-  std::string Owner(const radix::PrefixHash& h) const { return Ranked(placement, h, 0); }
+  std::string Owner(const radix::PrefixHash& h) const {
+    const int owner = placement.Owner(h);  // one pass; Ranked sorts
+    return owner < 0 ? "" : placement.nodes()[owner].id;
+  }
   // The owner before the changes under way, when it is another node; else "".
   std::string Previous(const radix::PrefixHash& h) const {
     if (!changing) return "";
-    std::string before = Ranked(settled, h, 0);
-    return before == Owner(h) ? "" : before;
+    const int before = settled.Owner(h);
+    if (before < 0) return "";
+    const std::string& id = settled.nodes()[before].id;
+    return id == Owner(h) ? "" : id;
   }
 };
 
