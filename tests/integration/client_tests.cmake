@@ -17,22 +17,18 @@ if(TARGET strata::client AND TARGET strata::testing_node)
                          glog::glog
                     LABELS integration)
   endforeach()
-  # Many nodes as one store (strata/cluster_client.h): static membership and etcd's.
-  strata_add_test(NAME integration_cluster_client_test
-                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_client_test.cc
-                  LIBS strata_client_e2e_support strata::testing absl::time absl::strings
-                       nlohmann_json::nlohmann_json
-                  LABELS integration etcd
-                  DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
-                  DEPENDS strata)
-  # Joins and drains: bytes moved on first read, and handed over by a leaving node.
-  strata_add_test(NAME integration_cluster_handover_test
-                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_handover_test.cc
-                  LIBS strata_client_e2e_support strata::testing absl::time absl::strings
-                       nlohmann_json::nlohmann_json
-                  LABELS integration etcd
-                  DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
-                  DEPENDS strata strata-node)
+  # Many nodes as one store (strata/cluster_client.h), with the CLI: static membership and
+  # etcd's (cluster_client_test); joins, drains, etcd killed, restarts, hot replicas
+  # (cluster_handover_test).
+  foreach(name cluster_client cluster_handover)
+    strata_add_test(NAME integration_${name}_test
+                    SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}_test.cc
+                    LIBS strata_client_e2e_support strata::testing absl::time absl::strings
+                         nlohmann_json::nlohmann_json
+                    LABELS integration etcd
+                    DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
+                    DEPENDS strata strata-node)
+  endforeach()
   # A node cut off in a network namespace the test makes (skipped where it may not).
   strata_add_test(NAME integration_cluster_partition_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_partition_test.cc
