@@ -133,6 +133,7 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
                                   .keeper = &keeper_,
                                   .rebuild = &rebuild_,
                                   .mover = &mover_,
+                                  .dram = arena_.get(),
                                   .index_mu = &mu_}) {
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });

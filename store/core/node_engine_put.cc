@@ -100,6 +100,9 @@ absl::StatusOr<BeginPutReply> NodeEngine::StartPut(const radix::Namespace& ns,
     reply.key = key;
     return reply;
   }
+  if (linked != nullptr && linked->first_page < first_page) {
+    return PutKeeper::NarrowerThanText(first_page, *linked);  // before any byte is sent
+  }
   // Pin the prefix the blob continues, so that neither the eviction below nor a Delete
   // can take it before the commit inserts the blob under it.
   radix::MatchHandle prefix_pin;

@@ -2,8 +2,10 @@
 #include <atomic>
 #include <cstring>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 #include "node_engine_test_util.h"
@@ -517,6 +519,86 @@ TEST_F(NodeEnginePutTest, ATextPutIndexesTheBlobAsTextUntilAPutRefillsIt) {
               absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(engine_->Drain(absl::Seconds(1)));
   EXPECT_CODE(engine_->PutText(ns_, request), absl::StatusCode::kUnavailable);
+}
+
+// Pages [first, first + n) of `blob` (pages pages, layer-major) as a blob of their own.
+BlobContent PagesOf(const radix::Namespace& ns, const BlobContent& blob, uint32_t pages,
+                    uint32_t first, uint32_t n) {
+  const uint32_t page_tokens = ns.layout().page_tokens;
+  const uint64_t chunk = ns.layout().BytesPerLayerPage();
+  BlobContent out;
+  out.tokens.assign(blob.tokens.begin() + size_t{first} * page_tokens,
+                    blob.tokens.begin() + size_t{first + n} * page_tokens);
+  for (uint32_t l = 0; l < ns.layout().num_layers; ++l) {
+    const auto at = blob.bytes.begin() + static_cast<std::ptrdiff_t>((l * pages + first) * chunk);
+    out.bytes.insert(out.bytes.end(), at, at + static_cast<std::ptrdiff_t>(n * chunk));
+    const auto c = blob.checksums.begin() + l * pages + first;
+    out.checksums.insert(out.checksums.end(), c, c + n);
+  }
+  return out;
+}
+
+// A cluster writes a segment's TEXT replicas from one start and may later rewrite the
+// segment from another (after its owner was lost): a put of pages [4, 9) whose key is
+// that of a TEXT blob of pages [6, 9) refills it, and its TEXT parent [4, 6), with the
+// right bytes; one of pages [7, 9) cannot refill [6, 9) and says so before any byte.
+TEST_F(NodeEnginePutTest, AWiderPutRefillsTheTextBlobsItSpans) {
+  NodeEngineOptions options = SmallOptions(&clock_);
+  options.text_bytes = 1 << 20;
+  engine_ = NodeEngine::Create(options).value();
+  const BlobContent head = MakeBlob(ns_, 4, 70);  // pages [0, 4): on another node
+  const BlobContent wide = MakeBlob(ns_, 5, 71);  // pages [4, 9)
+  const BlobContent s = PagesOf(ns_, wide, 5, 0, 2);
+  const BlobContent c = PagesOf(ns_, wide, 5, 2, 3);
+  const SegmentStart start{radix::PrefixHashAt(h0_, head.tokens, 4), 4};
+  PutRequest text_s = testing::PutRequestOf(std::nullopt, s);
+  text_s.segment_start = start;
+  ASSERT_OK_AND_ASSIGN(BeginPutReply ts, engine_->PutText(ns_, text_s));
+  ASSERT_OK_AND_ASSIGN(BeginPutReply tc,
+                       engine_->PutText(ns_, testing::PutRequestOf(BlobParent{ts.key, 6}, c)));
+  ASSERT_EQ(engine_->Tiers().text.blobs, 2u);
+
+  // Pages [7, 9), from c's page 7: the key of c, fewer pages. Refused at BeginPut.
+  const BlobContent tail = PagesOf(ns_, wide, 5, 3, 2);
+  absl::StatusOr<BeginPutReply> narrow =
+      engine_->BeginPut(ns_, testing::PutRequestOf(BlobParent{tc.key, 7}, tail));
+  EXPECT_CODE(narrow, absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(narrow.status().message(), "write from page 6")) << narrow.status();
+
+  // Other bytes over c's pages: refused, both stay TEXT.
+  BlobContent other = MakeBlob(ns_, 5, 72);
+  other.tokens = wide.tokens;
+  PutRequest wrong = testing::PutRequestOf(std::nullopt, other);
+  wrong.segment_start = start;
+  ASSERT_OK_AND_ASSIGN(BeginPutReply w, engine_->BeginPut(ns_, wrong));
+  EXPECT_EQ(w.key, tc.key);
+  ASSERT_OK(SendBlob(*engine_, w.put_id, other));
+  EXPECT_CODE(engine_->CommitPut(w.put_id), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK_AND_ASSIGN(BlobInfo info, engine_->Stat(tc.key));
+  EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kText});
+
+  // The wide put: both refilled, each with its own pages' bytes.
+  PutRequest refill = testing::PutRequestOf(std::nullopt, wide);
+  refill.segment_start = start;
+  ASSERT_OK_AND_ASSIGN(BeginPutReply begin, engine_->BeginPut(ns_, refill));
+  ASSERT_FALSE(begin.exists);
+  ASSERT_OK(SendBlob(*engine_, begin.put_id, wide));
+  ASSERT_OK_AND_ASSIGN(CommitPutReply committed, engine_->CommitPut(begin.put_id));
+  EXPECT_EQ(committed.key, tc.key);
+  EXPECT_EQ(committed.indexed_pages, 3u);
+  EXPECT_EQ(engine_->Tiers().text.blobs, 0u);
+  for (const auto& [key, blob, pages] : {std::tuple{ts.key, &s, 2u}, std::tuple{tc.key, &c, 3u}}) {
+    ASSERT_OK_AND_ASSIGN(info, engine_->Stat(key));
+    EXPECT_EQ(info.tiers, std::vector<Tier>{Tier::kDram});
+    const ReadRange range = WholeBlob(key, pages);
+    ASSERT_OK_AND_ASSIGN(ReadReply read, engine_->Read(ns_, {&range, 1}));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::byte> got,
+                         testing::ReadBytes(*engine_, read.lease_id, key, 0, blob->bytes.size()));
+    EXPECT_EQ(got, blob->bytes);
+  }
+  // Only the two extents stay: the put's own is freed.
+  auto granules = [](uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; };
+  EXPECT_EQ(UsedBytes(), granules(s.bytes.size()) + granules(c.bytes.size()));
 }
 
 // No TEXT tier (SmallOptions): a dropped blob leaves the index, unless its pages are

@@ -1,8 +1,11 @@
 // PutKeeper (put_keeper.h).
 #include "strata/store/core/put_keeper.h"
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
@@ -12,7 +15,8 @@ namespace strata::store::core {
 PutKeeper::PutKeeper(const Deps& deps) : deps_(deps) {
   CHECK(deps_.registry != nullptr && deps_.table != nullptr && deps_.puts != nullptr &&
         deps_.ledger != nullptr && deps_.journal != nullptr && deps_.keeper != nullptr &&
-        deps_.rebuild != nullptr && deps_.mover != nullptr && deps_.index_mu != nullptr);
+        deps_.rebuild != nullptr && deps_.mover != nullptr && deps_.dram != nullptr &&
+        deps_.index_mu != nullptr);
 }
 
 void PutKeeper::CheckLock(const absl::Mutex& mu) const {
@@ -193,6 +197,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::Refill(absl::Mutex& mu, uint64_t put_i
     Discard(mu, put_id);
     return CommitPutReply{key, 0};
   }
+  if (record->first_page != text->first_page) return RefillWithin(mu, put_id, text, now);
   if (record->checksums != text->checksums) {
     uint64_t i = 0;
     while (i < record->checksums.size() && record->checksums[i] == text->checksums[i]) ++i;
@@ -212,6 +217,97 @@ absl::StatusOr<CommitPutReply> PutKeeper::Refill(absl::Mutex& mu, uint64_t put_i
   deps_.rebuild->End(text, /*filled=*/true);
   deps_.mover->SignalIfAbovePressure(mu);
   return CommitPutReply{key, text->pages_in_index};
+}
+
+absl::Status PutKeeper::NarrowerThanText(uint32_t first_page, const BlobRecord& text) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("a put of pages [", first_page, ", ", text.end_page(), ") cannot rebuild blob ",
+                   text.key.ToHex(), ", TEXT over pages [", text.first_page, ", ", text.end_page(),
+                   ") on this node: write from page ", text.first_page));
+}
+
+std::optional<uint64_t> PutKeeper::FirstDifferentChunk(const BlobRecord& put,
+                                                       const BlobRecord& text) {
+  const uint64_t m = put.pages, n = text.pages;
+  const uint64_t layers = text.checksums.size() / n;
+  if (put.checksums.size() != layers * m || text.checksums.size() != layers * n) return 0;
+  const uint64_t skip = text.first_page - put.first_page;
+  for (uint64_t l = 0; l < layers; ++l) {
+    for (uint64_t p = 0; p < n; ++p) {
+      if (put.checksums[l * m + skip + p] != text.checksums[l * n + p]) return l * n + p;
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<CommitPutReply> PutKeeper::RefillWithin(absl::Mutex& mu, uint64_t put_id,
+                                                       BlobRecord* text, absl::Time now) {
+  BlobRecord* record = deps_.puts->Get(put_id).record;
+  const radix::BlobKey key = record->key;
+  if (record->first_page > text->first_page) {
+    absl::Status narrower = NarrowerThanText(record->first_page, *text);
+    Discard(mu, put_id);
+    return narrower;
+  }
+  // The TEXT record and its TEXT ancestors that lie whole within the put, nearest first.
+  std::vector<BlobRecord*> fill;
+  for (BlobRecord* r = text; r != nullptr;) {
+    if (std::optional<uint64_t> chunk = FirstDifferentChunk(*record, *r); chunk.has_value()) {
+      absl::Status differ = absl::FailedPreconditionError(absl::StrCat(
+          "put ", put_id, " would rebuild blob ", r->key.ToHex(), " with other bytes than the ",
+          "original (chunk ", *chunk, " differs: another model, seed or layout?); put aborted, ",
+          "the blob stays TEXT"));
+      Discard(mu, put_id);
+      return differ;
+    }
+    fill.push_back(r);
+    BlobRecord* parent = r->parent.has_value() ? deps_.table->Find(r->parent_id) : nullptr;
+    if (parent == nullptr || parent->state != BlobState::kLinked || parent->has_bytes() ||
+        parent->moving || parent->first_page < record->first_page ||
+        parent->end_page() != r->first_page) {
+      break;
+    }
+    r = parent;
+  }
+  // Each its own extent (the allocation may evict; held, the records stay), the bytes
+  // copied layer by layer out of the put's.
+  for (BlobRecord* r : fill) deps_.keeper->Hold(mu, r);
+  const uint64_t chunk = record->ns->layout().BytesPerLayerPage();
+  const std::byte* from = deps_.dram->Data(*record->extent).data();
+  absl::Status allocated = absl::OkStatus();
+  bool filled_text = false;
+  for (BlobRecord* r : fill) {
+    absl::StatusOr<tiering::Extent> extent =
+        deps_.mover->Allocate(mu, r->bytes, TierLedger::LabelOf(*r));
+    if (!extent.ok()) {
+      allocated = extent.status();
+      break;
+    }
+    if (r->state != BlobState::kLinked || r->has_bytes() || r->moving) {
+      deps_.ledger->FreeDramExtent(*r, *extent);  // trimmed or filled meanwhile
+      continue;
+    }
+    std::byte* to = deps_.dram->Data(*extent).data();
+    const uint64_t run = uint64_t{r->pages} * chunk;
+    for (uint64_t l = 0; l < r->bytes / run; ++l) {
+      std::memcpy(to + l * run,
+                  from + (l * record->pages + (r->first_page - record->first_page)) * chunk, run);
+    }
+    deps_.ledger->AttachDram(r, *extent);
+    r->last_access = now;
+    deps_.ledger->CountRebuild();
+    deps_.rebuild->End(r, /*filled=*/true);
+    filled_text = filled_text || r == text;
+  }
+  const uint32_t indexed = filled_text ? text->pages_in_index : 0;
+  Discard(mu, put_id);
+  for (BlobRecord* r : fill) {
+    deps_.keeper->Unhold(mu, r);
+    deps_.keeper->Release(mu, r);
+  }
+  deps_.mover->SignalIfAbovePressure(mu);
+  if (!filled_text && !allocated.ok()) return allocated;
+  return CommitPutReply{key, indexed};
 }
 
 }  // namespace strata::store::core

@@ -78,6 +78,7 @@ class PutKeeperTest : public ::testing::Test {
                                         .keeper = &keeper_,
                                         .rebuild = &rebuild_,
                                         .mover = &mover_,
+                                        .dram = dram_.get(),
                                         .index_mu = &mu_}};
   tiering::BlobId next_id_ = 0;
 };

@@ -45,6 +45,7 @@
 #include "strata/store/core/record_keeper.h"
 #include "strata/store/core/tier_ledger.h"
 #include "strata/store/core/tier_mover.h"
+#include "strata/tiering/dram_arena.h"
 
 namespace strata::store::core {
 
@@ -76,6 +77,7 @@ class PutKeeper {
     RecordKeeper* keeper = nullptr;
     RebuildQueue* rebuild = nullptr;
     TierMover* mover = nullptr;
+    const tiering::DramArena* dram = nullptr;  // the bytes a wider refill copies
     const absl::Mutex* index_mu = nullptr;
   };
   // REQUIRES: every dependency set.
@@ -103,15 +105,30 @@ class PutKeeper {
   void Abort(absl::Mutex& mu, uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Commits put `put_id`, whose checksums were verified: a refill of the linked TEXT record
   // of its key if there is one, else into the index (indexed_pages 0: redundant, dropped).
+  // A TEXT record of the key may span fewer pages than the put ([a, q) of the put's
+  // [b, q), b < a: written from another start, as a cluster's TEXT replicas and a rewrite
+  // after a lost node are): its bytes, and those of its TEXT ancestors within [b, a), are
+  // copied out of the put into extents of their own, the overlapping chunk checksums
+  // compared first. A TEXT record spanning more pages than the put cannot be refilled by it:
+  // FAILED_PRECONDITION, naming the pages a rebuild must write.
   // REQUIRES: pending, not committing.
   absl::StatusOr<CommitPutReply> Commit(absl::Mutex& mu, uint64_t put_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The refusal of a put from `first_page` whose key is that of the TEXT record `text`,
+  // which starts before it (Commit's header).
+  static absl::Status NarrowerThanText(uint32_t first_page, const BlobRecord& text);
 
  private:
   // Abort without the TEXT trim: for Refill, which holds the TEXT record it fills.
   void Discard(absl::Mutex& mu, uint64_t put_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::StatusOr<CommitPutReply> Refill(absl::Mutex& mu, uint64_t put_id, BlobRecord* text,
                                         absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Refill of a TEXT record spanning other pages than the put (Commit's header).
+  absl::StatusOr<CommitPutReply> RefillWithin(absl::Mutex& mu, uint64_t put_id, BlobRecord* text,
+                                              absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The first chunk (layer-major index into text's checksums) where the put record `put`
+  // and the TEXT record `text` it spans differ, or nullopt where they agree.
+  static std::optional<uint64_t> FirstDifferentChunk(const BlobRecord& put, const BlobRecord& text);
   void CheckLock(const absl::Mutex& mu) const;
   // The record a put adds (not linked; no extent), its parent fields from put.parent.
   static std::unique_ptr<BlobRecord> NewRecord(const NamespaceEntry& entry, const NewPut& put,
