@@ -7,8 +7,11 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -891,6 +894,92 @@ class ClusterClient::Impl {
                                           page_tokens));
   }
 
+  absl::StatusOr<Client*> Node(const std::string& id) { return ClientFor(CurrentView(), id); }
+
+  // Stat of `key` with its tokens: at node `hint` first (when set), else at every other
+  // node of the view at once; the node that answered, and its answer.
+  absl::StatusOr<std::pair<std::string, BlobInfo>> StatAnywhere(const View& view,
+                                                                const BlobKey& key,
+                                                                const std::string& hint,
+                                                                const CallOptions& call) {
+    if (!hint.empty()) {
+      if (absl::StatusOr<Client*> client = ClientFor(view, hint); client.ok()) {
+        absl::StatusOr<BlobInfo> info = (*client)->Stat(key, /*include_tokens=*/true, call);
+        if (info.ok()) return std::make_pair(hint, *std::move(info));
+        Suspect(hint, info.status());
+      }
+    }
+    std::vector<std::pair<std::string, std::future<absl::StatusOr<BlobInfo>>>> asked;
+    for (const auto& [id, address] : view.address) {
+      if (id == hint) continue;
+      asked.emplace_back(id,
+                         std::async(std::launch::async, [&, id = id]() -> absl::StatusOr<BlobInfo> {
+                           STRATA_ASSIGN_OR_RETURN(Client * client, ClientFor(view, id));
+                           return client->Stat(key, /*include_tokens=*/true, call);
+                         }));
+    }
+    std::optional<std::pair<std::string, BlobInfo>> found;
+    for (auto& [id, answer] : asked) {
+      absl::StatusOr<BlobInfo> info = answer.get();
+      Suspect(id, info.status());
+      if (info.ok() && !found.has_value()) found.emplace(id, *std::move(info));
+    }
+    if (!found.has_value()) {
+      return absl::NotFoundError(
+          absl::StrCat("blob ", key.ToHex(), " is on none of the ", view.address.size(), " nodes"));
+    }
+    return *std::move(found);
+  }
+
+  absl::StatusOr<std::vector<TokenId>> PrefixTokens(const Namespace& ns, const SegmentStart& start,
+                                                    const CallOptions& call) {
+    const uint32_t page_tokens = ns.layout().page_tokens;
+    const radix::PrefixHash h0 = radix::NamespaceHash(ns);
+    const View view = CurrentView();
+    // From the segment start back to page 0: each step one blob (the one ending at `end`,
+    // whose key is the hash there, or a parent that continues past it), tokens kept back
+    // to front.
+    std::vector<std::vector<TokenId>> parts;
+    BlobKey key{start.hash};
+    uint32_t end = start.pages;
+    std::string hint;
+    while (end > 0) {
+      absl::StatusOr<std::pair<std::string, BlobInfo>> found =
+          StatAnywhere(view, key, hint,
+                       Within(call, options_.node_timeout, options_.node_options.default_timeout));
+      if (!found.ok()) {
+        return absl::Status(
+            found.status().code(),
+            absl::StrCat("the tokens of sequence pages [0, ", end, ") before segment start ",
+                         start.pages, ": ", found.status().message()));
+      }
+      auto& [id, info] = *found;
+      if (info.namespace_hash != h0 || info.first_page >= end ||
+          info.first_page + info.pages < end ||
+          info.tokens.size() != size_t{info.pages} * page_tokens) {
+        return absl::DataLossError(absl::StrCat(
+            "node ", id, " answered blob ", key.ToHex(), " with pages [", info.first_page, ", ",
+            info.first_page + info.pages, ") and ", info.tokens.size(),
+            " tokens: not the blob ending at page ", end, " of this namespace"));
+      }
+      parts.emplace_back(info.tokens.begin(),
+                         info.tokens.begin() + size_t{end - info.first_page} * page_tokens);
+      end = info.first_page;
+      key = info.parent.has_value() ? info.parent->key : BlobKey{info.start_hash};
+      hint = id;
+    }
+    std::vector<TokenId> tokens;
+    tokens.reserve(size_t{start.pages} * page_tokens);
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+      tokens.insert(tokens.end(), part->begin(), part->end());
+    }
+    if (radix::PrefixHashAt(h0, tokens, page_tokens) != start.hash) {
+      return absl::DataLossError(absl::StrCat("the tokens found for pages [0, ", start.pages,
+                                              ") do not hash to the segment start"));
+    }
+    return tokens;
+  }
+
   std::vector<ClusterNodeInfo> Nodes() const {
     const View view = CurrentView();
     std::vector<ClusterNodeInfo> out;
@@ -939,6 +1028,14 @@ const ClusterClientOptions& ClusterClient::options() const { return impl_->optio
 std::vector<ClusterNodeInfo> ClusterClient::Nodes() const { return impl_->Nodes(); }
 
 ClusterClientStats ClusterClient::stats() const { return impl_->stats(); }
+
+absl::StatusOr<Client*> ClusterClient::Node(const std::string& id) { return impl_->Node(id); }
+
+absl::StatusOr<std::vector<TokenId>> ClusterClient::PrefixTokens(const Namespace& ns,
+                                                                 const SegmentStart& start,
+                                                                 const CallOptions& call) {
+  return impl_->PrefixTokens(ns, start, call);
+}
 
 bool ClusterClient::WaitMovesIdle(absl::Duration timeout) const {
   return impl_->WaitMovesIdle(timeout);

@@ -109,16 +109,26 @@ absl::StatusOr<RebuildTask> RebuildTaskFromProto(const v1::RebuildTask& task, ab
     out.parent = Parent{proto::BlobKeyOf(task.parent().key()), task.parent().pages()};
   out.first_page = task.first_page();
   out.pages = task.pages();
+  uint32_t from = 0;
+  if (task.has_segment_start()) {
+    from = task.segment_start().pages();
+    if (from == 0 || from > out.first_page || !task.segment_start().has_hash()) {
+      return absl::InternalError(absl::StrCat(name, ".segment_start: page ", from,
+                                              task.segment_start().has_hash() ? "" : ", no hash",
+                                              " for a blob from page ", out.first_page));
+    }
+    out.segment_start = SegmentStart{proto::PrefixHashFromProto(task.segment_start().hash()), from};
+  }
   auto tokens =
       proto::TokensFromProto(task.sequence_tokens(), absl::StrCat(name, ".sequence_tokens"));
   if (!tokens.ok()) return absl::InternalError(tokens.status().message());
   out.sequence_tokens.assign(tokens->span().begin(), tokens->span().end());
   const KvLayout& layout = out.ns->layout();
-  const uint64_t needed = (uint64_t{out.first_page} + out.pages) * layout.page_tokens;
+  const uint64_t needed = (uint64_t{out.first_page} + out.pages - from) * layout.page_tokens;
   if (out.pages == 0 || out.sequence_tokens.size() != needed) {
     return absl::InternalError(absl::StrCat(
-        name, ": ", out.sequence_tokens.size(), " sequence tokens for pages [", out.first_page,
-        ", ", uint64_t{out.first_page} + out.pages, ") of ", layout.page_tokens, " tokens"));
+        name, ": ", out.sequence_tokens.size(), " sequence tokens for pages [", from, ", ",
+        uint64_t{out.first_page} + out.pages, ") of ", layout.page_tokens, " tokens"));
   }
   if (static_cast<uint64_t>(task.chunk_checksums_size()) !=
       uint64_t{layout.num_layers} * out.pages) {

@@ -219,6 +219,16 @@ TEST(WireTypesTest, RebuildTaskFromProto) {
   root.clear_parent();
   ASSERT_OK_AND_ASSIGN(task, RebuildTaskFromProto(root, kNow, "tasks[0]"));
   EXPECT_FALSE(task.parent.has_value());
+  EXPECT_FALSE(task.segment_start.has_value());
+
+  // A blob past a cluster segment start at page 1: tokens of pages [1, 3) only.
+  v1::RebuildTask segment = ValidTask();
+  segment.mutable_segment_start()->mutable_hash()->set_hi(0xD);
+  segment.mutable_segment_start()->set_pages(1);
+  proto::TokensToProto(std::vector<TokenId>{3, 4, 5, 6}, segment.mutable_sequence_tokens());
+  ASSERT_OK_AND_ASSIGN(task, RebuildTaskFromProto(segment, kNow, "tasks[0]"));
+  EXPECT_EQ(task.segment_start, (SegmentStart{PrefixHash{0xD, 0}, 1}));
+  EXPECT_EQ(task.OwnTokens(), (std::vector<TokenId>{5, 6}));
 }
 
 TEST(WireTypesTest, MalformedRebuildTasksAreInternal) {
@@ -238,13 +248,21 @@ TEST(WireTypesTest, MalformedRebuildTasksAreInternal) {
   expect_internal(task, "tasks[3].sequence_tokens");
   task = ValidTask();
   task.set_pages(2);  // 4 pages of sequence, 6 tokens; checksums for 1 page
-  expect_internal(task, "tasks[3]: 6 sequence tokens for pages [2, 4)");
+  expect_internal(task, "tasks[3]: 6 sequence tokens for pages [0, 4)");
   task = ValidTask();
   task.set_pages(0);
-  expect_internal(task, "tasks[3]: 6 sequence tokens for pages [2, 2)");
+  expect_internal(task, "tasks[3]: 6 sequence tokens for pages [0, 2)");
   task = ValidTask();
   task.add_chunk_checksums(300);
   expect_internal(task, "tasks[3].chunk_checksums: 3, expected 2");
+  task = ValidTask();
+  task.mutable_segment_start()->set_pages(1);  // no hash
+  expect_internal(task, "tasks[3].segment_start: page 1, no hash");
+  task.mutable_segment_start()->mutable_hash()->set_lo(1);
+  task.mutable_segment_start()->set_pages(3);  // after the blob's first page
+  expect_internal(task, "tasks[3].segment_start: page 3 for a blob from page 2");
+  task.mutable_segment_start()->set_pages(1);  // 6 tokens: pages [0, 3), not [1, 3)
+  expect_internal(task, "tasks[3]: 6 sequence tokens for pages [1, 3)");
 }
 
 TEST(WireTypesTest, PrefetchAndRebuildRequestResults) {

@@ -73,7 +73,7 @@ absl::StatusOr<std::vector<std::byte>> ComputeRebuild(const RebuildTask& task,
 }
 
 RebuildTaskReport RebuildOne(Client& client, const RebuildTask& task, ModelForLayout models,
-                             const CallOptions& call) {
+                             const CallOptions& call, const PrefixTokensFor& prefix_tokens) {
   RebuildTaskReport report;
   report.task = task;
   if (!task.ns.has_value()) {
@@ -86,7 +86,28 @@ RebuildTaskReport RebuildOne(Client& client, const RebuildTask& task, ModelForLa
     return report;
   }
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::vector<std::byte>> bytes = ComputeRebuild(task, **model);
+  // A blob past a cluster segment start: the sequence's earlier tokens are on other nodes.
+  RebuildTask whole;
+  if (task.segment_start.has_value()) {
+    if (!prefix_tokens) {
+      report.status = absl::FailedPreconditionError(absl::StrCat(
+          "blob ", task.key.ToHex(), " follows a cluster segment start at page ",
+          task.segment_start->pages,
+          ": the tokens before it are on other nodes (run the worker on the cluster)"));
+      return report;
+    }
+    absl::StatusOr<std::vector<TokenId>> prefix = prefix_tokens(*task.ns, *task.segment_start);
+    if (!prefix.ok()) {
+      report.status = prefix.status();
+      return report;
+    }
+    whole = task;
+    whole.sequence_tokens = *std::move(prefix);
+    whole.sequence_tokens.insert(whole.sequence_tokens.end(), task.sequence_tokens.begin(),
+                                 task.sequence_tokens.end());
+  }
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      ComputeRebuild(task.segment_start.has_value() ? whole : task, **model);
   report.compute_time = absl::Now() - start;
   if (!bytes.ok()) {
     report.outcome = bytes.status().code() == absl::StatusCode::kDataLoss
@@ -98,9 +119,12 @@ RebuildTaskReport RebuildOne(Client& client, const RebuildTask& task, ModelForLa
   report.bytes = bytes->size();
   const std::vector<TokenId> own = task.OwnTokens();
   const absl::Time write_start = absl::Now();
-  absl::StatusOr<WriteResult> wrote = client.Write(
-      *task.ns, task.parent, own,
-      MemoryDescriptor::Host(static_cast<const void*>(bytes->data()), bytes->size()), call);
+  const MemoryDescriptor source =
+      MemoryDescriptor::Host(static_cast<const void*>(bytes->data()), bytes->size());
+  absl::StatusOr<WriteResult> wrote =
+      task.segment_start.has_value() && !task.parent.has_value()
+          ? client.Write(*task.ns, *task.segment_start, own, source, call)
+          : client.Write(*task.ns, task.parent, own, source, call);
   report.write_time = absl::Now() - write_start;
   if (!wrote.ok()) {
     report.outcome = RebuildOutcome::kWriteFailed;
@@ -161,7 +185,7 @@ RebuildWorkerSummary RunRebuildWorker(Client& client, ModelForLayout models,
       continue;
     }
     for (const RebuildTask& task : *tasks) {
-      const RebuildTaskReport report = RebuildOne(client, task, models);
+      const RebuildTaskReport report = RebuildOne(client, task, models, {}, options.prefix_tokens);
       ++summary.tasks;
       switch (report.outcome) {
         case RebuildOutcome::kRebuilt:

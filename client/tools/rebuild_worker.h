@@ -79,6 +79,11 @@ struct RebuildWorkerSummary {
   absl::Status status;
 };
 
+// The tokens of sequence pages [0, start.pages) before a cluster segment start (a task's
+// segment_start): ClusterClient::PrefixTokens.
+using PrefixTokensFor = std::function<absl::StatusOr<std::vector<TokenId>>(
+    const Namespace& ns, const SegmentStart& start)>;
+
 struct RebuildWorkerOptions {
   uint64_t max_tasks = 0;                                 // 0: no limit
   absl::Duration idle_exit = absl::Seconds(5);            // see the header comment
@@ -86,6 +91,9 @@ struct RebuildWorkerOptions {
   absl::Duration poll_wait = absl::Seconds(1);            // one pull's long-poll wait, 0..60 s
   std::function<bool()> stop;                             // null: never
   std::function<void(const RebuildTaskReport&)> on_task;  // null: none; called per task
+  // Where a task's tokens before its segment start come from (a cluster node's blobs that
+  // start a segment); null: such tasks are skipped (FAILED_PRECONDITION).
+  PrefixTokensFor prefix_tokens;
 };
 
 // The model for a layout, or a status to skip the task with (FAILED_PRECONDITION: no model
@@ -114,10 +122,12 @@ class SeededModels {
 absl::StatusOr<std::vector<std::byte>> ComputeRebuild(const RebuildTask& task,
                                                       const worker::ReferenceModel& model);
 
-// Handles one task: ComputeRebuild, then Client::Write. Never fails; the report says how it
-// went.
+// Handles one task: its tokens before a segment start from `prefix_tokens` (skipped
+// without), ComputeRebuild, then Client::Write (from the task's parent, else its segment
+// start). Never fails; the report says how it went.
 RebuildTaskReport RebuildOne(Client& client, const RebuildTask& task, ModelForLayout models,
-                             const CallOptions& call = {});
+                             const CallOptions& call = {},
+                             const PrefixTokensFor& prefix_tokens = nullptr);
 
 // The loop; what it did, and why it stopped (summary.status).
 RebuildWorkerSummary RunRebuildWorker(Client& client, ModelForLayout models,

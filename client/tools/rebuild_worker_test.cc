@@ -154,6 +154,47 @@ TEST(RebuildOneTest, OutcomesWithoutANode) {
   EXPECT_STREQ(RebuildOutcomeName(RebuildOutcome::kChecksumMismatch), "checksum-mismatch");
 }
 
+// A blob past a cluster segment start (page 1 here): its task carries the tokens from the
+// start on; the earlier ones come from prefix_tokens, or the task is skipped.
+TEST(RebuildOneTest, ASegmentStartNeedsThePrefixTokens) {
+  const auto model = worker::ReferenceModel::Create(TestLayout(), kSeed).value();
+  std::unique_ptr<Client> client = NoNodeClient();
+  const RebuildTask whole = TaskOf(*model);
+  RebuildTask task = whole;
+  task.segment_start = SegmentStart{PrefixHash{9, 9}, 1};
+  const std::vector<TokenId> first_page(whole.sequence_tokens.begin(),
+                                        whole.sequence_tokens.begin() + 4);
+  task.sequence_tokens.erase(task.sequence_tokens.begin(), task.sequence_tokens.begin() + 4);
+  auto use = [&](const KvLayout&) -> absl::StatusOr<const worker::ReferenceModel*> {
+    return model.get();
+  };
+  const uint64_t rpcs = client->stats().rpcs;
+  RebuildTaskReport report = RebuildOne(*client, task, use);
+  EXPECT_EQ(report.outcome, RebuildOutcome::kSkipped);
+  EXPECT_CODE(report.status, absl::StatusCode::kFailedPrecondition);
+  // The prefix's source fails: skipped with its status.
+  report = RebuildOne(*client, task, use, {}, [](const Namespace&, const SegmentStart&) {
+    return absl::StatusOr<std::vector<TokenId>>(absl::NotFoundError("no node holds it"));
+  });
+  EXPECT_EQ(report.outcome, RebuildOutcome::kSkipped);
+  EXPECT_CODE(report.status, absl::StatusCode::kNotFound);
+  EXPECT_EQ(client->stats().rpcs, rpcs);
+  // With the right prefix the bytes match; the write (no node here) is what fails.
+  SegmentStart asked;
+  report = RebuildOne(*client, task, use, {}, [&](const Namespace&, const SegmentStart& start) {
+    asked = start;
+    return absl::StatusOr<std::vector<TokenId>>(first_page);
+  });
+  EXPECT_EQ(asked, *task.segment_start);
+  EXPECT_EQ(report.outcome, RebuildOutcome::kWriteFailed);
+  EXPECT_CODE(report.status, absl::StatusCode::kUnavailable);
+  // A wrong prefix computes other bytes: a checksum mismatch, never written.
+  report = RebuildOne(*client, task, use, {}, [&](const Namespace&, const SegmentStart&) {
+    return absl::StatusOr<std::vector<TokenId>>(std::vector<TokenId>(4, 1));
+  });
+  EXPECT_EQ(report.outcome, RebuildOutcome::kChecksumMismatch);
+}
+
 TEST(RunRebuildWorkerTest, BadOptionsAndNoNode) {
   const auto model = worker::ReferenceModel::Create(TestLayout(), kSeed).value();
   std::unique_ptr<Client> client = NoNodeClient();

@@ -3,8 +3,13 @@
 // (the seed the writer used; strata-demo's --seed), checks it against the original's chunk
 // checksums and fills the blob with an ordinary put. One line per task, a summary at the end.
 //
-//   strata-worker [--node HOST:PORT] [--seed S] [--max-tasks N] [--idle-exit DURATION]
-//                 [--batch N] [--poll DURATION]
+//   strata-worker [--node HOST:PORT | --cluster URL] [--seed S] [--max-tasks N]
+//                 [--idle-exit DURATION] [--batch N] [--poll DURATION]
+//
+// With --cluster (or $STRATA_CLUSTER, "etcd://HOST:PORT/NAME"): one worker per node of the
+// cluster's view at start, each pulling that node's tasks; a blob that starts a segment gets
+// its sequence's earlier tokens from the nodes holding them (ClusterClient::PrefixTokens).
+// --max-tasks then counts per node.
 //
 // Runs until --max-tasks tasks were handled, or no task came for --idle-exit (default 5s;
 // "never" to run until killed; 0 to stop as soon as the queue is empty), or SIGINT/SIGTERM.
@@ -12,18 +17,26 @@
 // Exit status: 0 every task was rebuilt (or found filled already); 1 some task was skipped,
 // failed or did not match its checksums; 2 usage; 3 the node could not be reached, or a pull
 // failed (UNIMPLEMENTED: the node has no rebuild queue).
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 #include "client/tools/rebuild_worker.h"
 #include "strata/client.h"
+#include "strata/cluster_client.h"
 #include "strata/options.h"
 
 namespace strata::tools {
@@ -35,12 +48,13 @@ void OnSignal(int) { stop_requested.store(true); }
 
 int Usage(const char* argv0, int code) {
   std::fprintf(code == 0 ? stdout : stderr,
-               "usage: %s [--node HOST:PORT] [--seed S] [--max-tasks N] [--idle-exit DURATION]\n"
-               "          [--batch N] [--poll DURATION]\n"
+               "usage: %s [--node HOST:PORT | --cluster URL] [--seed S] [--max-tasks N]\n"
+               "          [--idle-exit DURATION] [--batch N] [--poll DURATION]\n"
                "Pulls rebuild tasks from a strata node (default $STRATA_NODE or 127.0.0.1:7400),\n"
-               "recomputes each blob's KV with the reference model of --seed (default 42, the\n"
-               "seed the writer used), checks it against the original's chunk checksums and\n"
-               "fills the blob with an ordinary put.\n"
+               "or from every node of a cluster (--cluster etcd://HOST:PORT/NAME, default\n"
+               "$STRATA_CLUSTER), recomputes each blob's KV with the reference model of --seed\n"
+               "(default 42, the seed the writer used), checks it against the original's chunk\n"
+               "checksums and fills the blob with an ordinary put.\n"
                "  --max-tasks N         stop after N tasks (default 0: no limit)\n"
                "  --idle-exit DURATION  stop when no task came for this long (default 5s;\n"
                "                        0: when the queue is empty; never: run until killed)\n"
@@ -77,6 +91,8 @@ void PrintTask(const RebuildTaskReport& r) {
 
 int Main(int argc, char** argv) {
   ClientOptions options = ClientOptions::FromEnvironment();
+  const char* cluster_env = std::getenv("STRATA_CLUSTER");
+  std::string cluster_url = cluster_env != nullptr ? cluster_env : "";
   uint64_t seed = 42;
   RebuildWorkerOptions worker;
   for (int i = 1; i < argc; ++i) {
@@ -87,6 +103,9 @@ int Main(int argc, char** argv) {
     bool ok = true;
     if (arg == "--node" && (v = value())) {
       options.node = v;
+      cluster_url.clear();
+    } else if (arg == "--cluster" && (v = value())) {
+      cluster_url = v;
     } else if (arg == "--seed" && (v = value())) {
       ok = absl::SimpleAtoi(v, &seed);
     } else if (arg == "--max-tasks" && (v = value())) {
@@ -112,23 +131,92 @@ int Main(int argc, char** argv) {
   }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  options.wait_for_node = true;
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(options);
-  if (!client.ok()) {
-    std::fprintf(stderr, "strata-worker: cannot reach node %s: %s\n", options.node.c_str(),
-                 client.status().ToString().c_str());
-    return 3;
+  worker.stop = [] { return stop_requested.load(); };
+  absl::Mutex print_mu;
+  worker.on_task = [&print_mu](const RebuildTaskReport& report) {
+    absl::MutexLock lock(&print_mu);
+    PrintTask(report);
+  };
+  RebuildWorkerSummary summary;
+  std::unique_ptr<ClusterClient> cluster;
+  std::unique_ptr<Client> client;
+  // The nodes to pull from, by name.
+  std::vector<std::pair<std::string, Client*>> nodes;
+  if (!cluster_url.empty()) {
+    ClusterClientOptions cluster_options;
+    cluster_options.cluster_url = cluster_url;
+    cluster_options.node_options = options;
+    absl::StatusOr<std::unique_ptr<ClusterClient>> connected =
+        ClusterClient::Connect(cluster_options);
+    if (!connected.ok()) {
+      std::fprintf(stderr, "strata-worker: cannot reach cluster %s: %s\n", cluster_url.c_str(),
+                   connected.status().ToString().c_str());
+      return connected.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 3;
+    }
+    cluster = *std::move(connected);
+    for (const ClusterNodeInfo& node : cluster->Nodes()) {
+      absl::StatusOr<Client*> one = cluster->Node(node.id);
+      if (!one.ok()) {
+        std::fprintf(stderr, "strata-worker: node %s (%s): %s\n", node.id.c_str(),
+                     node.grpc_address.c_str(), one.status().ToString().c_str());
+        summary.status = one.status();
+        continue;
+      }
+      nodes.emplace_back(absl::StrCat(node.id, " (", node.grpc_address, ")"), *one);
+    }
+    ClusterClient* c = cluster.get();
+    worker.prefix_tokens = [c](const Namespace& ns, const SegmentStart& start) {
+      return c->PrefixTokens(ns, start);
+    };
+  } else {
+    options.wait_for_node = true;
+    absl::StatusOr<std::unique_ptr<Client>> connected = Client::Connect(options);
+    if (!connected.ok()) {
+      std::fprintf(stderr, "strata-worker: cannot reach node %s: %s\n", options.node.c_str(),
+                   connected.status().ToString().c_str());
+      return 3;
+    }
+    client = *std::move(connected);
+    nodes.emplace_back(options.node, client.get());
   }
-  std::printf("strata-worker: node %s, seed %llu, idle exit %s, max tasks %llu\n",
-              options.node.c_str(), static_cast<unsigned long long>(seed),
-              absl::FormatDuration(worker.idle_exit).c_str(),
+  std::printf("strata-worker: %s %s, seed %llu, idle exit %s, max tasks %llu\n",
+              cluster_url.empty() ? "node" : "cluster",
+              cluster_url.empty() ? options.node.c_str()
+                                  : absl::StrCat(cluster_url, ": ", nodes.size(), " nodes").c_str(),
+              static_cast<unsigned long long>(seed), absl::FormatDuration(worker.idle_exit).c_str(),
               static_cast<unsigned long long>(worker.max_tasks));
   std::fflush(stdout);
-  worker.stop = [] { return stop_requested.load(); };
-  worker.on_task = PrintTask;
-  SeededModels models(seed);
-  const RebuildWorkerSummary summary = RunRebuildWorker(
-      **client, [&models](const KvLayout& layout) { return models.For(layout); }, worker);
+  // One worker per node, each with its own models (SeededModels is one thread's).
+  std::vector<RebuildWorkerSummary> summaries(nodes.size());
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      threads.emplace_back([&, i] {
+        SeededModels models(seed);
+        summaries[i] = RunRebuildWorker(
+            *nodes[i].second, [&models](const KvLayout& layout) { return models.For(layout); },
+            worker);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const RebuildWorkerSummary& one = summaries[i];
+    summary.pulls += one.pulls;
+    summary.tasks += one.tasks;
+    summary.rebuilt += one.rebuilt;
+    summary.existed += one.existed;
+    summary.skipped += one.skipped;
+    summary.checksum_mismatches += one.checksum_mismatches;
+    summary.write_failures += one.write_failures;
+    summary.bytes_written += one.bytes_written;
+    summary.elapsed = std::max(summary.elapsed, one.elapsed);
+    if (!one.status.ok()) {
+      std::fprintf(stderr, "strata-worker: node %s: %s\n", nodes[i].first.c_str(),
+                   one.status.ToString().c_str());
+      if (summary.status.ok()) summary.status = one.status;
+    }
+  }
   std::printf(
       "strata-worker: %llu tasks in %.2f s: %llu rebuilt (%llu bytes), %llu already filled, "
       "%llu skipped, %llu checksum mismatches, %llu write failures%s%s\n",

@@ -27,7 +27,8 @@ if(TARGET strata::client AND TARGET strata::testing_node)
                          nlohmann_json::nlohmann_json
                     LABELS integration etcd
                     DEFINITIONS STRATA_CLI_BINARY="$<TARGET_FILE:strata>"
-                    DEPENDS strata strata-node)
+                                STRATA_WORKER_BINARY="$<TARGET_FILE:strata-worker>"
+                    DEPENDS strata strata-node strata-worker)
   endforeach()
   # A node cut off in a network namespace the test makes (skipped where it may not).
   strata_add_test(NAME integration_cluster_partition_test

@@ -20,6 +20,7 @@
 
 #include <signal.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
@@ -102,6 +103,24 @@ class ClusterClientTest : public ::testing::Test {
   }
 
   uint32_t page_tokens() const { return ns_.layout().page_tokens; }
+
+  // A real etcd, three nodes registered in it as cluster `name`, and a ClusterClient that
+  // sees all three.
+  void StartEtcdCluster(const std::string& name, std::unique_ptr<EtcdProcess>* etcd,
+                        ClusterClientOptions* options, std::unique_ptr<ClusterClient>* cluster) {
+    ASSERT_OK_AND_ASSIGN(*etcd, EtcdProcess::Start());
+    StartNodes(3, {"--etcd_endpoints=" + (*etcd)->endpoint(), "--cluster=" + name,
+                   "--cluster_lease_ttl=4s", "--cluster_join_window=0"});
+    *options = Options();
+    options->nodes.clear();
+    options->cluster_url = "etcd://" + (*etcd)->endpoint() + "/" + name;
+    ASSERT_OK_AND_ASSIGN(*cluster, ClusterClient::Connect(*options));
+    const absl::Time deadline = absl::Now() + absl::Seconds(15);
+    while ((*cluster)->Nodes().size() < 3 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_EQ((*cluster)->Nodes().size(), 3u);
+  }
 
   const Namespace ns_ = ClientTestNamespace("cluster");
   std::vector<std::unique_ptr<NodeProcess>> nodes_;
@@ -510,18 +529,10 @@ TEST_F(ClusterClientTest, KillNineUnderLoadCostsTheDeadNodesSegmentsOnly) {
 }
 
 TEST_F(ClusterClientTest, FollowsTheNodesRegisteredInEtcd) {
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<EtcdProcess> etcd, EtcdProcess::Start());
-  StartNodes(3, {"--etcd_endpoints=" + etcd->endpoint(), "--cluster=cc", "--cluster_lease_ttl=4s",
-                 "--cluster_join_window=0"});
-  ClusterClientOptions options = Options();
-  options.nodes.clear();
-  options.cluster_url = "etcd://" + etcd->endpoint() + "/cc";
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> cluster, ClusterClient::Connect(options));
-  const absl::Time deadline = absl::Now() + absl::Seconds(15);
-  while (cluster->Nodes().size() < 3 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  ASSERT_EQ(cluster->Nodes().size(), 3u);
+  std::unique_ptr<EtcdProcess> etcd;
+  ClusterClientOptions options;
+  std::unique_ptr<ClusterClient> cluster;
+  ASSERT_NO_FATAL_FAILURE(StartEtcdCluster("cc", &etcd, &options, &cluster));
   for (const ClusterNodeInfo& node : cluster->Nodes()) {
     EXPECT_NE(NodeAt(node.grpc_address), nullptr) << node.id << " at " << node.grpc_address;
     EXPECT_GT(node.weight, 0);
@@ -625,6 +636,79 @@ TEST_F(ClusterClientTest, FollowsTheNodesRegisteredInEtcd) {
   ASSERT_EQ(after.match.ReadablePages(), 16u);
   got.assign(bytes.size(), std::byte{0});
   ASSERT_OK(cluster->Read(ns_, after, 16, Host(got)));
+  EXPECT_TRUE(got == bytes);
+}
+
+// A node's blobs that start a segment lose their KV (evicted to TEXT); its sequence's
+// earlier pages are on the other nodes. `strata-worker --cluster` pulls every node's tasks,
+// gathers those pages' tokens from the nodes that hold them (ClusterClient::PrefixTokens),
+// and rebuilds the blobs byte for byte.
+TEST_F(ClusterClientTest, TheClusterWorkerRebuildsBlobsThatStartASegment) {
+  std::unique_ptr<EtcdProcess> etcd;
+  ClusterClientOptions options;
+  std::unique_ptr<ClusterClient> cluster;
+  ASSERT_NO_FATAL_FAILURE(StartEtcdCluster("rb", &etcd, &options, &cluster));
+  constexpr uint32_t kPages = 6 * kSegmentPages;
+  const std::vector<TokenId> tokens = RandomTokens(29, size_t{kPages} * page_tokens());
+  const std::vector<std::byte> bytes = ModelBytes(tokens, 0, kPages);
+  ASSERT_OK(cluster->Write(ns_, tokens, 0, Source(bytes)).status());
+  ASSERT_OK_AND_ASSIGN(ClusterMatch before, cluster->Match(ns_, tokens));
+  ASSERT_EQ(before.match.ReadablePages(), kPages);
+
+  // The owner of segment 1 drops every blob it holds to TEXT and queues them for rebuild.
+  const std::string victim = cluster->OwnerOf(ns_, tokens, kSegmentPages);
+  ASSERT_OK_AND_ASSIGN(Client * node, cluster->Node(victim));
+  std::map<BlobKey, uint64_t> checksums;  // the victim's blobs, as written
+  for (size_t i = 0; i < before.owners.size(); ++i) {
+    if (before.owners[i] != victim) continue;
+    const BlobKey key = before.match.segments[i].blob;
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, node->Stat(key));
+    checksums[key] = info.checksum;
+  }
+  ASSERT_OK_AND_ASSIGN(EvictResult evicted, node->Evict(Tier::kDram, UINT64_MAX));
+  EXPECT_GE(evicted.blobs_dropped, checksums.size());
+  uint32_t segment_rooted = 0;
+  for (const auto& [key, checksum] : checksums) {
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, node->Stat(key));
+    ASSERT_EQ(info.tiers, std::vector<Tier>{Tier::kText}) << key.ToHex();
+    segment_rooted += info.first_page > 0;
+    ASSERT_OK(node->RequestRebuild(key, /*with_prefix=*/true).status());
+  }
+  ASSERT_GE(segment_rooted, 1u);
+  ASSERT_OK_AND_ASSIGN(ClusterMatch text, cluster->Match(ns_, tokens));
+  EXPECT_LT(text.match.ReadablePages(), kPages);
+  EXPECT_EQ(text.match.matched_pages, kPages);
+
+  // The prefix before segment 2, gathered from the nodes: the sequence's own tokens.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<TokenId> prefix,
+      cluster->PrefixTokens(ns_,
+                            SegmentStart{radix::PrefixHashAt(radix::NamespaceHash(ns_),
+                                                             absl::MakeConstSpan(tokens).first(
+                                                                 2 * kSegmentPages * page_tokens()),
+                                                             page_tokens()),
+                                         2 * kSegmentPages}));
+  EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), tokens.begin()));
+  EXPECT_EQ(prefix.size(), size_t{2} * kSegmentPages * page_tokens());
+  EXPECT_CODE(cluster->PrefixTokens(ns_, SegmentStart{radix::PrefixHash{7, 7}, kSegmentPages}),
+              absl::StatusCode::kNotFound);
+
+  ASSERT_OK_AND_ASSIGN(
+      const strata::testing::ProgramResult worker,
+      strata::testing::RunProgram(STRATA_WORKER_BINARY, {"--cluster", options.cluster_url, "--seed",
+                                                         "42", "--idle-exit", "0"}));
+  EXPECT_EQ(worker.exit_code, 0) << worker.out << worker.err;
+  EXPECT_TRUE(absl::StrContains(worker.out, absl::StrCat(checksums.size(), " rebuilt")))
+      << worker.out;
+  for (const auto& [key, checksum] : checksums) {
+    ASSERT_OK_AND_ASSIGN(BlobInfo info, node->Stat(key));
+    EXPECT_EQ(info.tiers.front(), Tier::kDram) << key.ToHex();
+    EXPECT_EQ(info.checksum, checksum) << key.ToHex();
+  }
+  ASSERT_OK_AND_ASSIGN(ClusterMatch after, cluster->Match(ns_, tokens));
+  ASSERT_EQ(after.match.ReadablePages(), kPages);
+  std::vector<std::byte> got(bytes.size());
+  ASSERT_OK(cluster->Read(ns_, after, kPages, Host(got)));
   EXPECT_TRUE(got == bytes);
 }
 

@@ -201,6 +201,16 @@ class ClusterClient {
   // The nodes placement uses now (serving and joining), by id.
   std::vector<ClusterNodeInfo> Nodes() const;
   ClusterClientStats stats() const;
+  // The client of node `id` of the view (owned by this ClusterClient, valid as long as it
+  // is): UNAVAILABLE for a node not in the view or suspected down.
+  absl::StatusOr<Client*> Node(const std::string& id);
+  // The tokens of sequence pages [0, start.pages) of the sequence whose segment begins at
+  // `start` (a RebuildTask::segment_start): gathered from the nodes holding the blobs
+  // before it (KV or TEXT; each step asks the node of the last answer, then all the others
+  // at once), checked against start.hash. NOT_FOUND when no node holds some blob of the
+  // prefix; DATA_LOSS when what the nodes hold does not hash to the start.
+  absl::StatusOr<std::vector<TokenId>> PrefixTokens(const Namespace& ns, const SegmentStart& start,
+                                                    const CallOptions& call = {});
   // Waits until no move is queued or in progress; false after `timeout`.
   bool WaitMovesIdle(absl::Duration timeout) const;
   // The owner (a node id) of the segment holding sequence page `page` of `tokens`, which must

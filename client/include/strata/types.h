@@ -268,9 +268,14 @@ struct RebuildTask {
   std::optional<Namespace> ns;  // always set in a task from PullRebuildTasks
   BlobKey key;
   std::optional<Parent> parent;  // absent for a blob from sequence page 0
-  uint32_t first_page = 0;       // a
-  uint32_t pages = 0;            // b - a
-  // Tokens of sequence pages [0, first_page + pages): the prefix, then the blob's own.
+  // Set when the blob's sequence on its node starts at a cluster segment (pages before it
+  // are on other nodes: ClusterClient::PrefixTokens); write it there from the parent if
+  // any, else from this start.
+  std::optional<SegmentStart> segment_start;
+  uint32_t first_page = 0;  // a
+  uint32_t pages = 0;       // b - a
+  // Tokens of sequence pages [P, first_page + pages), P = segment_start->pages or 0: the
+  // prefix on this node, then the blob's own.
   std::vector<TokenId> sequence_tokens;
   std::vector<uint64_t> chunk_checksums;  // the original's, layer-major [l * pages + p]
   // This client's clock: the task returns to the queue if no write fills it by then.
