@@ -79,6 +79,16 @@ absl::StatusOr<WriteResult> Client::WriteText(const Namespace& ns,
                           start.has_value() ? &*start : nullptr);
 }
 
+absl::StatusOr<WriteResult> Client::WriteText(const Namespace& ns,
+                                              const std::optional<Parent>& parent,
+                                              const std::optional<SegmentStart>& start,
+                                              absl::Span<const TokenId> tokens,
+                                              absl::Span<const uint64_t> chunk_checksums,
+                                              const CallOptions& call) {
+  return core_->WriteText(ns, parent, tokens, chunk_checksums, core_->Deadline(call),
+                          start.has_value() ? &*start : nullptr);
+}
+
 absl::Status Client::Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
                           absl::Span<const MemoryDescriptor> destinations,
                           const CallOptions& call) {

@@ -108,6 +108,11 @@ class ClientCore {
                                         absl::Span<const TokenId> tokens,
                                         const MemoryDescriptor& source, absl::Time deadline,
                                         const SegmentStart* start = nullptr);
+  // With the chunk checksums given (a copy of another node's TEXT blob).
+  absl::StatusOr<WriteResult> WriteText(const Namespace& ns, const std::optional<Parent>& parent,
+                                        absl::Span<const TokenId> tokens,
+                                        absl::Span<const uint64_t> chunk_checksums,
+                                        absl::Time deadline, const SegmentStart* start = nullptr);
 
  private:
   // The data plane, created on first use. UNAVAILABLE / INVALID_ARGUMENT as DataPlane::Create.

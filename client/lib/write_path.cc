@@ -44,9 +44,9 @@ struct CheckedBlob {
   std::vector<uint64_t> checksums;
 };
 
-absl::StatusOr<CheckedBlob> CheckBlob(const Namespace& ns, const std::optional<Parent>& parent,
-                                      absl::Span<const TokenId> tokens,
-                                      const MemoryDescriptor& source, const SegmentStart* start) {
+// The blob's parent or start and tokens checked: its pages.
+absl::StatusOr<uint32_t> CheckShape(const Namespace& ns, const std::optional<Parent>& parent,
+                                    absl::Span<const TokenId> tokens, const SegmentStart* start) {
   const radix::KvLayout& layout = ns.layout();
   if (start != nullptr && (parent.has_value() || start->pages == 0)) {
     return absl::InvalidArgumentError(parent.has_value()
@@ -61,11 +61,19 @@ absl::StatusOr<CheckedBlob> CheckBlob(const Namespace& ns, const std::optional<P
   const uint32_t pages = radix::WholePages(tokens.size(), layout.page_tokens);
   STRATA_RETURN_IF_ERROR(proto::CheckCount("chunk_checksums", uint64_t{layout.num_layers} * pages,
                                            proto::kMaxChunksPerBlob));
-  const uint64_t bytes = PagesBytes(layout, pages);
-  STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(source, bytes, "source"));
   if (parent.has_value() && parent->key == BlobKey{}) {
     return absl::InvalidArgumentError("parent.key: missing (all zero)");
   }
+  return pages;
+}
+
+absl::StatusOr<CheckedBlob> CheckBlob(const Namespace& ns, const std::optional<Parent>& parent,
+                                      absl::Span<const TokenId> tokens,
+                                      const MemoryDescriptor& source, const SegmentStart* start) {
+  const radix::KvLayout& layout = ns.layout();
+  STRATA_ASSIGN_OR_RETURN(const uint32_t pages, CheckShape(ns, parent, tokens, start));
+  const uint64_t bytes = PagesBytes(layout, pages);
+  STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(source, bytes, "source"));
   const auto blob = absl::MakeConstSpan(static_cast<const std::byte*>(source.ptr), bytes);
   STRATA_ASSIGN_OR_RETURN(std::vector<uint64_t> checksums,
                           radix::ChunkChecksums(blob, layout, pages));
@@ -80,6 +88,20 @@ absl::StatusOr<WriteResult> ClientCore::WriteText(const Namespace& ns,
                                                   const MemoryDescriptor& source,
                                                   absl::Time deadline, const SegmentStart* start) {
   STRATA_ASSIGN_OR_RETURN(const CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
+  return WriteText(ns, parent, tokens, checked.checksums, deadline, start);
+}
+
+absl::StatusOr<WriteResult> ClientCore::WriteText(const Namespace& ns,
+                                                  const std::optional<Parent>& parent,
+                                                  absl::Span<const TokenId> tokens,
+                                                  absl::Span<const uint64_t> chunk_checksums,
+                                                  absl::Time deadline, const SegmentStart* start) {
+  STRATA_ASSIGN_OR_RETURN(const uint32_t pages, CheckShape(ns, parent, tokens, start));
+  if (chunk_checksums.size() != uint64_t{ns.layout().num_layers} * pages) {
+    return absl::InvalidArgumentError(absl::StrCat("chunk_checksums: ", chunk_checksums.size(),
+                                                   " for ", pages, " pages of ",
+                                                   ns.layout().num_layers, " layers"));
+  }
   v1::BeginPutRequest request;
   proto::ToProto(ns, request.mutable_ns());
   if (parent.has_value()) {
@@ -91,8 +113,8 @@ absl::StatusOr<WriteResult> ClientCore::WriteText(const Namespace& ns,
     SegmentStartToProto(*start, request.mutable_segment_start());
   }
   proto::TokensToProto(tokens, request.mutable_tokens());
-  request.set_bytes(checked.bytes);
-  request.mutable_chunk_checksums()->Add(checked.checksums.begin(), checked.checksums.end());
+  request.set_bytes(PagesBytes(ns.layout(), pages));
+  request.mutable_chunk_checksums()->Add(chunk_checksums.begin(), chunk_checksums.end());
   request.set_text_only(true);
   v1::BeginPutResponse response;
   // Safe to repeat: a TEXT put whose answer was lost finds its key existing.

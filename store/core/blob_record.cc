@@ -37,7 +37,10 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens) {
   info.created = record.created;
   info.last_access = record.last_access;
   info.hits = record.hits;
-  if (with_tokens) info.tokens = record.tokens;
+  if (with_tokens) {
+    info.tokens = record.tokens;
+    info.chunk_checksums = record.checksums;
+  }
   return info;
 }
 

@@ -389,6 +389,12 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetUint32(k, v, 1, 8, &c->cluster_hot_replicas);
        }},
+      {{"cluster_text_replicas", "integer", "2",
+        "nodes holding each segment's token text (the writers' text_replicas); when the "
+        "serving nodes change, the text is copied to the segment's new holders; 1: no repair"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 8, &c->cluster_text_replicas);
+       }},
       {{"advertise_host", "host or empty", "empty",
         "the host other nodes and clients reach this node at (registered in etcd); empty: "
         "the listen addresses' hosts"},

@@ -27,6 +27,7 @@
 #include "strata/store/node/dram_sizing.h"
 #include "strata/store/peer/hand_over.h"
 #include "strata/store/peer/hot_replicator.h"
+#include "strata/store/peer/text_repair.h"
 #include "strata/store/rpc/rpc_server.h"
 #include "strata/tiering/io/ssd_tier.h"
 
@@ -515,15 +516,25 @@ absl::Status NodeServer::StartRegistration(const NodeConfig& config) {
       registration_, cluster::Registration::Start(etcd_.get(), config.cluster, std::move(record),
                                                   {.lease_ttl = config.cluster_lease_ttl,
                                                    .joining_for = config.cluster_join_window}));
-  if (config.cluster_hot_replicas >= 2 && config.cluster_hot_reads > 0) {
-    // The node's own view of the members: whom its hot blobs go to.
+  const bool hot_replicas = config.cluster_hot_replicas >= 2 && config.cluster_hot_reads > 0;
+  if (hot_replicas || config.cluster_text_replicas >= 2) {
+    // The node's own view of the members: whom its hot blobs and token text go to.
     STRATA_ASSIGN_OR_RETURN(membership_, cluster::MembershipView::Start(etcd_.get(), config.cluster,
                                                                         /*need_etcd=*/false));
-    STRATA_ASSIGN_OR_RETURN(std::string token, ClusterToken(config.cluster_token_file));
-    hot_replicator_ = std::make_unique<peer::HotReplicator>(
-        engine_.get(), [view = membership_.get()] { return view->Nodes(); },
-        peer::HotReplicatorOptions{
-            .self_id = node_id_, .copies = config.cluster_hot_replicas, .token = std::move(token)});
+    STRATA_ASSIGN_OR_RETURN(const std::string token, ClusterToken(config.cluster_token_file));
+    auto members = [view = membership_.get()] { return view->Nodes(); };
+    if (hot_replicas) {
+      hot_replicator_ = std::make_unique<peer::HotReplicator>(
+          engine_.get(), members,
+          peer::HotReplicatorOptions{
+              .self_id = node_id_, .copies = config.cluster_hot_replicas, .token = token});
+    }
+    if (config.cluster_text_replicas >= 2) {
+      text_repairer_ = std::make_unique<peer::TextRepairer>(
+          engine_.get(), members,
+          peer::TextRepairOptions{
+              .self_id = node_id_, .replicas = config.cluster_text_replicas, .token = token});
+    }
   }
   LOG(INFO) << "cluster " << config.cluster << ": registering as node " << node_id_ << " in etcd "
             << config.etcd_endpoints << " as " << cluster::NodeStateName(state) << " (lease "
@@ -578,6 +589,7 @@ void NodeServer::Shutdown(absl::Duration grace) {
   // No more pushes to other nodes (an in-flight one finishes), then out of the cluster:
   // every view drops the node at once (the lease revoked).
   hot_replicator_.reset();
+  text_repairer_.reset();
   if (registration_ != nullptr) registration_->Stop().IgnoreError();
   // The HTTP endpoint next: no scrape reads a part being stopped.
   if (http_server_ != nullptr) http_server_->Stop();

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
@@ -25,23 +26,7 @@ struct HeldSegment {
   uint64_t hits = 0;
   absl::Time last_access = absl::InfinitePast();
   uint64_t bytes = 0;
-  bool has_text = false;
 };
-
-// Every linked blob of the engine (List, page by page).
-std::vector<core::BlobInfo> AllBlobs(core::NodeEngine& engine) {
-  std::vector<core::BlobInfo> blobs;
-  core::ListRequest request;
-  request.limit = 1000;
-  for (;;) {
-    absl::StatusOr<core::ListReply> page = engine.List(request);
-    if (!page.ok()) break;  // a page token gone stale: what was listed is enough
-    for (core::BlobInfo& blob : page->blobs) blobs.push_back(std::move(blob));
-    if (page->next_page_token.empty()) break;
-    request.page_token = page->next_page_token;
-  }
-  return blobs;
-}
 
 }  // namespace
 
@@ -56,42 +41,28 @@ absl::StatusOr<HandOverReport> HandOverSegments(core::NodeEngine& engine,
   absl::flat_hash_map<std::string, std::string> address;
   for (const cluster::NodeRecord& r : others) address[r.id] = r.grpc_address;
 
-  // The segments: each blob under its first blob (parents are linked before children and
-  // List names every linked blob; a blob whose parent is not linked is skipped).
-  const std::vector<core::BlobInfo> blobs = AllBlobs(engine);
-  absl::flat_hash_map<radix::BlobKey, const core::BlobInfo*> by_key;
-  for (const core::BlobInfo& blob : blobs) by_key[blob.key] = &blob;
-  std::map<radix::BlobKey, HeldSegment> segments;  // by the segment's first blob
+  // The segments; a blob with a TEXT blob above it (itself included) in its segment stays.
+  const std::vector<core::BlobInfo> blobs = ListAll(engine);
   HandOverReport report;
-  for (const core::BlobInfo& blob : blobs) {
-    const core::BlobInfo* root = &blob;
-    bool text = blob.tiers == std::vector<Tier>{Tier::kText};
-    while (root != nullptr && root->parent.has_value()) {
-      const auto it = by_key.find(root->parent->key);
-      root = it == by_key.end() ? nullptr : it->second;
-      if (root != nullptr) text = text || root->tiers == std::vector<Tier>{Tier::kText};
-    }
-    if (root == nullptr) continue;
-    HeldSegment& segment = segments[root->key];
-    if (text) {
-      ++report.text_blobs;
-      segment.has_text = true;
-      continue;
-    }
-    segment.blobs.push_back(&blob);
-    segment.hits += blob.hits;
-    segment.last_access = std::max(segment.last_access, blob.last_access);
-    segment.bytes += blob.bytes;
-    report.held_bytes += blob.bytes;
-  }
+  std::map<radix::BlobKey, HeldSegment> segments;  // by the segment's first blob
   std::vector<HeldSegment*> order;
-  for (auto& [key, segment] : segments) {
+  for (const auto& [root, chain] : SegmentsOf(blobs)) {
+    HeldSegment& segment = segments[root];
+    absl::flat_hash_set<radix::BlobKey> text;   // TEXT blobs and the blobs below them
+    for (const core::BlobInfo* blob : chain) {  // parents first
+      if (blob->tiers == std::vector<Tier>{Tier::kText} ||
+          (blob->parent.has_value() && text.contains(blob->parent->key))) {
+        text.insert(blob->key);
+        ++report.text_blobs;
+        continue;
+      }
+      segment.blobs.push_back(blob);
+      segment.hits += blob->hits;
+      segment.last_access = std::max(segment.last_access, blob->last_access);
+      segment.bytes += blob->bytes;
+      report.held_bytes += blob->bytes;
+    }
     if (segment.blobs.empty()) continue;
-    // Parents first: a child starts after its parent's first page.
-    std::sort(segment.blobs.begin(), segment.blobs.end(),
-              [](const core::BlobInfo* a, const core::BlobInfo* b) {
-                return a->first_page < b->first_page;
-              });
     if (segment.hits == 0) {
       ++report.cold_segments;
       continue;

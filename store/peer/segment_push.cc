@@ -1,9 +1,11 @@
 // PushChain, PlacementKey, PlacementOf, PeerClients (segment_push.h).
 #include "strata/store/peer/segment_push.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 #include "strata/base/status_macros.h"
@@ -76,6 +78,42 @@ absl::StatusOr<radix::PrefixHash> PlacementKey(const core::BlobInfo& first) {
   }
   return radix::PrefixHashAt(first.start_hash, absl::MakeConstSpan(first.tokens).first(page_tokens),
                              page_tokens);
+}
+
+std::vector<core::BlobInfo> ListAll(core::NodeEngine& engine) {
+  std::vector<core::BlobInfo> blobs;
+  core::ListRequest request;
+  request.limit = 1000;
+  for (;;) {
+    absl::StatusOr<core::ListReply> page = engine.List(request);
+    if (!page.ok()) break;  // a page token gone stale: what was listed is enough
+    for (core::BlobInfo& blob : page->blobs) blobs.push_back(std::move(blob));
+    if (page->next_page_token.empty()) break;
+    request.page_token = page->next_page_token;
+  }
+  return blobs;
+}
+
+std::map<radix::BlobKey, std::vector<const core::BlobInfo*>> SegmentsOf(
+    const std::vector<core::BlobInfo>& blobs) {
+  absl::flat_hash_map<radix::BlobKey, const core::BlobInfo*> by_key;
+  for (const core::BlobInfo& blob : blobs) by_key[blob.key] = &blob;
+  std::map<radix::BlobKey, std::vector<const core::BlobInfo*>> segments;
+  for (const core::BlobInfo& blob : blobs) {
+    const core::BlobInfo* root = &blob;
+    while (root != nullptr && root->parent.has_value()) {
+      const auto it = by_key.find(root->parent->key);
+      root = it == by_key.end() ? nullptr : it->second;
+    }
+    if (root != nullptr) segments[root->key].push_back(&blob);
+  }
+  for (auto& [key, chain] : segments) {
+    // Parents first: a child starts after its parent's first page.
+    std::sort(chain.begin(), chain.end(), [](const core::BlobInfo* a, const core::BlobInfo* b) {
+      return a->first_page < b->first_page;
+    });
+  }
+  return segments;
 }
 
 cluster::Placement PlacementOf(const std::vector<cluster::NodeRecord>& members) {

@@ -23,6 +23,7 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/client.h"
 #include "strata/cluster_client.h"
+#include "strata/radix/prefix_hash.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/process.h"
@@ -367,6 +368,91 @@ TEST_F(ClusterHandOverTest, HotSegmentsAreReplicatedReadFromBothAndOutliveTheirO
   std::cout << "hot replicas: " << replicated << " segments replicated, " << spread
             << " of the next reads from replicas; after kill -9 of " << victim << ", " << fallback
             << " segments read from their replicas" << std::endl;
+}
+
+// Token text on R = 2 nodes survives two losses in a row: after a node is lost (kill -9, its
+// lease expires), the survivors copy each segment's text to the node that took the lost
+// one's place in the segment's top two (TextRepairer), so when a second node is lost the
+// last one still finds every page (as TEXT, rebuildable).
+TEST_F(ClusterHandOverTest, TokenTextIsCopiedToNewHoldersSoASecondLossLosesNoText) {
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> args = NodeArgs("0");
+    args.push_back("--cluster_lease_ttl=3s");
+    args.push_back("--cluster_hot_replicas=1");  // only the writers' TEXT copies
+    ASSERT_OK_AND_ASSIGN(auto node, StartNodeWithDataPlane("tcp", uint64_t{64} << 20, args));
+    nodes_.push_back(std::move(node));
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterClient> cluster, Connect());
+  ASSERT_TRUE(WaitNodes(*cluster, 3));
+  WriteAll(*cluster, 1200);
+  const uint32_t page_tokens = ns_.layout().page_tokens;
+  const radix::PrefixHash h0 = radix::NamespaceHash(ns_);
+  // Segments (sequence i, segment k) that node `client` holds, KV or TEXT.
+  auto held = [&](Client& client) -> absl::StatusOr<int> {
+    int count = 0;
+    for (int i = 0; i < kSequences; ++i) {
+      const absl::Span<const TokenId> seq = seqs_[i];
+      for (uint32_t p = 0; p < kPages; p += kSegmentPages) {
+        const absl::Span<const TokenId> own =
+            seq.subspan(size_t{p} * page_tokens, size_t{kSegmentPages} * page_tokens);
+        absl::StatusOr<MatchResult> m =
+            p == 0 ? client.Match(ns_, own)
+                   : client.Match(
+                         ns_,
+                         SegmentStart{radix::PrefixHashAt(h0, seq.first(size_t{p} * page_tokens),
+                                                          page_tokens),
+                                      p},
+                         own, LookupPhase::kUnspecified);
+        if (!m.ok()) return m.status();
+        count += m->matched_pages == kSegmentPages;
+      }
+    }
+    return count;
+  };
+  const int segments = kSequences * static_cast<int>(kPages / kSegmentPages);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> last,
+                       Client::Connect(ClientOptionsFor(nodes_[2]->grpc_address(), "tcp")));
+  ASSERT_OK_AND_ASSIGN(const int on_last_before, held(*last));
+  // The segments whose two holders were the nodes about to go: lost without the copies.
+  const int would_be_lost = segments - on_last_before;
+  ASSERT_GT(would_be_lost, 0);
+
+  nodes_[0]->Signal(SIGKILL);
+  ASSERT_OK(nodes_[0]->WaitExit(absl::Seconds(10)).status());
+  ASSERT_TRUE(WaitNodes(*cluster, 2));  // its lease expired
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  int on_last = on_last_before;
+  while (absl::Now() < deadline) {
+    ASSERT_OK_AND_ASSIGN(on_last, held(*last));
+    if (on_last == segments) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_EQ(on_last, segments);
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> second,
+                         Client::Connect(ClientOptionsFor(nodes_[1]->grpc_address(), "tcp")));
+    ASSERT_OK_AND_ASSIGN(const int on_second, held(*second));
+    EXPECT_EQ(on_second, segments);
+  }
+
+  nodes_[1]->Signal(SIGKILL);
+  ASSERT_OK(nodes_[1]->WaitExit(absl::Seconds(10)).status());
+  ASSERT_TRUE(WaitNodes(*cluster, 1));
+  uint32_t readable = 0;
+  for (int i = 0; i < kSequences; ++i) {
+    ASSERT_OK_AND_ASSIGN(ClusterMatch m, cluster->Match(ns_, seqs_[i]));
+    EXPECT_EQ(m.match.matched_pages, kPages) << "sequence " << i;
+    const uint32_t kv = m.match.ReadablePages();
+    readable += kv;
+    if (kv == 0) continue;
+    std::vector<std::byte> got(PagesBytes(ns_.layout(), kv));
+    ASSERT_OK(cluster->Read(ns_, m, kv, Host(got)));
+    EXPECT_TRUE(got == ModelBytes(seqs_[i], 0, kv)) << "sequence " << i;
+  }
+  std::cout << "text repair: " << would_be_lost << " of " << segments
+            << " segments had their text only on the two nodes lost; copied to the third after "
+               "the first loss, every page found after the second ("
+            << readable << " of " << kSequences * kPages << " readable as KV)" << std::endl;
 }
 
 }  // namespace

@@ -247,6 +247,13 @@ class Client {
                                         absl::Span<const TokenId> tokens,
                                         const MemoryDescriptor& source,
                                         const CallOptions& call = {});
+  // The same from the blob's chunk checksums (layer-major, num_layers * pages of them) instead
+  // of its bytes: a copy of a TEXT blob another node holds. INVALID_ARGUMENT a wrong count.
+  absl::StatusOr<WriteResult> WriteText(const Namespace& ns, const std::optional<Parent>& parent,
+                                        const std::optional<SegmentStart>& start,
+                                        absl::Span<const TokenId> tokens,
+                                        absl::Span<const uint64_t> chunk_checksums,
+                                        const CallOptions& call = {});
 
   // ---------------------------------------------------------------- rebuild from text
 

@@ -104,8 +104,8 @@ struct BlobRecord {
   bool has_bytes() const { return in_dram() || on_ssd(); }
 };
 
-// What Stat and List show of a record (its tokens only when with_tokens). REQUIRES: the
-// lock that guards the record, shared at least.
+// What Stat and List show of a record (its tokens and chunk checksums only when with_tokens).
+// REQUIRES: the lock that guards the record, shared at least.
 BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens);
 // What Match shows of index segment `s` of linked `record`: its fastest tier, and for a
 // TEXT blob the segment's tokens (`page_tokens` a page). Same REQUIRES.

@@ -188,6 +188,7 @@ struct BlobInfo {
   absl::Time last_access = absl::InfinitePast();  // last Read (created if never read)
   uint64_t hits = 0;                              // Reads that named it
   std::vector<radix::TokenId> tokens;             // own tokens; only when asked for
+  std::vector<uint64_t> chunk_checksums;          // layer-major; only with the tokens
 };
 
 struct ListRequest {

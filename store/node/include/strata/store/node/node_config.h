@@ -159,6 +159,11 @@ struct NodeConfig {
   // them; it stays readable when the owner is lost). cluster_hot_replicas 1: none.
   uint32_t cluster_hot_reads = 16;
   uint32_t cluster_hot_replicas = 2;
+  // R: nodes holding each segment's token text (the cluster's writers' text_replicas).
+  // When the serving nodes change (a node lost, drained, joined), a node holding a segment
+  // whose R-node set gained a member copies the segment's token text there (TEXT puts,
+  // no KV), so a second loss still finds it. 1: no repair.
+  uint32_t cluster_text_replicas = 2;
   // The host other nodes and clients reach this node's ports at; empty: the listen
   // addresses' hosts (which must then not be wildcards when etcd_endpoints is set).
   std::string advertise_host;

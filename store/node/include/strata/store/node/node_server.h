@@ -95,6 +95,7 @@ struct LeaveReport;
 namespace strata::store::peer {
 struct HandOverReport;
 class HotReplicator;
+class TextRepairer;
 }  // namespace strata::store::peer
 
 namespace strata::store::cluster {
@@ -202,10 +203,11 @@ class NodeServer {
   std::string cluster_name_;  // config.cluster, with etcd_
   std::unique_ptr<cluster::EtcdClient> etcd_;
   std::unique_ptr<cluster::Registration> registration_;
-  // With hot replicas: the node's own view of the members, and the replicator using it
-  // (declared after both: stopped first).
+  // With hot replicas or text repair: the node's own view of the members, and the parts
+  // using it (declared after it: stopped first).
   std::unique_ptr<cluster::MembershipView> membership_;
   std::unique_ptr<peer::HotReplicator> hot_replicator_;
+  std::unique_ptr<peer::TextRepairer> text_repairer_;
   std::atomic<bool> started_{false};
   std::atomic<bool> stopping_{false};
 

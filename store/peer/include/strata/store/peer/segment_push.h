@@ -1,5 +1,5 @@
-// What the node's pushes to its peers share (hand_over.h, hot_replicator.h): a chain of one
-// segment's blobs written to another node, blob by blob under this engine's leases, and the
+// What the node's pushes to its peers share (hand_over.h, hot_replicator.h, text_repair.h): a chain
+// of one segment's blobs written to another node, blob by blob under this engine's leases, and the
 // placement of a segment as ClusterClient computes it.
 //
 // Thread-compatible (PeerClients: one user at a time); the functions are thread-safe.
@@ -40,6 +40,16 @@ PushResult PushChain(core::NodeEngine& engine, absl::Span<const core::BlobInfo> 
 // h_{kS+1}), from its first blob as Stat returns it with tokens. INVALID_ARGUMENT without a
 // whole first page of tokens.
 absl::StatusOr<radix::PrefixHash> PlacementKey(const core::BlobInfo& first_with_tokens);
+
+// Every linked blob of `engine` (List, page by page; a page token gone stale ends the list).
+std::vector<core::BlobInfo> ListAll(core::NodeEngine& engine);
+
+// `blobs` grouped into segments, by the key of the segment's first blob: a segment is a blob
+// without a parent (a sequence's first blob, or one put with a SegmentStart) and every blob
+// continuing it, parents first (by first page). A blob whose parent is not in `blobs` is
+// left out. The pointers point into `blobs`.
+std::map<radix::BlobKey, std::vector<const core::BlobInfo*>> SegmentsOf(
+    const std::vector<core::BlobInfo>& blobs);
 
 // The placement over `members` as ClusterClient places segments (serving and joining nodes).
 cluster::Placement PlacementOf(const std::vector<cluster::NodeRecord>& members);
