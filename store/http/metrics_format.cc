@@ -362,6 +362,42 @@ void WriteRpc(const core::RpcMetricsSnapshot& r, Writer& w) {
 
 }  // namespace
 
+void WriteCluster(const ClusterSnapshot& c, Writer& w) {
+  w.Family("strata_cluster_registered", "gauge",
+           "1 while the node's registration holds a lease in its cluster's etcd, else 0.");
+  w.Sample({}, uint64_t{c.registered ? 1u : 0u});
+  w.Family("strata_cluster_members", "gauge",
+           "Members in the node's own view of its cluster, by state (kept when it replicates "
+           "hot blobs or repairs token text).");
+  w.Sample({{"state", "serving"}}, c.serving);
+  w.Sample({{"state", "joining"}}, c.joining);
+  w.Sample({{"state", "draining"}}, c.draining);
+  w.Family("strata_cluster_hot_replicated_blobs_total", "counter",
+           "Hot blobs this node pushed to the next nodes of their segment's ranking.");
+  w.Sample({}, c.hot_blobs);
+  w.Family("strata_cluster_hot_pushed_blobs_total", "counter",
+           "Blobs written to other nodes for hot replicas (a segment's earlier blobs included).");
+  w.Sample({}, c.hot_pushed_blobs);
+  w.Family("strata_cluster_hot_pushed_bytes_total", "counter",
+           "KV bytes sent to other nodes for hot replicas.");
+  w.Sample({}, c.hot_bytes);
+  w.Family("strata_cluster_hot_push_failures_total", "counter",
+           "Hot-replica pushes that failed (a target away or full, the blob gone).");
+  w.Sample({}, c.hot_failures);
+  w.Family("strata_cluster_text_repairs_total", "counter",
+           "Membership changes on which the node re-copied segments' token text.");
+  w.Sample({}, c.text_repairs);
+  w.Family("strata_cluster_text_repaired_segments_total", "counter",
+           "Segments whose token text this node copied to a node new in their top R.");
+  w.Sample({}, c.text_repaired_segments);
+  w.Family("strata_cluster_text_repair_puts_total", "counter",
+           "TEXT puts sent by the token-text repair.");
+  w.Sample({}, c.text_repair_puts);
+  w.Family("strata_cluster_text_repair_failures_total", "counter",
+           "Token-text segment copies that failed part-way.");
+  w.Sample({}, c.text_repair_failures);
+}
+
 std::string EscapeLabelValue(std::string_view value) {
   std::string out;
   out.reserve(value.size());
@@ -416,6 +452,7 @@ std::string FormatMetrics(const NodeSnapshot& snapshot) {
   WriteMrc(snapshot.tiers, w);
   WriteDataPlane(snapshot.data_plane, w);
   WriteRpc(snapshot.rpc, w);
+  WriteCluster(snapshot.cluster, w);
   return w.Take();
 }
 

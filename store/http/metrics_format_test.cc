@@ -116,6 +116,18 @@ TEST(MetricsFormatTest, WritesEachFigureUnderItsName) {
            "strata_rpc_duration_seconds_count{service=\"strata.v1.Store\",method=\"Match\"} 2",
            "strata_rpc_duration_seconds_bucket{service=\"strata.v1.Admin\",method=\"Tiers\","
            "le=\"0.00025\"} 1",
+           "strata_cluster_registered 1",
+           "strata_cluster_members{state=\"serving\"} 3",
+           "strata_cluster_members{state=\"joining\"} 1",
+           "strata_cluster_members{state=\"draining\"} 0",
+           "strata_cluster_hot_replicated_blobs_total 5",
+           "strata_cluster_hot_pushed_blobs_total 9",
+           "strata_cluster_hot_pushed_bytes_total 4096",
+           "strata_cluster_hot_push_failures_total 1",
+           "strata_cluster_text_repairs_total 2",
+           "strata_cluster_text_repaired_segments_total 11",
+           "strata_cluster_text_repair_puts_total 13",
+           "strata_cluster_text_repair_failures_total 0",
            // The method name with a quote, a backslash and a newline, escaped.
            "strata_rpc_calls_total{service=\"odd\\\"service\\\\\",method=\"M\\nethod\","
            "code=\"OK\"} 1",

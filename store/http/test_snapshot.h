@@ -129,6 +129,18 @@ inline NodeSnapshot KnownSnapshot() {
   s.rpc.methods.push_back(method("strata.v1.Admin/Tiers", {{0, absl::Microseconds(200)}}));
   s.rpc.methods.push_back(
       method("strata.v1.Store/Match", {{0, absl::Milliseconds(1)}, {5, absl::Milliseconds(2)}}));
+  s.cluster = ClusterSnapshot{.registered = true,
+                              .serving = 3,
+                              .joining = 1,
+                              .draining = 0,
+                              .hot_blobs = 5,
+                              .hot_pushed_blobs = 9,
+                              .hot_bytes = 4096,
+                              .hot_failures = 1,
+                              .text_repairs = 2,
+                              .text_repaired_segments = 11,
+                              .text_repair_puts = 13,
+                              .text_repair_failures = 0};
   return s;
 }
 

@@ -551,6 +551,37 @@ http::NodeSnapshot NodeServer::Snapshot() const {
   snapshot.tiers = engine_->Tiers();
   if (data_plane_ != nullptr) snapshot.data_plane = data_plane_->stats();
   if (rpc_server_ != nullptr) snapshot.rpc = rpc_server_->Metrics();
+  http::ClusterSnapshot& c = snapshot.cluster;
+  c.registered = registered();
+  if (membership_ != nullptr) {
+    for (const cluster::NodeRecord& node : membership_->Nodes()) {
+      switch (node.state) {
+        case cluster::NodeState::kServing:
+          ++c.serving;
+          break;
+        case cluster::NodeState::kJoining:
+          ++c.joining;
+          break;
+        case cluster::NodeState::kDraining:
+          ++c.draining;
+          break;
+      }
+    }
+  }
+  if (hot_replicator_ != nullptr) {
+    const peer::HotReplicatorStats hot = hot_replicator_->stats();
+    c.hot_blobs = hot.blobs;
+    c.hot_pushed_blobs = hot.pushed_blobs;
+    c.hot_bytes = hot.bytes;
+    c.hot_failures = hot.failures;
+  }
+  if (text_repairer_ != nullptr) {
+    const peer::TextRepairStats repair = text_repairer_->stats();
+    c.text_repairs = repair.passes;
+    c.text_repaired_segments = repair.segments;
+    c.text_repair_puts = repair.text_puts;
+    c.text_repair_failures = repair.failures;
+  }
   return snapshot;
 }
 
@@ -586,13 +617,13 @@ void NodeServer::Shutdown(absl::Duration grace) {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true, std::memory_order_release);
+  // The HTTP endpoint first: no scrape reads a part being stopped.
+  if (http_server_ != nullptr) http_server_->Stop();
   // No more pushes to other nodes (an in-flight one finishes), then out of the cluster:
   // every view drops the node at once (the lease revoked).
   hot_replicator_.reset();
   text_repairer_.reset();
   if (registration_ != nullptr) registration_->Stop().IgnoreError();
-  // The HTTP endpoint next: no scrape reads a part being stopped.
-  if (http_server_ != nullptr) http_server_->Stop();
   // Calls still running get up to `grace`; then gRPC stops at once (RpcServer::Shutdown).
   if (rpc_server_ != nullptr) rpc_server_->Shutdown(grace);
   // After gRPC (no Read can grant a lease any more), before the engine goes: transfers

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -24,6 +26,7 @@
 #include "strata/client.h"
 #include "strata/cluster_client.h"
 #include "strata/radix/prefix_hash.h"
+#include "strata/store/http/http_get.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/node_process.h"
 #include "strata/testing/process.h"
@@ -428,6 +431,23 @@ TEST_F(ClusterHandOverTest, TokenTextIsCopiedToNewHoldersSoASecondLossLosesNoTex
     absl::SleepFor(absl::Milliseconds(100));
   }
   ASSERT_EQ(on_last, segments);
+  // The survivors' metrics: registered, two serving members, the segments they copied.
+  uint64_t repaired = 0;
+  for (int n : {1, 2}) {
+    ASSERT_OK_AND_ASSIGN(const store::http::HttpResponse metrics,
+                         store::http::HttpGet(nodes_[n]->http_address(), "/metrics"));
+    EXPECT_TRUE(absl::StrContains(metrics.body, "\nstrata_cluster_registered 1\n"));
+    EXPECT_TRUE(absl::StrContains(metrics.body, "\nstrata_cluster_members{state=\"serving\"} 2\n"));
+    const std::string name = "\nstrata_cluster_text_repaired_segments_total ";
+    const size_t at = metrics.body.find(name);
+    ASSERT_NE(at, std::string::npos);
+    uint64_t value = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(
+        metrics.body.substr(at + name.size(), metrics.body.find('\n', at + 1) - at - name.size()),
+        &value));
+    repaired += value;
+  }
+  EXPECT_GE(repaired, static_cast<uint64_t>(would_be_lost));
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> second,
                          Client::Connect(ClientOptionsFor(nodes_[1]->grpc_address(), "tcp")));
