@@ -91,6 +91,9 @@ absl::Status ClusterClientOptions::Validate() const {
         "cluster_url and nodes: give exactly one (etcd's URL, or the nodes' addresses)");
   }
   if (!cluster_url.empty()) STRATA_RETURN_IF_ERROR(ParseClusterUrl(cluster_url).status());
+  if (node_options.on_cluster()) {
+    return absl::InvalidArgumentError("node_options: names a cluster (they are each node's)");
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {
     ClientOptions one = node_options;
     one.node = nodes[i];
@@ -179,6 +182,8 @@ class ClusterClient::Impl {
     if (client == nullptr) {
       ClientOptions one = options_.node_options;
       one.node = it->second;
+      one.cluster.clear();  // each node's own client
+      one.cluster_nodes.clear();
       one.wait_for_node = false;  // a dead node must cost a deadline, not a Connect
       // A data-plane connection to a dead node fails within node_timeout, not the default 5 s.
       one.connect_timeout = std::min(one.connect_timeout, options_.node_timeout);
@@ -897,11 +902,13 @@ class ClusterClient::Impl {
   absl::StatusOr<Client*> Node(const std::string& id) { return ClientFor(CurrentView(), id); }
 
   // Stat of `key` with its tokens: at node `hint` first (when set), else at every other
-  // node of the view at once; the node that answered, and its answer.
+  // node of the view at once; the node that answered (with `bytes`: one holding its KV, when
+  // some node does), and its answer.
   absl::StatusOr<std::pair<std::string, BlobInfo>> StatAnywhere(const View& view,
                                                                 const BlobKey& key,
                                                                 const std::string& hint,
-                                                                const CallOptions& call) {
+                                                                const CallOptions& call,
+                                                                bool bytes = false) {
     if (!hint.empty()) {
       if (absl::StatusOr<Client*> client = ClientFor(view, hint); client.ok()) {
         absl::StatusOr<BlobInfo> info = (*client)->Stat(key, /*include_tokens=*/true, call);
@@ -918,11 +925,18 @@ class ClusterClient::Impl {
                            return client->Stat(key, /*include_tokens=*/true, call);
                          }));
     }
+    // The first answer, or with `bytes`, the first with KV if any has it.
     std::optional<std::pair<std::string, BlobInfo>> found;
+    auto text_only = [](const BlobInfo& info) {
+      return info.tiers == std::vector<Tier>{Tier::kText};
+    };
     for (auto& [id, answer] : asked) {
       absl::StatusOr<BlobInfo> info = answer.get();
       Suspect(id, info.status());
-      if (info.ok() && !found.has_value()) found.emplace(id, *std::move(info));
+      if (info.ok() &&
+          (!found.has_value() || (bytes && text_only(found->second) && !text_only(*info)))) {
+        found.emplace(id, *std::move(info));
+      }
     }
     if (!found.has_value()) {
       return absl::NotFoundError(
@@ -933,25 +947,31 @@ class ClusterClient::Impl {
 
   absl::StatusOr<std::vector<TokenId>> PrefixTokens(const Namespace& ns, const SegmentStart& start,
                                                     const CallOptions& call) {
+    // The blob ending at the start has the start's hash as its key.
+    return TokensBefore(ns, Parent{BlobKey{start.hash}, start.pages}, call);
+  }
+
+  absl::StatusOr<std::vector<TokenId>> TokensBefore(const Namespace& ns, const Parent& through,
+                                                    const CallOptions& call) {
     const uint32_t page_tokens = ns.layout().page_tokens;
     const radix::PrefixHash h0 = radix::NamespaceHash(ns);
     const View view = CurrentView();
-    // From the segment start back to page 0: each step one blob (the one ending at `end`,
-    // whose key is the hash there, or a parent that continues past it), tokens kept back
-    // to front.
+    // Back to page 0: each step one blob (the one ending at `end`, whose key is the hash
+    // there, or a parent that continues past it), tokens kept back to front; the first
+    // blob's tokens past `through.pages` kept for the check.
     std::vector<std::vector<TokenId>> parts;
-    BlobKey key{start.hash};
-    uint32_t end = start.pages;
+    std::vector<TokenId> past;
+    BlobKey key = through.key;
+    uint32_t end = through.pages;
     std::string hint;
     while (end > 0) {
       absl::StatusOr<std::pair<std::string, BlobInfo>> found =
           StatAnywhere(view, key, hint,
                        Within(call, options_.node_timeout, options_.node_options.default_timeout));
       if (!found.ok()) {
-        return absl::Status(
-            found.status().code(),
-            absl::StrCat("the tokens of sequence pages [0, ", end, ") before segment start ",
-                         start.pages, ": ", found.status().message()));
+        return absl::Status(found.status().code(),
+                            absl::StrCat("the tokens of sequence pages [0, ", end, ") before page ",
+                                         through.pages, ": ", found.status().message()));
       }
       auto& [id, info] = *found;
       if (info.namespace_hash != h0 || info.first_page >= end ||
@@ -960,24 +980,36 @@ class ClusterClient::Impl {
         return absl::DataLossError(absl::StrCat(
             "node ", id, " answered blob ", key.ToHex(), " with pages [", info.first_page, ", ",
             info.first_page + info.pages, ") and ", info.tokens.size(),
-            " tokens: not the blob ending at page ", end, " of this namespace"));
+            " tokens: not a blob through page ", end, " of this namespace"));
       }
-      parts.emplace_back(info.tokens.begin(),
-                         info.tokens.begin() + size_t{end - info.first_page} * page_tokens);
+      const auto cut = info.tokens.begin() + size_t{end - info.first_page} * page_tokens;
+      if (parts.empty()) past.assign(cut, info.tokens.end());
+      parts.emplace_back(info.tokens.begin(), cut);
       end = info.first_page;
       key = info.parent.has_value() ? info.parent->key : BlobKey{info.start_hash};
       hint = id;
     }
     std::vector<TokenId> tokens;
-    tokens.reserve(size_t{start.pages} * page_tokens);
+    tokens.reserve(size_t{through.pages} * page_tokens);
     for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
       tokens.insert(tokens.end(), part->begin(), part->end());
     }
-    if (radix::PrefixHashAt(h0, tokens, page_tokens) != start.hash) {
-      return absl::DataLossError(absl::StrCat("the tokens found for pages [0, ", start.pages,
-                                              ") do not hash to the segment start"));
+    // The tokens, and the rest of the blob named, hash to its key.
+    if (radix::PrefixHashAt(radix::PrefixHashAt(h0, tokens, page_tokens), past, page_tokens) !=
+        through.key.hash) {
+      return absl::DataLossError(absl::StrCat("the tokens found for pages [0, ", through.pages,
+                                              ") do not hash to blob ", through.key.ToHex()));
     }
     return tokens;
+  }
+
+  // A node holding blob `key`, by a Stat at every node: one with its KV when some has it.
+  absl::StatusOr<std::string> Locate(const BlobKey& key, const CallOptions& call) {
+    STRATA_ASSIGN_OR_RETURN(auto found, StatAnywhere(CurrentView(), key, "",
+                                                     Within(call, options_.node_timeout,
+                                                            options_.node_options.default_timeout),
+                                                     /*bytes=*/true));
+    return found.first;
   }
 
   std::vector<ClusterNodeInfo> Nodes() const {
@@ -1030,6 +1062,16 @@ std::vector<ClusterNodeInfo> ClusterClient::Nodes() const { return impl_->Nodes(
 ClusterClientStats ClusterClient::stats() const { return impl_->stats(); }
 
 absl::StatusOr<Client*> ClusterClient::Node(const std::string& id) { return impl_->Node(id); }
+
+absl::StatusOr<std::vector<TokenId>> ClusterClient::TokensBefore(const Namespace& ns,
+                                                                 const Parent& through,
+                                                                 const CallOptions& call) {
+  return impl_->TokensBefore(ns, through, call);
+}
+
+absl::StatusOr<std::string> ClusterClient::Locate(const BlobKey& key, const CallOptions& call) {
+  return impl_->Locate(key, call);
+}
 
 absl::StatusOr<std::vector<TokenId>> ClusterClient::PrefixTokens(const Namespace& ns,
                                                                  const SegmentStart& start,

@@ -62,7 +62,23 @@ ClientOptions ClientOptions::FromEnvironment() {
 }
 
 absl::Status ClientOptions::Validate() const {
-  if (absl::Status s = CheckHostPort(node); !s.ok()) return s;
+  if (!cluster.empty() && !cluster_nodes.empty()) {
+    return absl::InvalidArgumentError("cluster and cluster_nodes: set one, not both");
+  }
+  if (on_cluster()) {
+    if (segment_pages == 0) return absl::InvalidArgumentError("segment_pages: must be >= 1");
+    if (text_replicas == 0) return absl::InvalidArgumentError("text_replicas: must be >= 1");
+    if (node_timeout <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError("node_timeout: must be positive");
+    }
+    for (const std::string& address : cluster_nodes) {
+      if (absl::Status s = CheckHostPort(address); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("cluster_nodes: ", s.message()));
+      }
+    }
+  } else if (absl::Status s = CheckHostPort(node); !s.ok()) {
+    return s;
+  }
   if (default_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("default_timeout: must be positive");
   }

@@ -107,6 +107,30 @@ TEST(ClientOptionsTest, EachBadFieldIsNamed) {
       {[](ClientOptions* o) { o->put_message_bytes = 100; }, "put_message_bytes"},
       {[](ClientOptions* o) { o->async_threads = 0; }, "async_threads"},
       {[](ClientOptions* o) { o->reads_in_flight = 0; }, "reads_in_flight"},
+      {[](ClientOptions* o) {
+         o->cluster = "etcd://127.0.0.1:2379/a";
+         o->cluster_nodes = {"127.0.0.1:7400"};
+       },
+       "cluster and cluster_nodes"},
+      {[](ClientOptions* o) {
+         o->cluster_nodes = {"127.0.0.1:7400"};
+         o->segment_pages = 0;
+       },
+       "segment_pages"},
+      {[](ClientOptions* o) {
+         o->cluster_nodes = {"127.0.0.1:7400"};
+         o->text_replicas = 0;
+       },
+       "text_replicas"},
+      {[](ClientOptions* o) {
+         o->cluster_nodes = {"127.0.0.1:7400"};
+         o->node_timeout = absl::ZeroDuration();
+       },
+       "node_timeout"},
+      {[](ClientOptions* o) {
+         o->cluster_nodes = {"127.0.0.1:7400", "nohost"};
+       },
+       "cluster_nodes"},
   };
   for (const Case& c : cases) {
     ClientOptions options;
@@ -115,6 +139,16 @@ TEST(ClientOptionsTest, EachBadFieldIsNamed) {
     EXPECT_CODE(status, absl::StatusCode::kInvalidArgument) << c.field;
     EXPECT_NE(status.message().find(c.field), absl::string_view::npos) << status;
   }
+}
+
+// With a cluster, `node` is not used (and not checked).
+TEST(ClientOptionsTest, AClusterReplacesTheNode) {
+  ClientOptions options;
+  EXPECT_FALSE(options.on_cluster());
+  options.node = "not an address";
+  options.cluster = "etcd://127.0.0.1:2379/a";
+  EXPECT_TRUE(options.on_cluster());
+  EXPECT_OK(options.Validate());
 }
 
 TEST(ClientOptionsTest, TransportListsThatKeepTcp) {

@@ -712,5 +712,127 @@ TEST_F(ClusterClientTest, TheClusterWorkerRebuildsBlobsThatStartASegment) {
   EXPECT_TRUE(got == bytes);
 }
 
+// The Client API on a cluster (ClientOptions::cluster_nodes): turns written as blobs that
+// continue each other across segment boundaries — by the client that matched them (its
+// remembered sequence) and by a fresh client (the earlier tokens gathered from the nodes) —
+// then matched, read whole, layer by layer, into a larger destination, by ranges, in
+// batches and asynchronously, every byte checked; a node's own calls say where they go.
+TEST_F(ClusterClientTest, TheClientApiWorksOnACluster) {
+  StartNodes(3);
+  ClientOptions options = ClientOptionsFor(nodes_.front()->grpc_address(), "tcp");
+  for (const auto& node : nodes_) options.cluster_nodes.push_back(node->grpc_address());
+  options.segment_pages = kSegmentPages;
+  options.node_timeout = kNodeTimeout;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> client, Client::Connect(options));
+  ASSERT_NE(client->cluster(), nullptr);
+  EXPECT_EQ(client->cluster()->Nodes().size(), 3u);
+  constexpr uint32_t kPages = 24;
+  const std::vector<TokenId> tokens = RandomTokens(41, size_t{kPages} * page_tokens());
+  const std::vector<std::byte> all = ModelBytes(tokens, 0, kPages);
+  auto span = [&](uint32_t first, uint32_t n) {
+    return absl::MakeConstSpan(tokens).subspan(size_t{first} * page_tokens(),
+                                               size_t{n} * page_tokens());
+  };
+  // Turn 1: pages [0, 5); turn 2 continues it through [5, 14) (three segments).
+  const std::vector<std::byte> t1 = ModelBytes(tokens, 0, 5);
+  ASSERT_OK_AND_ASSIGN(WriteResult w1, client->Write(ns_, std::nullopt, span(0, 5), Source(t1)));
+  EXPECT_FALSE(w1.existed);
+  const std::vector<std::byte> t2 = ModelBytes(tokens, 5, 9);
+  ASSERT_OK_AND_ASSIGN(WriteResult w2,
+                       client->Write(ns_, Parent{w1.key, 5}, span(5, 9), Source(t2)));
+  EXPECT_EQ(w2.indexed_pages, 9u);
+  // Turn 3 by a client that never saw the sequence: [14, 24).
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> fresh, Client::Connect(options));
+  const std::vector<std::byte> t3 = ModelBytes(tokens, 14, 10);
+  ASSERT_OK_AND_ASSIGN(WriteResult w3,
+                       fresh->Write(ns_, Parent{w2.key, 14}, span(14, 10), Source(t3)));
+  EXPECT_EQ(w3.indexed_pages, 10u);
+  // The key is the sequence's hash through its last page, as on one node.
+  EXPECT_EQ(w3.key.hash, radix::PrefixHashAt(radix::NamespaceHash(ns_), tokens, page_tokens()));
+
+  ASSERT_OK_AND_ASSIGN(MatchResult m, client->Match(ns_, tokens));
+  ASSERT_EQ(m.matched_pages, kPages);
+  std::vector<std::byte> got(all.size());
+  ASSERT_OK(client->Read(ns_, m.segments, kPages, Host(got)));
+  EXPECT_TRUE(got == all);
+  std::vector<std::byte> layered(all.size());
+  std::vector<uint32_t> layers;
+  ASSERT_OK(client->ReadLayers(ns_, m.segments, kPages, Host(layered), [&](uint32_t l) {
+    layers.push_back(l);
+    return absl::OkStatus();
+  }));
+  EXPECT_TRUE(layered == all);
+  EXPECT_EQ(layers.size(), ns_.layout().num_layers);
+  EXPECT_TRUE(std::is_sorted(layers.begin(), layers.end()));
+  // The fresh client reads the other client's match (it locates the blobs).
+  std::vector<std::byte> located(all.size());
+  ASSERT_OK(fresh->ReadInto(ns_, m.segments, kPages, Host(located)));
+  EXPECT_TRUE(located == all);
+  // Ranges of two blobs on (likely) two nodes, one Read, a batch, and asynchronously.
+  const Segment& first = m.segments.front();
+  const Segment& last = m.segments.back();
+  std::vector<std::byte> a(PagesBytes(ns_.layout(), first.page_count));
+  std::vector<std::byte> b(PagesBytes(ns_.layout(), last.page_count));
+  const std::vector<ReadRange> ranges = {ReadRange::FromSegment(first),
+                                         ReadRange::FromSegment(last)};
+  ASSERT_OK(client->Read(ns_, ranges, {Host(a), Host(b)}));
+  EXPECT_TRUE(a == ModelBytes(tokens, first.seq_page_begin, first.page_count));
+  EXPECT_TRUE(b == ModelBytes(tokens, last.seq_page_begin, last.page_count));
+  std::vector<std::byte> c(b.size());
+  const std::vector<ReadItem> items = {
+      {ranges[1], Host(c)}, {ReadRange{BlobKey{radix::PrefixHash{3, 4}}, 0, 1}, Host(a)}};
+  const std::vector<absl::Status> batch = fresh->ReadBatch(ns_, items);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_OK(batch[0]);
+  EXPECT_TRUE(c == b);
+  EXPECT_CODE(batch[1], absl::StatusCode::kNotFound);
+  absl::Notification read_done;
+  absl::Status async_status = absl::UnknownError("not run");
+  std::vector<std::byte> d(b.size());
+  client->ReadAsync(ns_, {ranges[1]}, {Host(d)}, {}, [&](absl::Status st) {
+    async_status = st;
+    read_done.Notify();
+  });
+  read_done.WaitForNotification();
+  EXPECT_OK(async_status);
+  EXPECT_TRUE(d == b);
+  ASSERT_OK_AND_ASSIGN(BlobInfo info, fresh->Stat(w2.key));
+  EXPECT_EQ(info.first_page + info.pages, 14u);
+
+  // A second sequence in a batch: an item continuing another, and one of an unknown parent.
+  const std::vector<TokenId> other = RandomTokens(43, size_t{12} * page_tokens());
+  const std::vector<std::byte> o1 = ModelBytes(other, 0, 6), o2 = ModelBytes(other, 6, 6);
+  std::vector<WriteItem> writes(3);
+  writes[0].tokens = absl::MakeConstSpan(other).first(size_t{6} * page_tokens());
+  writes[0].source = Source(o1);
+  writes[1].parent_item = 0;
+  writes[1].tokens = absl::MakeConstSpan(other).subspan(size_t{6} * page_tokens());
+  writes[1].source = Source(o2);
+  writes[2].parent = Parent{BlobKey{radix::PrefixHash{5, 6}}, 3};
+  writes[2].tokens = writes[1].tokens;
+  writes[2].source = Source(o2);
+  const std::vector<absl::StatusOr<WriteResult>> wrote = client->WriteBatch(ns_, writes);
+  ASSERT_EQ(wrote.size(), 3u);
+  ASSERT_OK(wrote[0].status());
+  ASSERT_OK(wrote[1].status());
+  EXPECT_CODE(wrote[2], absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK_AND_ASSIGN(MatchResult om, fresh->Match(ns_, other));
+  EXPECT_EQ(om.matched_pages, 12u);
+  std::vector<std::byte> og(PagesBytes(ns_.layout(), 12));
+  ASSERT_OK(fresh->Read(ns_, om.segments, 12, Host(og)));
+  EXPECT_TRUE(og == ModelBytes(other, 0, 12));
+
+  // A node's own calls name where they go; bad cluster options are refused.
+  EXPECT_CODE(client->Delete(w1.key), absl::StatusCode::kUnimplemented);
+  EXPECT_CODE(client->Tiers(), absl::StatusCode::kUnimplemented);
+  const std::string id = client->cluster()->Nodes().front().id;
+  ASSERT_OK_AND_ASSIGN(Client * node, client->cluster()->Node(id));
+  EXPECT_OK(node->Health().status());
+  ClientOptions both = options;
+  both.cluster = "etcd://127.0.0.1:1/x";
+  EXPECT_CODE(Client::Connect(both), absl::StatusCode::kInvalidArgument);
+  EXPECT_GT(client->stats().bytes_read, 0u);
+}
+
 }  // namespace
 }  // namespace strata::integration::cluster_client_test

@@ -63,6 +63,18 @@
 // Client must outlive the calls in flight; its destructor waits for async calls and
 // background releases to finish (REQUIRES: not destroyed from an async callback).
 //
+// On a cluster (ClientOptions::cluster or cluster_nodes): Connect follows the cluster's
+// members (strata/cluster_client.h), and Match, Read, ReadLayers, ReadInto, Write, Stat,
+// the batches and the async forms work on it: a Match asks every owner of the sequence's
+// segments at once, a Read fans out to the nodes holding the segments, a Write goes segment
+// by segment to the owners (with its token text to R nodes). The client remembers the node
+// and token sequence of the blobs its Matches and Writes met (a bounded table), so a Write
+// continuing a Parent from a Match needs no extra round trip; other Parents' earlier tokens,
+// and the nodes of blobs it never met, are asked of the nodes (a Stat at each). A cluster
+// Write takes host memory. A node's own calls — the SegmentStart forms, MatchSegments,
+// ReadIntoLayers, WriteText, Prefetch, the rebuild and admin calls, Health, RegisterMemory —
+// answer UNIMPLEMENTED there: call them on cluster()->Node(id).
+//
 // Memory: MemoryDescriptors are borrowed for the duration of the call (until the callback
 // of an async form runs). Host memory only for now; kDevice is UNIMPLEMENTED (types.h).
 // RegisterMemory lets a caller that reuses large buffers register them once with the
@@ -90,7 +102,10 @@ namespace strata {
 
 namespace client_internal {
 class ClientCore;
+class ClusterBackend;
 }  // namespace client_internal
+
+class ClusterClient;
 
 // One read of a batch: `range`'s pages of every layer into `destination`
 // (PagesBytes(layout, range.num_pages) bytes, layer-major).
@@ -130,9 +145,11 @@ class Client {
   using StatusCallback = absl::AnyInvocable<void(absl::Status) &&>;
   using WriteCallback = absl::AnyInvocable<void(absl::StatusOr<WriteResult>) &&>;
 
-  // A client of the node at options.node. INVALID_ARGUMENT when options.Validate() fails;
-  // with wait_for_node, UNAVAILABLE / DEADLINE_EXCEEDED when the node does not answer
-  // Health in time.
+  // A client of the node at options.node, or of the cluster options.cluster (or
+  // cluster_nodes) names. INVALID_ARGUMENT when options.Validate() fails; with
+  // wait_for_node, UNAVAILABLE / DEADLINE_EXCEEDED when the node does not answer Health in
+  // time (a cluster: when no node serves within default_timeout); a cluster's etcd that
+  // does not answer: UNAVAILABLE.
   static absl::StatusOr<std::unique_ptr<Client>> Connect(
       ClientOptions options = ClientOptions::FromEnvironment());
 
@@ -141,6 +158,9 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   const ClientOptions& options() const;
+  // The cluster this client works on (its members, each node's own client), or nullptr for a
+  // client of one node.
+  ClusterClient* cluster();
 
   // ---------------------------------------------------------------- prefix cache
 
@@ -366,7 +386,10 @@ class Client {
 
  private:
   explicit Client(std::unique_ptr<client_internal::ClientCore> core);
-  std::unique_ptr<client_internal::ClientCore> core_;
+  Client(std::unique_ptr<client_internal::ClusterBackend> cluster, ClientOptions options);
+  std::unique_ptr<client_internal::ClientCore> core_;         // on one node
+  std::unique_ptr<client_internal::ClusterBackend> cluster_;  // on a cluster
+  ClientOptions cluster_options_;                             // on a cluster
 };
 
 }  // namespace strata

@@ -211,6 +211,13 @@ class ClusterClient {
   // prefix; DATA_LOSS when what the nodes hold does not hash to the start.
   absl::StatusOr<std::vector<TokenId>> PrefixTokens(const Namespace& ns, const SegmentStart& start,
                                                     const CallOptions& call = {});
+  // The tokens of sequence pages [0, through.pages) of the sequence through blob
+  // `through.key` (a Parent a Write continues), gathered and checked as PrefixTokens.
+  absl::StatusOr<std::vector<TokenId>> TokensBefore(const Namespace& ns, const Parent& through,
+                                                    const CallOptions& call = {});
+  // A node holding blob `key`, by a Stat at every node at once: one holding its KV when
+  // some node does, else one holding it as TEXT. NOT_FOUND none.
+  absl::StatusOr<std::string> Locate(const BlobKey& key, const CallOptions& call = {});
   // Waits until no move is queued or in progress; false after `timeout`.
   bool WaitMovesIdle(absl::Duration timeout) const;
   // The owner (a node id) of the segment holding sequence page `page` of `tokens`, which must

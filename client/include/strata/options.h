@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -41,6 +42,19 @@ struct RetryOptions {
 struct ClientOptions {
   // The node's gRPC address, "host:port" (IPv6 as "[::1]:7400").
   std::string node = "127.0.0.1:7400";
+  // A cluster instead of one node: its etcd, "etcd://HOST:PORT[,HOST:PORT...][/NAME]"
+  // (strata/cluster.h), or its nodes' gRPC addresses (a static cluster). Set: `node` is not
+  // used; Match, Read, ReadLayers, Write, the batches and the async forms go to the nodes
+  // that own each segment (strata/cluster_client.h; client.h says which calls are a node's
+  // own). Programs read $STRATA_CLUSTER themselves (FromEnvironment does not).
+  std::string cluster;
+  std::vector<std::string> cluster_nodes;
+  // With a cluster: pages per segment (every reader and writer of a cluster must use the same
+  // value), nodes holding each segment's token text, and how long a lookup waits for one
+  // node (ClusterClientOptions).
+  uint32_t segment_pages = 256;
+  uint32_t text_replicas = 2;
+  absl::Duration node_timeout = absl::Milliseconds(300);
   // The tenant's bearer token, sent with every call ("authorization: Bearer <token>") to a
   // node with a tenants file; empty: none (an open node). A secret: keep it out of logs and
   // command lines ($STRATA_TOKEN). Printable ASCII without spaces.
@@ -92,8 +106,11 @@ struct ClientOptions {
   // negative max_retries, a bad backoff (initial <= 0, max < initial, multiplier < 1,
   // jitter outside [0, 1]), ucx_transports set without "tcp", put_message_bytes < 4096,
   // async_threads < 1, reads_in_flight < 1, a token with a character outside printable ASCII or a
-  // space, tls_cert_file without tls_key_file or the other way round, a TLS file without tls.
+  // space, tls_cert_file without tls_key_file or the other way round, a TLS file without tls,
+  // both cluster and cluster_nodes, segment_pages or text_replicas 0, node_timeout <= 0.
   absl::Status Validate() const;
+  // Whether the options name a cluster (cluster or cluster_nodes set).
+  bool on_cluster() const { return !cluster.empty() || !cluster_nodes.empty(); }
 };
 
 struct CallOptions {
