@@ -305,6 +305,9 @@ class ClusterClient::Impl {
     auto matched = [](const absl::StatusOr<MatchResult>& answer) {
       return answer.ok() ? answer->matched_pages : 0u;
     };
+    auto readable = [](const absl::StatusOr<MatchResult>& answer) {
+      return answer.ok() ? answer->ReadablePages() : 0u;
+    };
     const CallOptions node_call =
         Within(call, options_.node_timeout, options_.node_options.default_timeout);
 
@@ -344,8 +347,10 @@ class ClusterClient::Impl {
         }
       }
     }
-    // Each segment's answer: the owner's when whole, else the previous owner's when it has
-    // more (then the segment moves to its owner after a read, if the owner answered).
+    // Each segment's answer: the owner's when its KV is whole, else the previous owner's
+    // when it has more KV, or as much and more pages (TEXT) — a joiner may hold a segment's
+    // text (TextRepairer) while its KV is still at the previous owner. The segment then
+    // moves to its owner after a read, if the owner answered.
     std::vector<absl::StatusOr<MatchResult>*> answer(n);
     std::vector<std::string> node(n), move_to(n);
     ClusterMatch out;
@@ -354,8 +359,14 @@ class ClusterClient::Impl {
       answer[k] = &owners.answer[k];
       node[k] = owners.node[k];
       if (owners.failed.contains(node[k])) ++out.segments_unanswered;
-      if (!previous.node[k].empty() && !whole(k, owners.answer[k]) &&
-          matched(previous.answer[k]) > matched(owners.answer[k])) {
+      if (previous.answer.empty() || previous.node[k].empty()) continue;  // not asked
+      const uint32_t owner_kv = readable(owners.answer[k]);
+      const uint32_t previous_kv = readable(previous.answer[k]);
+      const bool owner_whole =
+          whole(k, owners.answer[k]) && owner_kv >= owners.answer[k]->matched_pages;
+      if (!owner_whole &&
+          (previous_kv > owner_kv ||
+           (previous_kv == owner_kv && matched(previous.answer[k]) > matched(owners.answer[k])))) {
         answer[k] = &previous.answer[k];
         node[k] = previous.node[k];
         if (!owners.failed.contains(owners.node[k])) move_to[k] = owners.node[k];

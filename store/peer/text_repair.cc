@@ -63,8 +63,8 @@ bool TextRepairer::Stopping() const {
 
 void TextRepairer::Run() {
   std::optional<std::vector<cluster::NodeRecord>> acted;  // the view last acted on
-  for (;;) {
-    {
+  for (bool first = true;; first = false) {
+    if (!first) {
       absl::MutexLock lock(&mu_);
       auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
       mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.interval);

@@ -12,6 +12,9 @@
 // (Client::WriteText with the blob's tokens and chunk checksums; a node that has the key
 // answers `exists`, and no KV travels).
 //
+// The first view the node sees (at start, then every `interval` until its view has a
+// member) is what the writers placed by; a change within that first interval goes unseen.
+//
 // Who copies. Of the nodes that held the segment before (the old top R) and are still
 // members, the one ranked best for the segment now — so each segment is copied once, by a
 // node expected to hold it. When none survives, each node still holding the segment copies
@@ -41,7 +44,7 @@ struct TextRepairOptions {
   std::string self_id;
   uint32_t replicas = 2;  // R: nodes holding a segment's text; REQUIRES >= 2
   std::string token;      // bearer token for the other nodes
-  absl::Duration interval = absl::Milliseconds(500);
+  absl::Duration interval = absl::Milliseconds(200);
 };
 
 struct TextRepairStats {
