@@ -187,6 +187,8 @@ Json EngineInfoJson(const EngineStats& engine) {
   json["blobs"] = engine.blobs;
   json["unlinked_blobs"] = engine.unlinked_blobs;
   json["token_only_blobs"] = engine.token_only_blobs;
+  json["segments"] = engine.segments;
+  json["replicated_blobs"] = engine.replicated_blobs;
   json["pending_puts"] = engine.pending_puts;
   json["leases"] = engine.leases;
   json["matches"] = engine.matches;

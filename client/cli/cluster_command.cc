@@ -23,7 +23,7 @@ namespace {
 
 // What a node holds (its Admin.Tiers), for the status table.
 struct Held {
-  uint64_t blobs = 0, kv_bytes = 0, text_blobs = 0, pages = 0;
+  uint64_t blobs = 0, kv_bytes = 0, text_blobs = 0, pages = 0, segments = 0, hot_blobs = 0;
 };
 
 // Each member's holdings; nullopt for a node that did not answer.
@@ -34,7 +34,9 @@ std::vector<std::optional<Held>> AskHeld(const CommandContext& ctx, const Cluste
       held.emplace_back();
       continue;
     }
-    Held h{tiers->engine.blobs, 0, tiers->text.blobs, tiers->index.pages};
+    Held h{tiers->engine.blobs,    0,
+           tiers->text.blobs,      tiers->index.pages,
+           tiers->engine.segments, tiers->engine.replicated_blobs};
     for (const TierStats& t : tiers->tiers) h.kv_bytes += t.used_bytes;
     held.push_back(h);
   }
@@ -118,10 +120,9 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
       const ClusterNode& node = members.nodes[i];
       Json holds = nullptr;
       if (held[i].has_value()) {
-        holds = {{"blobs", held[i]->blobs},
-                 {"kv_bytes", held[i]->kv_bytes},
-                 {"text_blobs", held[i]->text_blobs},
-                 {"pages", held[i]->pages}};
+        holds = {{"blobs", held[i]->blobs},           {"kv_bytes", held[i]->kv_bytes},
+                 {"text_blobs", held[i]->text_blobs}, {"pages", held[i]->pages},
+                 {"segments", held[i]->segments},     {"hot_blobs", held[i]->hot_blobs}};
       }
       json["nodes"].push_back({{"id", node.id},
                                {"state", node.state},
@@ -146,9 +147,11 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
                {"DRAM", Align::kRight},
                {"SSD", Align::kRight},
                {"UP", Align::kRight},
+               {"SEGMENTS", Align::kRight},
                {"BLOBS", Align::kRight},
                {"KV", Align::kRight},
                {"TEXT", Align::kRight},
+               {"HOT", Align::kRight},
                {"VERSION"}});
   uint64_t dram = 0, ssd = 0;
   for (size_t i = 0; i < members.nodes.size(); ++i) {
@@ -157,8 +160,9 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
     table.AddRow({node.id, node.state, node.grpc_address, node.dataplane_address,
                   node.http_address.empty() ? "-" : node.http_address, FormatBytes(node.dram_bytes),
                   FormatBytes(node.ssd_bytes), FormatDurationShort(now - node.started),
-                  h ? absl::StrCat(h->blobs) : "-", h ? FormatBytes(h->kv_bytes) : "-",
-                  h ? absl::StrCat(h->text_blobs) : "-", node.version});
+                  h ? absl::StrCat(h->segments) : "-", h ? absl::StrCat(h->blobs) : "-",
+                  h ? FormatBytes(h->kv_bytes) : "-", h ? absl::StrCat(h->text_blobs) : "-",
+                  h ? absl::StrCat(h->hot_blobs) : "-", node.version});
     dram += node.dram_bytes;
     ssd += node.ssd_bytes;
   }
@@ -170,8 +174,10 @@ absl::Status RunCluster(CommandContext& ctx, const ParsedArgs& args) {
   if (members.undecodable > 0) {
     ctx.out() << members.undecodable << " record(s) in etcd did not decode (skipped)\n";
   }
-  ctx.out() << "BLOBS: blobs in the node's index; KV: their bytes in DRAM and on SSD; TEXT: "
-               "TEXT blobs (token text: replicas and dropped KV); - the node did not answer\n";
+  ctx.out() << "SEGMENTS: sub-trees of blobs held (a sequence's or a segment's first blob and "
+               "those continuing it); BLOBS: blobs in the node's index; KV: their bytes in DRAM "
+               "and on SSD; TEXT: TEXT blobs (token text: replicas and dropped KV); HOT: its hot "
+               "blobs it pushed to the next nodes as replicas; - the node did not answer\n";
   return absl::OkStatus();
 }
 
@@ -188,7 +194,7 @@ Command ClusterCommand() {
                   "(cluster_lease_ttl). etcd unreachable: exit 3. JSON: {cluster, etcd, "
                   "etcd_revision, undecodable, nodes: [{id, state, grpc, dataplane, http, "
                   "version, hbm_bytes, dram_bytes, ssd_bytes, started_unix_ms, held: {blobs, "
-                  "kv_bytes, text_blobs, pages} or null}]}. "
+                  "kv_bytes, text_blobs, pages, segments, hot_blobs} or null}]}. "
                   "drain NODE (an id or gRPC address): the node leaves the cluster "
                   "(Admin.Leave) — it registers as draining, refuses puts, waits up to "
                   "--wait for work in flight, hands its segments read at least once "

@@ -115,6 +115,8 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
                    {"  blobs", FormatCount(engine.blobs)},
                    {"  unlinked blobs", FormatCount(engine.unlinked_blobs)},
                    {"  token-only blobs", FormatCount(engine.token_only_blobs)},
+                   {"  segments", FormatCount(engine.segments)},
+                   {"  hot blobs replicated", FormatCount(engine.replicated_blobs)},
                    {"  pending puts", FormatCount(engine.pending_puts)},
                    {"  read leases", FormatCount(engine.leases)},
                    {"  matches", FormatCount(engine.matches)},

@@ -290,6 +290,12 @@ TEST(NodeEngineHotBlobsTest, TheReadThatReachesTheThresholdReportsTheBlobOnce) {
   engine->MarkReplicated(radix::BlobKey{radix::PrefixHash{1, 1}}, 2);  // unknown: ignored
   ASSERT_OK_AND_ASSIGN(m, engine->Match(ns, blob.tokens));
   EXPECT_EQ(m.segments[0].replicas, 2u);
+  // Tiers counts it, and the blob as a segment's first (no parent); a child is neither.
+  ASSERT_OK(testing::PutBlob(*engine, ns, BlobParent{key, 2}, testing::MakeBlob(ns, 1, 8)));
+  const NodeTiers tiers = engine->Tiers();
+  EXPECT_EQ(tiers.engine.blobs, 2u);
+  EXPECT_EQ(tiers.engine.segments, 1u);
+  EXPECT_EQ(tiers.engine.replicated_blobs, 1u);
 }
 
 }  // namespace

@@ -251,6 +251,8 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
       if (r.in_dram() && dram != nullptr) dram->pages += r.pages;
       if (r.on_ssd() && ssd != nullptr) ssd->pages += r.pages;
       if (r.text_tracked) tiers->text.pages += r.pages;
+      if (!r.parent.has_value()) ++tiers->engine.segments;
+      if (r.replicas >= 2) ++tiers->engine.replicated_blobs;
     }
   });
   for (const auto& [label, bytes] : labels_) {

@@ -194,6 +194,8 @@ void ToProto(const report::EngineStats& stats, v1::EngineStats* out) {
   out->set_queried_pages(stats.queried_pages);
   out->set_draining(stats.draining);
   out->set_meta_write_errors(stats.meta_write_errors);
+  out->set_segments(stats.segments);
+  out->set_replicated_blobs(stats.replicated_blobs);
 }
 
 void ToProto(const report::MetaStats& stats, v1::MetaStats* out) {
@@ -303,6 +305,8 @@ report::EngineStats FromProto(const v1::EngineStats& e) {
                              .blobs = e.blobs(),
                              .unlinked_blobs = e.unlinked_blobs(),
                              .token_only_blobs = e.token_only_blobs(),
+                             .segments = e.segments(),
+                             .replicated_blobs = e.replicated_blobs(),
                              .pending_puts = e.pending_puts(),
                              .leases = e.leases(),
                              .matches = e.matches(),

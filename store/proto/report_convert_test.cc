@@ -159,6 +159,8 @@ TEST(ReportTiersToProtoTest, DramStatsIndexAndEngineCounts) {
   tiers.engine.blobs = 12;
   tiers.engine.unlinked_blobs = 13;
   tiers.engine.token_only_blobs = 14;
+  tiers.engine.segments = 21;
+  tiers.engine.replicated_blobs = 22;
   tiers.engine.pending_puts = 15;
   tiers.engine.leases = 16;
   tiers.engine.matches = 17;
@@ -190,6 +192,8 @@ TEST(ReportTiersToProtoTest, DramStatsIndexAndEngineCounts) {
   EXPECT_EQ(out.engine().blobs(), 12u);
   EXPECT_EQ(out.engine().unlinked_blobs(), 13u);
   EXPECT_EQ(out.engine().token_only_blobs(), 14u);
+  EXPECT_EQ(out.engine().segments(), 21u);
+  EXPECT_EQ(out.engine().replicated_blobs(), 22u);
   EXPECT_EQ(out.engine().pending_puts(), 15u);
   EXPECT_EQ(out.engine().leases(), 16u);
   EXPECT_EQ(out.engine().matches(), 17u);
@@ -299,8 +303,13 @@ TEST(ReportTiersToProtoTest, EverythingReadsBackAsWritten) {
   tiers.text = report::TextTierStats{1, 2, 3, 4, 5, 6, 7};
   tiers.rebuild = report::RebuildQueueStats{1, 2, 3, 4, 5, 6};
   tiers.index = report::IndexStats{1, 2, 3, 4, 5, 6, 7};
-  tiers.engine = report::EngineStats{
-      .namespaces = 1, .blobs = 2, .leases = 3, .meta_write_errors = 4, .draining = true};
+  tiers.engine = report::EngineStats{.namespaces = 1,
+                                     .blobs = 2,
+                                     .segments = 5,
+                                     .replicated_blobs = 6,
+                                     .leases = 3,
+                                     .meta_write_errors = 4,
+                                     .draining = true};
   tiers.lookups.push_back(
       report::LookupCounts{.phase = report::LookupPhase::kMidfill, .text_hit_pages = 4});
   tiers.mrc = report::MissRatioCurve{.points = {{10, 0.5}}, .accesses = 4, .sample_rate = 0.5};

@@ -78,6 +78,10 @@ struct EngineStats {
   uint64_t blobs = 0;              // committed blobs in the index
   uint64_t unlinked_blobs = 0;     // out of the index, bytes still held by leases or spans
   uint64_t token_only_blobs = 0;   // bytes gone, tokens kept for blobs that continue them
+  uint64_t segments = 0;           // linked blobs that start a sequence or a cluster segment
+                                   // (no parent): the sub-trees of blobs the node holds
+  uint64_t replicated_blobs = 0;   // linked blobs this node pushed to other nodes as hot
+                                   // replicas (Match's Segment.replicas >= 2)
   uint64_t pending_puts = 0;       // puts begun, not yet committed or aborted
   uint64_t leases = 0;             // read leases held
   uint64_t matches = 0;            // Match calls
