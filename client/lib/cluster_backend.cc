@@ -103,7 +103,8 @@ absl::StatusOr<ClusterMatch> ClusterBackend::MatchOf(const Namespace& ns,
   out.match.segments.assign(segments.begin(), segments.end());
   out.match.matched_pages =
       segments.empty() ? 0 : segments.back().seq_page_begin + segments.back().page_count;
-  std::shared_ptr<const std::vector<TokenId>> moving;  // a sequence a move may write
+  std::optional<Remembered> last;  // the last segment's: the tokens a move writes
+  bool moves = false;
   for (const Segment& seg : segments) {
     std::optional<Remembered> r = Recall(seg.blob);
     if (!r.has_value()) {
@@ -113,11 +114,17 @@ absl::StatusOr<ClusterMatch> ClusterBackend::MatchOf(const Namespace& ns,
     out.owners.push_back(r->node);
     out.move_to.push_back(r->move_to);
     out.holders.push_back(r->holders);
-    if (!r->move_to.empty()) moving = r->sequence;
+    moves = moves || !r->move_to.empty();
+    last = std::move(r);
   }
+  // A move writes the sequence's tokens through the match's end. Only the last segment's
+  // remembered sequence is known to be this sequence that far (its blob's key fixes every
+  // token through `through`); another segment's may have been remembered from a sibling
+  // branch since.
   const size_t needed = size_t{out.match.matched_pages} * ns.layout().page_tokens;
-  if (moving != nullptr && moving->size() >= needed) {
-    out.tokens.assign(moving->begin(), moving->begin() + needed);
+  if (moves && last.has_value() && last->sequence != nullptr &&
+      last->through >= out.match.matched_pages && last->sequence->size() >= needed) {
+    out.tokens.assign(last->sequence->begin(), last->sequence->begin() + needed);
   } else {
     for (std::string& to : out.move_to) to.clear();  // nothing to write a move with
   }
@@ -137,6 +144,7 @@ absl::Status ClusterBackend::ReadPrefix(const Namespace& ns, absl::Span<const Se
 absl::Status ClusterBackend::ReadInto(const Namespace& ns, absl::Span<const Segment> segments,
                                       uint32_t total_pages, const MemoryDescriptor& destination,
                                       const CallOptions& call) {
+  if (segments.empty()) return absl::InvalidArgumentError("segments: empty");
   std::map<std::string, std::vector<Segment>> by_node;
   for (const Segment& seg : segments) {
     STRATA_ASSIGN_OR_RETURN(const std::string node, NodeOf(seg.blob, call));

@@ -247,6 +247,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::RefillWithin(absl::Mutex& mu, uint64_t
   if (record->first_page > text->first_page) {
     absl::Status narrower = NarrowerThanText(record->first_page, *text);
     Discard(mu, put_id);
+    deps_.mover->TrimText(mu);  // as after an abort
     return narrower;
   }
   // The TEXT record and its TEXT ancestors that lie whole within the put, nearest first.
@@ -258,6 +259,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::RefillWithin(absl::Mutex& mu, uint64_t
           "original (chunk ", *chunk, " differs: another model, seed or layout?); put aborted, ",
           "the blob stays TEXT"));
       Discard(mu, put_id);
+      deps_.mover->TrimText(mu);  // as after an abort
       return differ;
     }
     fill.push_back(r);
@@ -305,6 +307,7 @@ absl::StatusOr<CommitPutReply> PutKeeper::RefillWithin(absl::Mutex& mu, uint64_t
     deps_.keeper->Unhold(mu, r);
     deps_.keeper->Release(mu, r);
   }
+  deps_.mover->TrimText(mu);  // the put's prefix pin is gone (as after an abort)
   deps_.mover->SignalIfAbovePressure(mu);
   if (!filled_text && !allocated.ok()) return allocated;
   return CommitPutReply{key, indexed};

@@ -551,6 +551,9 @@ http::NodeSnapshot NodeServer::Snapshot() const {
   snapshot.tiers = engine_->Tiers();
   if (data_plane_ != nullptr) snapshot.data_plane = data_plane_->stats();
   if (rpc_server_ != nullptr) snapshot.rpc = rpc_server_->Metrics();
+  // The cluster parts are made while the node starts (after the HTTP endpoint): read them
+  // once it has.
+  if (!started_.load(std::memory_order_acquire)) return snapshot;
   http::ClusterSnapshot& c = snapshot.cluster;
   c.registered = registered();
   if (membership_ != nullptr) {

@@ -63,6 +63,9 @@ bool TextRepairer::Stopping() const {
 
 void TextRepairer::Run() {
   std::optional<std::vector<cluster::NodeRecord>> acted;  // the view last acted on
+  // A pass with failed copies is done again (from the same view acted on) after a while,
+  // until one succeeds.
+  absl::Time retry_at = absl::InfiniteFuture();
   for (bool first = true;; first = false) {
     if (!first) {
       absl::MutexLock lock(&mu_);
@@ -76,14 +79,20 @@ void TextRepairer::Run() {
       acted = std::move(now);  // the first view: what the writers placed by
       continue;
     }
-    if (PlacedIds(PlacementOf(*acted)) == PlacedIds(PlacementOf(now))) continue;
-    Repair(*acted, now);
+    if (PlacedIds(PlacementOf(*acted)) == PlacedIds(PlacementOf(now)) && absl::Now() < retry_at) {
+      continue;
+    }
+    if (Repair(*acted, now) > 0) {
+      retry_at = absl::Now() + options_.retry_after;
+      continue;  // `acted` kept: the next pass copies what this one could not
+    }
+    retry_at = absl::InfiniteFuture();
     acted = std::move(now);
   }
 }
 
-void TextRepairer::Repair(const std::vector<cluster::NodeRecord>& before,
-                          const std::vector<cluster::NodeRecord>& now) {
+uint64_t TextRepairer::Repair(const std::vector<cluster::NodeRecord>& before,
+                              const std::vector<cluster::NodeRecord>& now) {
   const cluster::Placement old_placement = PlacementOf(before);
   const cluster::Placement placement = PlacementOf(now);
   const size_t r = options_.replicas;
@@ -168,6 +177,7 @@ void TextRepairer::Repair(const std::vector<cluster::NodeRecord>& before,
   stats_.text_puts += pass.text_puts;
   stats_.existing += pass.existing;
   stats_.failures += pass.failures;
+  return pass.failures;
 }
 
 }  // namespace strata::store::peer

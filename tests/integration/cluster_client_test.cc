@@ -768,6 +768,7 @@ TEST_F(ClusterClientTest, TheClientApiWorksOnACluster) {
   std::vector<std::byte> located(all.size());
   ASSERT_OK(fresh->ReadInto(ns_, m.segments, kPages, Host(located)));
   EXPECT_TRUE(located == all);
+  EXPECT_CODE(fresh->ReadInto(ns_, {}, kPages, Host(located)), absl::StatusCode::kInvalidArgument);
   // Ranges of two blobs on (likely) two nodes, one Read, a batch, and asynchronously.
   const Segment& first = m.segments.front();
   const Segment& last = m.segments.back();

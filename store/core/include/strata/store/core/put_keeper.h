@@ -109,8 +109,10 @@ class PutKeeper {
   // [b, q), b < a: written from another start, as a cluster's TEXT replicas and a rewrite
   // after a lost node are): its bytes, and those of its TEXT ancestors within [b, a), are
   // copied out of the put into extents of their own, the overlapping chunk checksums
-  // compared first. A TEXT record spanning more pages than the put cannot be refilled by it:
-  // FAILED_PRECONDITION, naming the pages a rebuild must write.
+  // compared first; when no extent can be had for the TEXT record (RESOURCE_EXHAUSTED, the
+  // DRAM tier or the label's quota full) the put is dropped and the blob stays TEXT. A TEXT
+  // record spanning more pages than the put cannot be refilled by it: FAILED_PRECONDITION,
+  // naming the pages a rebuild must write.
   // REQUIRES: pending, not committing.
   absl::StatusOr<CommitPutReply> Commit(absl::Mutex& mu, uint64_t put_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);

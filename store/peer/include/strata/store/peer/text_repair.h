@@ -15,6 +15,9 @@
 // The first view the node sees (at start, then every `interval` until its view has a
 // member) is what the writers placed by; a change within that first interval goes unseen.
 //
+// A pass in which some copy failed is done again after `retry_after` (copies already made
+// answer `exists`), until one has no failure.
+//
 // Who copies. Of the nodes that held the segment before (the old top R) and are still
 // members, the one ranked best for the segment now — so each segment is copied once, by a
 // node expected to hold it. When none survives, each node still holding the segment copies
@@ -45,10 +48,13 @@ struct TextRepairOptions {
   uint32_t replicas = 2;  // R: nodes holding a segment's text; REQUIRES >= 2
   std::string token;      // bearer token for the other nodes
   absl::Duration interval = absl::Milliseconds(200);
+  // A pass with a failed copy (a holder away, full, refusing) is done again after this long,
+  // from the same earlier view, until none fails.
+  absl::Duration retry_after = absl::Seconds(5);
 };
 
 struct TextRepairStats {
-  uint64_t passes = 0;     // membership changes acted on
+  uint64_t passes = 0;     // passes made: a membership change, or a retry of failed copies
   uint64_t segments = 0;   // segments whose text this node copied to a new holder
   uint64_t text_puts = 0;  // TEXT puts sent (blobs times new holders)
   uint64_t existing = 0;   // of which the holder had the blob already
@@ -70,9 +76,10 @@ class TextRepairer {
  private:
   void Run();
   bool Stopping() const ABSL_LOCKS_EXCLUDED(mu_);
-  // One pass: the segments whose top R grew from `before` to `now`, copied.
-  void Repair(const std::vector<cluster::NodeRecord>& before,
-              const std::vector<cluster::NodeRecord>& now);
+  // One pass: the segments whose top R grew from `before` to `now`, copied. Returns the
+  // segments whose copy failed.
+  uint64_t Repair(const std::vector<cluster::NodeRecord>& before,
+                  const std::vector<cluster::NodeRecord>& now);
 
   core::NodeEngine* const engine_;
   const std::function<std::vector<cluster::NodeRecord>()> members_;
