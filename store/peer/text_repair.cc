@@ -64,8 +64,9 @@ bool TextRepairer::Stopping() const {
 void TextRepairer::Run() {
   std::optional<std::vector<cluster::NodeRecord>> acted;  // the view last acted on
   // A pass with failed copies is done again (from the same view acted on) after a while,
-  // until one succeeds.
+  // twice as long after each failed pass, until one succeeds.
   absl::Time retry_at = absl::InfiniteFuture();
+  absl::Duration backoff = options_.retry_after;
   for (bool first = true;; first = false) {
     if (!first) {
       absl::MutexLock lock(&mu_);
@@ -83,10 +84,12 @@ void TextRepairer::Run() {
       continue;
     }
     if (Repair(*acted, now) > 0) {
-      retry_at = absl::Now() + options_.retry_after;
+      retry_at = absl::Now() + backoff;
+      backoff = std::min(2 * backoff, kMaxRetryWait);
       continue;  // `acted` kept: the next pass copies what this one could not
     }
     retry_at = absl::InfiniteFuture();
+    backoff = options_.retry_after;
     acted = std::move(now);
   }
 }

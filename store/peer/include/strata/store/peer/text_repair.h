@@ -16,7 +16,9 @@
 // member) is what the writers placed by; a change within that first interval goes unseen.
 //
 // A pass in which some copy failed is done again after `retry_after` (copies already made
-// answer `exists`), until one has no failure.
+// answer `exists`), then after twice as long each time (at most kMaxRetryWait: a holder
+// that refuses for good — a token it does not accept — costs a pass every few minutes, not
+// every few seconds), until one has no failure.
 //
 // Who copies. Of the nodes that held the segment before (the old top R) and are still
 // members, the one ranked best for the segment now — so each segment is copied once, by a
@@ -49,9 +51,12 @@ struct TextRepairOptions {
   std::string token;      // bearer token for the other nodes
   absl::Duration interval = absl::Milliseconds(200);
   // A pass with a failed copy (a holder away, full, refusing) is done again after this long,
-  // from the same earlier view, until none fails.
+  // from the same earlier view, then after twice as long each time, until none fails.
   absl::Duration retry_after = absl::Seconds(5);
 };
+
+// The longest wait between passes that retry failed copies.
+inline constexpr absl::Duration kMaxRetryWait = absl::Minutes(5);
 
 struct TextRepairStats {
   uint64_t passes = 0;     // passes made: a membership change, or a retry of failed copies
