@@ -81,9 +81,11 @@ absl::StatusOr<MatchResult> ClusterBackend::Match(const Namespace& ns,
                                                   absl::Span<const TokenId> tokens,
                                                   LookupPhase phase, const CallOptions& call) {
   STRATA_ASSIGN_OR_RETURN(ClusterMatch found, cluster_->Match(ns, tokens, phase, call));
-  const uint32_t page_tokens = ns.layout().page_tokens;
-  auto sequence = std::make_shared<const std::vector<TokenId>>(
-      tokens.begin(), tokens.begin() + tokens.size() / page_tokens * page_tokens);
+  if (found.match.segments.empty()) return std::move(found.match);
+  // The tokens through the match's end: no entry is trusted past its segment's end.
+  const size_t through = size_t{found.match.matched_pages} * ns.layout().page_tokens;
+  auto sequence =
+      std::make_shared<const std::vector<TokenId>>(tokens.begin(), tokens.begin() + through);
   for (size_t i = 0; i < found.match.segments.size(); ++i) {
     const Segment& seg = found.match.segments[i];
     Remember(seg.blob, Remembered{.node = found.owners[i],
