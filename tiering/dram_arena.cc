@@ -35,6 +35,7 @@ constexpr uint64_t kHugePageBytes = uint64_t{2} << 20;
 struct Backing {
   UniqueFd fd;
   MemoryMapping mapping;
+  bool write_sealed = false;  // F_SEAL_FUTURE_WRITE holds (see below)
 };
 
 // Fails with RESOURCE_EXHAUSTED (EFBIG) if a file of `bytes` bytes would exceed this
@@ -49,7 +50,28 @@ absl::Status CheckFileSizeLimit(uint64_t bytes) {
   return absl::OkStatus();
 }
 
-// Creates a sealed memfd of `bytes` bytes and maps it shared, read-write.
+// True when a writable descriptor opened again through /proc (the way around a read-only
+// fd that a same-host client has) can neither map the file writable nor write() it: what
+// F_SEAL_FUTURE_WRITE promises, checked on this kernel and file system (hugetlbfs honours
+// it only since Linux 5.4).
+bool WriteSealHolds(int fd) {
+  const std::string path = absl::StrCat("/proc/self/fd/", fd);
+  UniqueFd writable(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!writable.valid()) return errno == EACCES || errno == EPERM;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  void* address = ::mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_SHARED,
+                         writable.get(), 0);
+  if (address != MAP_FAILED) {
+    ::munmap(address, static_cast<size_t>(page));
+    return false;
+  }
+  // (A write that got through stores a 0 over the fresh file's 0.)
+  const char byte = 0;
+  return ::pwrite(writable.get(), &byte, 1, 0) < 0;
+}
+
+// Creates a sealed memfd of `bytes` bytes and maps it shared, read-write (the only writable
+// mapping there will ever be when the write seal holds).
 absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool hugetlb) {
   unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
   if (hugetlb) flags |= MFD_HUGETLB | MFD_HUGE_2MB;
@@ -59,13 +81,22 @@ absl::StatusOr<Backing> MapMemfd(const std::string& name, uint64_t bytes, bool h
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
     return ErrnoToStatus(errno, "ftruncate");
   }
-  // A client holding the fd must not be able to shrink the file under the node.
-  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    return ErrnoToStatus(errno, "fcntl(F_ADD_SEALS)");
-  }
   void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (address == MAP_FAILED) return ErrnoToStatus(errno, "mmap");
-  return Backing{std::move(fd), MemoryMapping(address, bytes)};
+  Backing backing{std::move(fd), MemoryMapping(address, bytes)};
+  // A client holding the fd must not be able to shrink the file under the node, nor — once
+  // the node's own mapping exists — get any new writable mapping or write() of it
+  // (F_SEAL_FUTURE_WRITE, Linux >= 5.1; existing mappings keep their access).
+  const int base_seals = F_SEAL_SHRINK | F_SEAL_GROW;
+  if (::fcntl(backing.fd.get(), F_ADD_SEALS, base_seals | F_SEAL_FUTURE_WRITE) == 0) {
+    backing.write_sealed = WriteSealHolds(backing.fd.get());
+  } else if (::fcntl(backing.fd.get(), F_ADD_SEALS, base_seals) != 0) {
+    return ErrnoToStatus(errno, "fcntl(F_ADD_SEALS)");
+  }
+  if (::fcntl(backing.fd.get(), F_ADD_SEALS, F_SEAL_SEAL) != 0) {
+    return ErrnoToStatus(errno, "fcntl(F_ADD_SEALS, F_SEAL_SEAL)");
+  }
+  return backing;
 }
 
 // True if the kernel's THP policy in `path` (shmem_enabled or enabled) honours
@@ -137,7 +168,8 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
     if (backing.ok()) {
       LOG(INFO) << "DramArena '" << options.name << "': " << bytes << " bytes on hugetlb pages";
       return absl::WrapUnique(new DramArena(std::move(backing->fd), std::move(backing->mapping),
-                                            HugePageMode::kHugeTlb, allocator_options));
+                                            HugePageMode::kHugeTlb, backing->write_sealed,
+                                            allocator_options));
     }
     VLOG(1) << "DramArena '" << options.name << "': no hugetlb pages (" << backing.status()
             << "), falling back to transparent hugepages";
@@ -158,8 +190,13 @@ absl::StatusOr<std::unique_ptr<DramArena>> DramArena::Create(const DramArenaOpti
   LOG(INFO) << "DramArena '" << options.name << "': " << options.capacity_bytes
             << " bytes, hugepage mode " << HugePageModeName(mode)
             << (anonymous ? ", anonymous memory (not shareable)" : ", memfd");
-  return absl::WrapUnique(
-      new DramArena(std::move(backing.fd), std::move(backing.mapping), mode, allocator_options));
+  if (!anonymous && !backing.write_sealed) {
+    LOG(WARNING) << "DramArena '" << options.name
+                 << "': the kernel does not seal the memfd against new writable mappings "
+                    "(F_SEAL_FUTURE_WRITE): same-host clients will not be given it";
+  }
+  return absl::WrapUnique(new DramArena(std::move(backing.fd), std::move(backing.mapping), mode,
+                                        backing.write_sealed, allocator_options));
 }
 
 absl::StatusOr<internal::UniqueFd> DramArena::OpenReadOnlyFd() const {
@@ -174,10 +211,11 @@ absl::StatusOr<internal::UniqueFd> DramArena::OpenReadOnlyFd() const {
 }
 
 DramArena::DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
-                     const ExtentAllocatorOptions& allocator_options)
+                     bool write_sealed, const ExtentAllocatorOptions& allocator_options)
     : fd_(std::move(fd)),
       mapping_(std::move(mapping)),
       huge_page_mode_(mode),
+      write_sealed_(write_sealed),
       capacity_(allocator_options.capacity_bytes),
       allocator_(allocator_options) {}
 

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -238,25 +239,29 @@ TEST(DramArenaTest, RangesOutsideTheExtentAreOutOfRange) {
             absl::StatusCode::kInvalidArgument);
 }
 
-TEST(DramArenaTest, SecondMappingOfTheFdSeesTheSameBytes) {
+TEST(DramArenaTest, SecondMappingOfTheFdSeesTheSameBytesButCannotWrite) {
   std::unique_ptr<DramArena> arena = MustCreate(8 * kMiB);
   ASSERT_NE(arena, nullptr);
+  ASSERT_TRUE(arena->write_sealed()) << "this kernel lacks F_SEAL_FUTURE_WRITE";
   const Extent extent = MustAllocate(*arena, 2 * kMiB);
   const std::vector<std::byte> data = Pattern(11, extent.length);
   ASSERT_TRUE(arena->Write(extent, 0, data).ok());
 
-  void* other =
-      ::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, arena->fd(), 0);
+  // Not even the node's own read-write fd maps the file writable once it is sealed.
+  errno = 0;
+  EXPECT_EQ(
+      ::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, arena->fd(), 0),
+      MAP_FAILED);
+  EXPECT_EQ(errno, EPERM);
+  void* other = ::mmap(nullptr, arena->mapped_bytes(), PROT_READ, MAP_SHARED, arena->fd(), 0);
   ASSERT_NE(other, MAP_FAILED) << std::strerror(errno);
   auto* other_bytes = static_cast<std::byte*>(other);
   ASSERT_NE(other_bytes, arena->base());
   EXPECT_EQ(std::memcmp(other_bytes + extent.offset, data.data(), data.size()), 0);
-  // And the other way round: a write through the client's mapping is seen by the arena.
+  // A write through the arena's own mapping is seen by the other one.
   const std::vector<std::byte> reply = Pattern(12, 4096);
-  std::memcpy(other_bytes + extent.offset + 8192, reply.data(), reply.size());
-  std::vector<std::byte> back(4096);
-  ASSERT_TRUE(arena->Read(extent, 8192, absl::MakeSpan(back)).ok());
-  EXPECT_EQ(back, reply);
+  ASSERT_OK(arena->Write(extent, 8192, reply));
+  EXPECT_EQ(std::memcmp(other_bytes + extent.offset + 8192, reply.data(), reply.size()), 0);
   ASSERT_EQ(::munmap(other, arena->mapped_bytes()), 0);
 
   // The file is sealed: nobody holding the fd can shrink it under the node.
@@ -303,13 +308,40 @@ TEST(DramArenaTest, ReadOnlyFdCanNeitherWriteNorPunchHoles) {
             0);
   ASSERT_EQ(::munmap(view, arena->mapped_bytes()), 0);
 
-  // The writable fd() can punch holes: the reason clients must not get it.
-  ASSERT_EQ(::fallocate(arena->fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+  // The ways around a read-only fd, as a hostile same-host client would try them: open it
+  // again read-write through /proc (allowed: the memfd's inode is 0777), then map, write,
+  // punch, or mprotect a read-only mapping to writable. The write seal refuses each.
+  ASSERT_TRUE(arena->write_sealed());
+  const std::string path = absl::StrCat("/proc/self/fd/", read_only.get());
+  internal::UniqueFd reopened(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  ASSERT_TRUE(reopened.valid()) << std::strerror(errno);
+  errno = 0;
+  EXPECT_EQ(
+      ::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, reopened.get(), 0),
+      MAP_FAILED);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_EQ(::pwrite(reopened.get(), &byte, 1, static_cast<off_t>(extent.offset)), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(::fallocate(reopened.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                         static_cast<off_t>(extent.offset), static_cast<off_t>(extent.length)),
-            0)
-      << std::strerror(errno);
+            0);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(::ftruncate(reopened.get(), 0), 0);
+  view = ::mmap(nullptr, arena->mapped_bytes(), PROT_READ, MAP_SHARED, reopened.get(), 0);
+  ASSERT_NE(view, MAP_FAILED) << std::strerror(errno);
+  errno = 0;
+  EXPECT_NE(::mprotect(view, arena->mapped_bytes(), PROT_READ | PROT_WRITE), 0);
+  EXPECT_EQ(errno, EACCES);
+  // A private (copy-on-write) writable mapping is allowed: it writes only the client's copy.
+  void* cow = ::mmap(nullptr, arena->mapped_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE,
+                     reopened.get(), 0);
+  if (cow != MAP_FAILED) {
+    std::memset(static_cast<std::byte*>(cow) + extent.offset, 0x5a, 4096);
+    ASSERT_EQ(::munmap(cow, arena->mapped_bytes()), 0);
+  }
+  ASSERT_EQ(::munmap(view, arena->mapped_bytes()), 0);
   ASSERT_OK(arena->Read(extent, 0, absl::MakeSpan(back)));
-  EXPECT_EQ(back, std::vector<std::byte>(extent.length, std::byte{0}));
+  EXPECT_EQ(back, data);
 }
 
 TEST(DramArenaTest, StatsFollowAllocationsAndCounters) {

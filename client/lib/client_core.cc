@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "glog/logging.h"
 
 #include "client/lib/wire_types.h"
 #include "strata/base/status_macros.h"
@@ -270,7 +271,42 @@ absl::StatusOr<ClientCore::DataPlaneGrant> ClientCore::OpenDataPlane(absl::Time 
   v1::OpenDataPlaneResponse response;
   STRATA_RETURN_IF_ERROR(control_.Call(control_.store(), &v1::Store::Stub::OpenDataPlane, request,
                                        &response, deadline, Retry::kUnavailable));
-  return DataPlaneGrant{response.data_plane().ucx_address(), response.credential()};
+  return DataPlaneGrant{response.data_plane().ucx_address(), response.credential(),
+                        response.data_plane().same_host_socket()};
+}
+
+std::shared_ptr<SameHostChannel> ClientCore::SameHost(absl::Time deadline) {
+  if (!options_.same_host) return nullptr;
+  absl::MutexLock lock(&same_host_mu_);
+  if (same_host_ != nullptr) return same_host_;
+  const absl::Time now = absl::Now();
+  if (now < same_host_retry_) return nullptr;
+  same_host_retry_ = now + absl::Seconds(30);
+  absl::StatusOr<DataPlaneGrant> grant = OpenDataPlane(deadline);
+  if (!grant.ok() || grant->same_host_socket.empty()) return nullptr;
+  absl::StatusOr<std::unique_ptr<SameHostChannel>> channel =
+      SameHostChannel::Open({.socket = grant->same_host_socket,
+                             .credential = grant->credential,
+                             .max_connections = options_.same_host_connections},
+                            std::min(deadline, now + options_.connect_timeout));
+  if (!channel.ok()) {
+    // Another host, network namespace or container: the UCX data plane it is.
+    if (!same_host_logged_) {
+      LOG(INFO) << "same-host channel of " << options_.node << " (" << grant->same_host_socket
+                << ") not used: " << channel.status();
+      same_host_logged_ = true;
+    }
+    return nullptr;
+  }
+  same_host_ = *std::move(channel);
+  return same_host_;
+}
+
+void ClientCore::DropSameHost(const std::shared_ptr<SameHostChannel>& channel) {
+  absl::MutexLock lock(&same_host_mu_);
+  if (same_host_ != channel) return;
+  same_host_ = nullptr;
+  same_host_retry_ = absl::Now() + absl::Seconds(1);
 }
 
 absl::StatusOr<std::string> ClientCore::DescribeDataPlane(absl::Time deadline) {
@@ -305,6 +341,8 @@ ClientStats ClientCore::stats() const {
   s.writes_existing = writes_existing_.load(std::memory_order_relaxed);
   s.bytes_written = bytes_written_.load(std::memory_order_relaxed);
   s.checksum_failures = checksum_failures_.load(std::memory_order_relaxed);
+  s.same_host_reads = same_host_reads_.load(std::memory_order_relaxed);
+  s.same_host_writes = same_host_writes_.load(std::memory_order_relaxed);
   return s;
 }
 

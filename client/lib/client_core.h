@@ -33,6 +33,7 @@
 #include "client/lib/data_plane.h"
 #include "client/lib/range_map.h"
 #include "client/lib/read_plan.h"
+#include "client/lib/same_host_channel.h"
 #include "strata/client.h"
 
 namespace strata::client_internal {
@@ -126,7 +127,8 @@ class ClientCore {
   // Store.OpenDataPlane: where the data plane listens and a credential for it.
   struct DataPlaneGrant {
     std::string address;
-    std::string credential;  // empty from an open node
+    std::string credential;        // empty from an open node
+    std::string same_host_socket;  // empty: the node offers no same-host channel
   };
   absl::StatusOr<DataPlaneGrant> OpenDataPlane(absl::Time deadline);
   // The registration holding [p, p + n), or null.
@@ -153,6 +155,20 @@ class ClientCore {
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                            const Client::LayerCallback* on_layer, absl::Time deadline);
 
+  // The node's same-host channel when options.same_host, the node offers one and this
+  // process reaches it (opened on first use; after a failure tried again at most every
+  // 30 s, 1 s after a channel that worked broke); null: use UCX.
+  std::shared_ptr<SameHostChannel> SameHost(absl::Time deadline) ABSL_LOCKS_EXCLUDED(same_host_mu_);
+  // Forgets `channel` after it failed UNAVAILABLE (the node restarted or stopped).
+  void DropSameHost(const std::shared_ptr<SameHostChannel>& channel)
+      ABSL_LOCKS_EXCLUDED(same_host_mu_);
+  // ReadPlanned's runs through the same-host channel (read_path.cc).
+  absl::Status ReadSameHost(SameHostChannel& channel, const Namespace& ns,
+                            absl::Span<const PlannedRange> plan,
+                            absl::Span<const std::pair<size_t, size_t>> runs,
+                            const Client::LayerCallback* on_layer, absl::Time deadline,
+                            bool* delivered);
+
   // One PUT on the data plane (write_path.cc): sends it with the blob's bytes and waits for
   // its final PUT_RESULT.
   absl::StatusOr<DataPlane::PutOutcome> PutBlob(const store::transport::wire::PutHeader& header,
@@ -174,6 +190,13 @@ class ClientCore {
   std::atomic<uint64_t> writes_existing_{0};
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> checksum_failures_{0};
+  std::atomic<uint64_t> same_host_reads_{0};
+  std::atomic<uint64_t> same_host_writes_{0};
+
+  absl::Mutex same_host_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  std::shared_ptr<SameHostChannel> same_host_ ABSL_GUARDED_BY(same_host_mu_);
+  absl::Time same_host_retry_ ABSL_GUARDED_BY(same_host_mu_) = absl::InfinitePast();
+  bool same_host_logged_ ABSL_GUARDED_BY(same_host_mu_) = false;
 
   // Last: destroyed first, so async calls finish while everything they use exists.
   std::unique_ptr<AsyncExecutor> executor_;

@@ -54,6 +54,7 @@ ClientOptions ClientOptions::FromEnvironment() {
   if (std::string node = Env("STRATA_NODE"); !node.empty()) options.node = node;
   if (std::string tls = Env("STRATA_UCX_TLS"); !tls.empty()) options.ucx_transports = tls;
   if (std::string token = Env("STRATA_TOKEN"); !token.empty()) options.token = token;
+  if (Env("STRATA_SAME_HOST") == "0") options.same_host = false;
   if (std::string ca = Env("STRATA_TLS_CA"); !ca.empty()) {
     options.tls = true;
     options.tls_ca_file = ca;
@@ -116,6 +117,9 @@ absl::Status ClientOptions::Validate() const {
   }
   if (reads_in_flight < 1) {
     return absl::InvalidArgumentError("reads_in_flight: must be >= 1");
+  }
+  if (same_host_connections < 1) {
+    return absl::InvalidArgumentError("same_host_connections: must be >= 1");
   }
   if (tls_cert_file.empty() != tls_key_file.empty()) {
     return absl::InvalidArgumentError("tls_cert_file, tls_key_file: give both or neither");

@@ -64,6 +64,20 @@ bool MayBeOneItems(absl::StatusCode code) {
   }
 }
 
+// The wire form of planned ranges (the READ's range list).
+std::vector<wire::ReadRangeBits> WireRanges(absl::Span<const PlannedRange> ranges) {
+  std::vector<wire::ReadRangeBits> out;
+  out.reserve(ranges.size());
+  for (const PlannedRange& r : ranges) {
+    out.push_back(wire::ReadRangeBits{.key = {r.blob.hash.hi, r.blob.hash.lo},
+                                      .first_page = r.first_page,
+                                      .num_pages = r.num_pages,
+                                      .layer_begin = r.layer_begin,
+                                      .layer_end = r.layer_end});
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::Status ClientCore::Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
@@ -134,6 +148,15 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
   // Layer callbacks come from the last run: the earlier ones have fully landed by then
   // (runs finish in order).
   auto callback_of = [&](size_t r) { return r + 1 == runs.size() ? on_layer : nullptr; };
+  // On the node's host: copied out of its arena, verified, no network stack. A channel
+  // that broke (the node restarted) leaves the read to UCX unless a layer went out.
+  if (std::shared_ptr<SameHostChannel> local = SameHost(deadline); local != nullptr) {
+    bool delivered = false;
+    const absl::Status status =
+        ReadSameHost(*local, ns, plan, runs, on_layer, deadline, &delivered);
+    if (status.code() != absl::StatusCode::kUnavailable || delivered) return status;
+    DropSameHost(local);
+  }
   // Up to reads_in_flight runs are sent ahead: the node grants and sends the next run while
   // this thread verifies the current one, and no round trip separates them. A run that
   // could not be sent keeps its error until its turn (the runs before it may fail first).
@@ -170,6 +193,39 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
   return absl::OkStatus();
 }
 
+absl::Status ClientCore::ReadSameHost(SameHostChannel& channel, const Namespace& ns,
+                                      absl::Span<const PlannedRange> plan,
+                                      absl::Span<const std::pair<size_t, size_t>> runs,
+                                      const Client::LayerCallback* on_layer, absl::Time deadline,
+                                      bool* delivered) {
+  const radix::KvLayout& layout = ns.layout();
+  const std::string ns_encoding = ns.CanonicalEncoding();
+  const auto ns_bytes =
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(ns_encoding.data()), ns_encoding.size());
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto ranges = plan.subspan(runs[r].first, runs[r].second - runs[r].first);
+    const std::vector<wire::ReadRangeBits> wire_ranges = WireRanges(ranges);
+    const wire::ReadHeader header{.request_id = 0,
+                                  .range_count = static_cast<uint32_t>(ranges.size()),
+                                  .lease_ttl_ms = LeaseTtlMs(options_.lease_ttl, deadline),
+                                  .ns_bytes = static_cast<uint32_t>(ns_encoding.size())};
+    uint64_t failures = 0;
+    // Layer callbacks come from the last run: the earlier ones have landed by then.
+    const absl::Status status =
+        channel.Read(header, wire::EncodeReadPayload(ns_bytes, wire_ranges), ranges, wire_ranges,
+                     layout.BytesPerLayerPage(), layout.num_layers,
+                     r + 1 == runs.size() ? on_layer : nullptr, deadline, delivered, &failures);
+    checksum_failures_.fetch_add(failures, std::memory_order_relaxed);
+    if (!status.ok()) return status;
+    reads_.fetch_add(1, std::memory_order_relaxed);
+    same_host_reads_.fetch_add(1, std::memory_order_relaxed);
+    for (const PlannedRange& range : ranges) {
+      bytes_read_.fetch_add(range.chunks() * layout.BytesPerLayerPage(), std::memory_order_relaxed);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
                                   const Client::LayerCallback* on_layer, absl::Time deadline,
                                   bool* delivered) {
@@ -183,16 +239,7 @@ absl::StatusOr<std::unique_ptr<ClientCore::ReadInFlight>> ClientCore::StartRun(
     const Client::LayerCallback* on_layer, absl::Time deadline) {
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
-  std::vector<wire::ReadRangeBits> wire_ranges;
-  wire_ranges.reserve(ranges.size());
-  for (const PlannedRange& r : ranges) {
-    wire_ranges.push_back(wire::ReadRangeBits{.key = {r.blob.hash.hi, r.blob.hash.lo},
-                                              .first_page = r.first_page,
-                                              .num_pages = r.num_pages,
-                                              .layer_begin = r.layer_begin,
-                                              .layer_end = r.layer_end});
-  }
-  auto run = std::make_unique<ReadInFlight>(layout, ranges, std::move(wire_ranges));
+  auto run = std::make_unique<ReadInFlight>(layout, ranges, WireRanges(ranges));
   std::vector<absl::Span<uint8_t>> dests;
   for (const PlannedRange& r : ranges) {
     for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {

@@ -122,6 +122,7 @@ void strata_options_init(strata_options* options) {
   if (options == nullptr) return;
   std::memset(options, 0, sizeof(*options));
   options->max_retries = -1;
+  options->same_host = 1;
 }
 
 int strata_connect(const strata_options* options, strata_client** out) {
@@ -137,6 +138,7 @@ int strata_connect(const strata_options* options, strata_client** out) {
     if (options->lease_ttl_ms < 0) return Invalid("lease_ttl_ms: negative");
     o.lease_ttl = absl::Milliseconds(options->lease_ttl_ms);
     o.wait_for_node = options->wait_for_node != 0;
+    if (options->same_host == 0) o.same_host = false;
     if (options->token != nullptr) o.token = options->token;
     if (options->tls != 0) o.tls = true;
     if (options->tls_ca_file != nullptr) {

@@ -168,10 +168,18 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   // A broken connection ends the node's side of the put (it aborts it): once more on a new
   // connection. A put whose result was lost after its commit finds its key existing.
-  absl::StatusOr<DataPlane::PutOutcome> outcome;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  absl::StatusOr<DataPlane::PutOutcome> outcome = absl::UnavailableError("not sent");
+  // On the node's host a blob that fits its staging file goes through the same-host
+  // channel; one that broke leaves the put to UCX (a put it committed is found existing).
+  if (std::shared_ptr<SameHostChannel> local = SameHost(deadline);
+      local != nullptr && bytes <= local->staging_bytes()) {
+    outcome = local->Put(header, metadata, source_bytes, deadline);
+    if (outcome.ok()) same_host_writes_.fetch_add(1, std::memory_order_relaxed);
+    if (outcome.status().code() == absl::StatusCode::kUnavailable) DropSameHost(local);
+  }
+  for (int attempt = 0; attempt < 2 && outcome.status().code() == absl::StatusCode::kUnavailable;
+       ++attempt) {
     outcome = PutBlob(header, metadata, source_bytes, deadline);
-    if (outcome.ok() || outcome.status().code() != absl::StatusCode::kUnavailable) break;
   }
   if (!outcome.ok()) return outcome.status();
   if (outcome->exists) {

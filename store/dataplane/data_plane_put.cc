@@ -7,12 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 
+#include "store/dataplane/wire_convert.h"
 #include "strata/radix/namespace.h"
 #include "strata/store/dataplane/data_plane_server.h"
 
 namespace strata::store::dataplane {
 
 namespace wire = transport::wire;
+using internal::BitsOf;
 using transport::IncomingData;
 using transport::PeerId;
 
@@ -63,14 +65,6 @@ void DataPlaneServer::OnPutData(PeerId from, absl::Span<const uint8_t> header, I
 }
 
 namespace {
-
-radix::BlobKey KeyOf(const wire::BlobKeyBits& bits) {
-  return radix::BlobKey{radix::PrefixHash{.hi = bits.hi, .lo = bits.lo}};
-}
-
-wire::BlobKeyBits BitsOf(const radix::BlobKey& key) {
-  return wire::BlobKeyBits{key.hash.hi, key.hash.lo};
-}
 
 // Pieces of one PUT that may wait for its begin (its payload still landing).
 constexpr size_t kMaxWaitingPieces = 64;
@@ -148,26 +142,13 @@ void DataPlaneServer::BeginTrip(const std::shared_ptr<TripPut>& trip, const wire
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
     return FinishTrip(trip, decoded.status());
   }
-  absl::StatusOr<radix::Namespace> ns = radix::Namespace::FromCanonicalEncoding(std::string_view(
-      reinterpret_cast<const char*>(decoded->ns_encoding.data()), decoded->ns_encoding.size()));
+  absl::StatusOr<radix::Namespace> ns = internal::NamespaceOf(decoded->ns_encoding, "PUT");
   if (!ns.ok()) {
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
-    return FinishTrip(trip,
-                      absl::InvalidArgumentError(absl::StrCat("PUT: ", ns.status().message())));
+    return FinishTrip(trip, ns.status());
   }
-  core::PutRequest request;
-  if (header.has_parent) {
-    request.parent = core::BlobParent{KeyOf(decoded->parent_key), header.parent_pages};
-  }
-  if (header.has_segment_start) {
-    request.segment_start = core::SegmentStart{.hash = KeyOf(decoded->segment_hash).hash,
-                                               .pages = header.segment_pages};
-  }
-  request.tokens = decoded->tokens;
-  request.bytes = header.bytes;
-  request.checksums = decoded->checksums;
-  if (header.has_key) request.key = KeyOf(decoded->key);
-  absl::StatusOr<core::BeginPutReply> begun = engine_->BeginPut(*ns, request, ScopeOf(trip->peer));
+  absl::StatusOr<core::BeginPutReply> begun =
+      engine_->BeginPut(*ns, internal::PutRequestOf(header, *decoded), ScopeOf(trip->peer));
   if (!begun.ok()) return FinishTrip(trip, begun.status());
   trip->key = begun->key;
   if (begun->exists) return FinishTrip(trip, absl::OkStatus(), /*exists=*/true);

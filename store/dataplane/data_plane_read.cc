@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "store/dataplane/wire_convert.h"
 #include "strata/radix/namespace.h"
 #include "strata/store/dataplane/data_plane_server.h"
 
@@ -74,11 +75,10 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
     return refuse(decoded.status());
   }
-  absl::StatusOr<radix::Namespace> ns = radix::Namespace::FromCanonicalEncoding(std::string_view(
-      reinterpret_cast<const char*>(decoded->ns_encoding.data()), decoded->ns_encoding.size()));
+  absl::StatusOr<radix::Namespace> ns = internal::NamespaceOf(decoded->ns_encoding, "READ");
   if (!ns.ok()) {
     counters_.malformed.fetch_add(1, std::memory_order_relaxed);
-    return refuse(absl::InvalidArgumentError(absl::StrCat("READ: ", ns.status().message())));
+    return refuse(ns.status());
   }
   if (stopping_.load(std::memory_order_acquire)) {
     return refuse(absl::CancelledError("data plane stopping"));
@@ -89,26 +89,12 @@ void DataPlaneServer::StartRead(PeerId from, const wire::ReadHeader& header,
     return;
   }
   // The grant's size is bounded before anything is leased or allocated.
-  uint64_t chunks = 0;
-  for (const wire::ReadRangeBits& r : decoded->ranges) {
-    const uint64_t layers = r.layer_end > r.layer_begin ? r.layer_end - r.layer_begin : 0;
-    chunks += layers * r.num_pages;  // each term < 2^64; the sum is checked after each
-    if (chunks > wire::kMaxReadChunks) {
-      counters_.malformed.fetch_add(1, std::memory_order_relaxed);
-      return refuse(absl::InvalidArgumentError(
-          absl::StrCat("READ: the ranges cover more than ", wire::kMaxReadChunks, " chunks")));
-    }
+  absl::StatusOr<std::vector<core::ReadRange>> checked = internal::ReadRangesOf(decoded->ranges);
+  if (!checked.ok()) {
+    counters_.malformed.fetch_add(1, std::memory_order_relaxed);
+    return refuse(checked.status());
   }
-  std::vector<core::ReadRange> ranges;
-  ranges.reserve(decoded->ranges.size());
-  for (const wire::ReadRangeBits& r : decoded->ranges) {
-    ranges.push_back(
-        core::ReadRange{.blob = radix::BlobKey{radix::PrefixHash{.hi = r.key.hi, .lo = r.key.lo}},
-                        .first_page = r.first_page,
-                        .num_pages = r.num_pages,
-                        .layer_begin = r.layer_begin,
-                        .layer_end = r.layer_end});
-  }
+  const std::vector<core::ReadRange>& ranges = *checked;
   absl::StatusOr<core::ReadReply> lease =
       engine_->Read(*ns, ranges, absl::Milliseconds(header.lease_ttl_ms), ScopeOf(from));
   if (!lease.ok()) {

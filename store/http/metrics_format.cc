@@ -334,6 +334,27 @@ void WriteDataPlane(const core::DataPlaneStats& d, Writer& w) {
   w.Histogram({{"op", "put"}}, d.put_latency);
 }
 
+void WriteSameHost(const core::SameHostStats& s, Writer& w) {
+  w.Family("strata_same_host_clients", "gauge", "Same-host channel connections open.");
+  w.Sample({}, s.clients);
+  w.Family("strata_same_host_requests_total", "counter",
+           "Same-host channel requests answered, by operation (read, put) and outcome.");
+  w.Sample({{"op", "read"}, {"outcome", "ok"}}, s.reads);
+  w.Sample({{"op", "read"}, {"outcome", "error"}}, s.read_failures);
+  w.Sample({{"op", "put"}, {"outcome", "ok"}}, s.puts);
+  w.Sample({{"op", "put"}, {"outcome", "error"}}, s.put_failures);
+  w.Family("strata_same_host_bytes_total", "counter",
+           "Bytes leased to same-host readers (read) and copied from staging files (put).");
+  w.Sample({{"op", "read"}}, s.bytes_granted);
+  w.Sample({{"op", "put"}}, s.bytes_put);
+  w.Family("strata_same_host_refused_total", "counter",
+           "Same-host connections refused (credential, client limit) or never greeted.");
+  w.Sample({}, s.refused);
+  w.Family("strata_same_host_malformed_total", "counter",
+           "Same-host messages that did not decode, and releases of leases not the client's.");
+  w.Sample({}, s.malformed);
+}
+
 void WriteRpc(const core::RpcMetricsSnapshot& r, Writer& w) {
   // "strata.v1.Store/Match" -> service "strata.v1.Store", method "Match".
   auto split = [](const std::string& full) {
@@ -451,6 +472,7 @@ std::string FormatMetrics(const NodeSnapshot& snapshot) {
   WriteTenants(snapshot.tiers, w);
   WriteMrc(snapshot.tiers, w);
   WriteDataPlane(snapshot.data_plane, w);
+  WriteSameHost(snapshot.same_host, w);
   WriteRpc(snapshot.rpc, w);
   WriteCluster(snapshot.cluster, w);
   return w.Take();

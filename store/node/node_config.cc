@@ -147,6 +147,28 @@ const std::vector<OptionRow>& Table() {
        [](auto k, auto v, NodeConfig* c) {
          return SetBytes(k, v, &c->dataplane_max_put_metadata_bytes);
        }},
+      {{"same_host", "bool", "true",
+        "offer the same-host channel: clients on this host read blobs straight out of the "
+        "DRAM tier (mapped read-only) and put through a staging file (needs a memfd DRAM tier)"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->same_host); }},
+      {{"same_host_socket", "socket name or empty", "empty",
+        "the same-host channel's UNIX socket: \"@name\" (abstract) or a path; empty: "
+        "\"@strata-node-<pid>-<n>\""},
+       [](auto k, auto v, NodeConfig* c) {
+         c->same_host_socket = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"same_host_staging_bytes", "bytes", "64MiB",
+        "each same-host connection's staging file: the largest blob put that way"},
+       [](auto k, auto v, NodeConfig* c) -> absl::Status {
+         STRATA_RETURN_IF_ERROR(SetBytes(k, v, &c->same_host_staging_bytes));
+         if (c->same_host_staging_bytes == 0) return Bad(k, "must be > 0");
+         return absl::OkStatus();
+       }},
+      {{"same_host_max_clients", "integer", "64", "same-host connections open at once"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 4096, &c->same_host_max_clients);
+       }},
       {{"tenants_file", "path or empty", "empty",
         "the tenants file (JSON: name, role, token_sha256, namespaces per tenant); every call "
         "then needs a tenant's bearer token. Empty: no authentication (loopback only)"},

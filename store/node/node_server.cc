@@ -21,6 +21,7 @@
 #include "strata/store/cluster/membership.h"
 #include "strata/store/cluster/node_record.h"
 #include "strata/store/dataplane/data_plane_server.h"
+#include "strata/store/dataplane/same_host_server.h"
 #include "strata/store/http/http_server.h"
 #include "strata/store/http/node_snapshot.h"
 #include "strata/store/meta/rocks_meta_store.h"
@@ -128,7 +129,10 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.dram_granule_bytes = kDramGranuleBytes;
   options.dram_try_hugetlb = config.dram_hugetlb;
   options.dram_populate = config.dram_populate;
-  options.dram_backing = config.dram_backing;
+  // The same-host channel shares the arena's file: anonymous memory has none.
+  options.dram_backing = config.same_host && config.dram_backing == tiering::DramBacking::kAuto
+                             ? tiering::DramBacking::kMemfd
+                             : config.dram_backing;
   options.max_blob_bytes = config.max_blob_bytes;
   options.default_lease_ttl = config.lease_ttl;
   options.max_lease_ttl = config.max_lease_ttl;
@@ -365,12 +369,30 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                   .authenticate = DataPlaneAuthenticator(credentials),
                                   .scope_of = DataPlaneScopes(tenants)}));
   server->data_plane_address_ = server->data_plane_->address();
+  //    The same-host channel, where the arena can be shared safely (else UCX only).
+  if (config.same_host) {
+    absl::StatusOr<std::unique_ptr<dataplane::SameHostServer>> same_host =
+        dataplane::SameHostServer::Start(server->engine_.get(),
+                                         {.socket = config.same_host_socket,
+                                          .staging_bytes = config.same_host_staging_bytes,
+                                          .max_clients = config.same_host_max_clients,
+                                          .authenticate = DataPlaneAuthenticator(credentials),
+                                          .scope_of = DataPlaneScopes(tenants)});
+    if (same_host.ok()) {
+      server->same_host_ = *std::move(same_host);
+    } else if (same_host.status().code() == absl::StatusCode::kFailedPrecondition) {
+      LOG(WARNING) << "no same-host channel: " << same_host.status().message();
+    } else {
+      return same_host.status();
+    }
+  }
 
   // 6. gRPC.
   STRATA_ASSIGN_OR_RETURN(server->rpc_server_,
                           rpc::RpcServer::Start(server->engine_.get(),
                                                 {.listen_address = config.grpc_listen,
                                                  .data_plane_address = server->data_plane_address_,
+                                                 .same_host_socket = server->same_host_socket(),
                                                  .version = "",
                                                  .tenants = tenants,
                                                  .credentials = credentials,
@@ -550,6 +572,7 @@ http::NodeSnapshot NodeServer::Snapshot() const {
   http::NodeSnapshot snapshot;
   snapshot.tiers = engine_->Tiers();
   if (data_plane_ != nullptr) snapshot.data_plane = data_plane_->stats();
+  if (same_host_ != nullptr) snapshot.same_host = same_host_->stats();
   if (rpc_server_ != nullptr) snapshot.rpc = rpc_server_->Metrics();
   // The cluster parts are made while the node starts (after the HTTP endpoint): read them
   // once it has.
@@ -595,6 +618,10 @@ absl::Status NodeServer::Readiness() const {
   return absl::OkStatus();
 }
 
+std::string NodeServer::same_host_socket() const {
+  return same_host_ == nullptr ? std::string() : same_host_->socket();
+}
+
 NodeServer::~NodeServer() { Shutdown(absl::ZeroDuration()); }
 
 absl::Status NodeServer::Drain(absl::Duration timeout) {
@@ -631,6 +658,7 @@ void NodeServer::Shutdown(absl::Duration grace) {
   if (rpc_server_ != nullptr) rpc_server_->Shutdown(grace);
   // After gRPC (no Read can grant a lease any more), before the engine goes: transfers
   // still in flight end CANCELLED and release their HeldSpans.
+  if (same_host_ != nullptr) same_host_->Stop();
   if (data_plane_ != nullptr) data_plane_->Stop();
 }
 

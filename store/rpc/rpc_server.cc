@@ -23,6 +23,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(core::NodeEngine* en
   std::unique_ptr<RpcServer> server(new RpcServer());
   server->store_service_ = std::make_unique<StoreService>(
       engine, ServiceOptions{.data_plane_address = options.data_plane_address,
+                             .same_host_socket = options.same_host_socket,
                              .version = options.version,
                              .tenants = options.tenants,
                              .credentials = options.credentials});

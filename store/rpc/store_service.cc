@@ -366,6 +366,7 @@ grpc::Status StoreService::Health(grpc::ServerContext* context, const v1::Health
   response->set_state(engine_->draining() ? v1::SERVING_STATE_DRAINING : v1::SERVING_STATE_SERVING);
   response->set_version(options_.version.empty() ? STRATA_VERSION : options_.version);
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
+  response->mutable_data_plane()->set_same_host_socket(options_.same_host_socket);
   response->set_uptime_ms(static_cast<uint64_t>(absl::ToInt64Milliseconds(absl::Now() - started_)));
   return grpc::Status::OK;
 }
@@ -377,6 +378,7 @@ grpc::Status StoreService::OpenDataPlane(grpc::ServerContext* context,
   const absl::StatusOr<Authorizer::Caller> caller = Caller(*context, "OpenDataPlane");
   if (!caller.ok()) return CallStatus("Store", "OpenDataPlane", caller.status());
   response->mutable_data_plane()->set_ucx_address(options_.data_plane_address);
+  response->mutable_data_plane()->set_same_host_socket(options_.same_host_socket);
   if (caller->tenant != nullptr) {
     response->set_credential(options_.credentials->Issue(caller->tenant->name, absl::Now()));
     response->set_expires_in_ms(

@@ -142,10 +142,10 @@ TEST_P(ClientConcurrencyTest, RandomPutsReadsAndDeletesNeverReturnGarbage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, ClientConcurrencyTest,
-                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma")),
+                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma"),
+                                           std::string(kSameHost)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "tcp" ? std::string("Tcp")
-                                                      : std::string("SharedMemory");
+                           return TransportTestName(info.param);
                          });
 
 }  // namespace

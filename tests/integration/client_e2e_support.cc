@@ -31,7 +31,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
   options.default_listen_and_dram = true;
   options.args = {"--dram_bytes=" + std::to_string(dram_bytes)};
   options.args.insert(options.args.end(), extra_args.begin(), extra_args.end());
-  if (!ucx_tls.empty()) options.env["UCX_TLS"] = ucx_tls;
+  if (!ucx_tls.empty()) options.env["UCX_TLS"] = ucx_tls == kSameHost ? "tcp" : ucx_tls;
   return NodeProcess::Start(std::move(options));
 }
 
@@ -47,11 +47,19 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartSecuredNode(
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls) {
   ClientOptions options;
   options.node = grpc_address;
-  options.ucx_transports = ucx_tls;
+  // "same-host": the node's same-host channel (UCX over TCP where it cannot be used);
+  // anything else names UCX transports and keeps the channel off.
+  options.same_host = ucx_tls == kSameHost;
+  options.ucx_transports = options.same_host ? "tcp" : ucx_tls;
   options.default_timeout = absl::Seconds(30);  // ASan on a shared 2-core machine
   options.retry.initial_backoff = absl::Milliseconds(20);
   options.retry.max_backoff = absl::Milliseconds(200);
   return options;
+}
+
+std::string TransportTestName(const std::string& ucx_tls) {
+  if (ucx_tls == "tcp") return "Tcp";
+  return ucx_tls == kSameHost ? "SameHost" : "SharedMemory";
 }
 
 std::vector<TokenId> RandomTokens(uint64_t seed, size_t count) {

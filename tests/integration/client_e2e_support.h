@@ -38,7 +38,12 @@ absl::StatusOr<std::unique_ptr<strata::testing::NodeProcess>> StartSecuredNode(
     const std::vector<std::string>& args);
 
 // Options of a client of `node` over `ucx_tls`, with short retries for tests.
+// ucx_tls: UCX transports (UCX_TLS syntax; the same-host channel off), or kSameHost.
+inline constexpr char kSameHost[] = "same-host";
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls);
+// A test name for a ClientOptionsFor transport: "Tcp", "SharedMemory" (UCX shm + CMA),
+// "SameHost".
+std::string TransportTestName(const std::string& ucx_tls);
 
 // `count` tokens drawn from a fixed-seed generator (ids < 50,000).
 std::vector<TokenId> RandomTokens(uint64_t seed, size_t count);

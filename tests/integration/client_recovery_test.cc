@@ -362,10 +362,10 @@ TEST_P(ClientKilledMidReadTest, BytesDeletedUnderItsLeaseAreFreedOnceItIsKilled)
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, ClientKilledMidReadTest,
-                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma")),
+                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma"),
+                                           std::string(kSameHost)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "tcp" ? std::string("Tcp")
-                                                      : std::string("SharedMemory");
+                           return TransportTestName(info.param);
                          });
 
 // ---------------------------------------------------------------- (b) a node restarted
@@ -384,7 +384,7 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartRestartableNode(const std::str
   options.wait_for_health = wait_for_health;
   options.args = {absl::StrCat("--grpc_listen=", grpc_listen),
                   absl::StrCat("--dataplane_listen=", dp_listen)};
-  options.env["UCX_TLS"] = ucx_tls;
+  options.env["UCX_TLS"] = ucx_tls == kSameHost ? "tcp" : ucx_tls;
   return NodeProcess::Start(std::move(options));
 }
 
@@ -524,11 +524,12 @@ TEST_P(ClientReconnectTest, SameClientReconnectsToANewNodeOnTheSamePorts) {
 
 INSTANTIATE_TEST_SUITE_P(TransportsAndSignals, ClientReconnectTest,
                          ::testing::Combine(::testing::Values(std::string("tcp"),
-                                                              std::string("tcp,shm,cma")),
+                                                              std::string("tcp,shm,cma"),
+                                                              std::string(kSameHost)),
                                             ::testing::Values(SIGKILL, SIGTERM)),
                          [](const ::testing::TestParamInfo<std::tuple<std::string, int>>& info) {
                            return absl::StrCat(
-                               std::get<0>(info.param) == "tcp" ? "Tcp" : "SharedMemory",
+                               TransportTestName(std::get<0>(info.param)),
                                std::get<1>(info.param) == SIGKILL ? "Sigkill" : "Sigterm");
                          });
 

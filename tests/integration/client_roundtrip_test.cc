@@ -52,6 +52,20 @@ TEST_P(ClientRoundTripTest, UsesTheTransportsAskedFor) {
   ASSERT_OK_AND_ASSIGN(const std::string lanes, client_->DescribeDataPlane());
   EXPECT_NE(lanes.find("stream: tcp "), std::string::npos) << lanes;
   const size_t data = lanes.find("data endpoint");
+  if (GetParam() == kSameHost) {
+    // UCX over TCP stands by; the blobs go through the same-host channel.
+    EXPECT_EQ(data, std::string::npos) << lanes;
+    const Namespace ns = ClientTestNamespace("lanes");
+    const std::vector<TokenId> tokens = RandomTokens(9, 4 * kPageTokens);
+    WriteFromRoot(ns, tokens, 4);
+    ASSERT_OK_AND_ASSIGN(const MatchResult match, client_->Match(ns, tokens));
+    std::vector<std::byte> buffer(4 * page_bytes_);
+    ASSERT_OK(
+        client_->Read(ns, match.segments, 4, MemoryDescriptor::Host(buffer.data(), buffer.size())));
+    EXPECT_EQ(client_->stats().same_host_writes, 1u);
+    EXPECT_EQ(client_->stats().same_host_reads, 1u);
+    return;
+  }
   if (GetParam() == "tcp") {
     EXPECT_EQ(data, std::string::npos) << lanes;
     return;
@@ -408,7 +422,9 @@ TEST_P(ClientRoundTripTest, CApiRoundTrip) {
   strata_options_init(&options);
   const std::string node = node_->grpc_address();
   options.node = node.c_str();
-  options.ucx_transports = GetParam().c_str();
+  const bool same_host = GetParam() == kSameHost;
+  options.ucx_transports = same_host ? "tcp" : GetParam().c_str();
+  options.same_host = same_host ? 1 : 0;
   options.timeout_ms = 30000;
   options.wait_for_node = 1;
   strata_client* c = nullptr;
@@ -471,10 +487,10 @@ TEST_P(ClientRoundTripTest, CApiRoundTrip) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, ClientRoundTripTest,
-                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma")),
+                         ::testing::Values(std::string("tcp"), std::string("tcp,shm,cma"),
+                                           std::string(kSameHost)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "tcp" ? std::string("Tcp")
-                                                      : std::string("SharedMemory");
+                           return TransportTestName(info.param);
                          });
 
 }  // namespace

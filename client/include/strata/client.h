@@ -134,6 +134,8 @@ struct ClientStats {
   uint64_t writes_existing = 0;    // BeginPut answered `exists`: nothing sent
   uint64_t bytes_written = 0;      // PUT_DATA payload bytes the node took
   uint64_t checksum_failures = 0;  // chunks that did not verify (DATA_LOSS)
+  uint64_t same_host_reads = 0;    // READs served by the same-host channel
+  uint64_t same_host_writes = 0;   // PUTs through the same-host channel
 };
 
 class Client {

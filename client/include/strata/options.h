@@ -8,6 +8,7 @@
 //   STRATA_UCX_TLS    ucx_transports    tcp   (else UCX reads UCX_TLS itself)
 //   STRATA_TOKEN      token             the tenant's bearer token
 //   STRATA_TLS_CA     tls_ca_file       /etc/strata/ca.pem   (and tls = true)
+//   STRATA_SAME_HOST  same_host         0   (off; anything else leaves it on)
 //
 // Deadlines: every call has one. CallOptions::deadline, when set, is used as given; else the
 // call's deadline is now + ClientOptions::default_timeout. Retries (of UNAVAILABLE only, on
@@ -93,11 +94,22 @@ struct ClientOptions {
   int reads_in_flight = 4;
   // Threads that run ReadAsync / WriteAsync (and WriteBatch's independent items). >= 1.
   int async_threads = 2;
+  // Same host: when the node offers its same-host channel (Health / OpenDataPlane name a
+  // socket) and this process can reach it, reads copy blob bytes straight out of the
+  // node's DRAM arena (mapped read-only) and writes of blobs up to the node's staging size
+  // go through a staging file — no network stack (docs/design/same-host.md). Reads into
+  // host memory and writes from it take this path; where the socket cannot be reached the
+  // client uses the UCX data plane, retrying the channel at most every 30 s. Off: always
+  // UCX. $STRATA_SAME_HOST=0 turns it off in FromEnvironment.
+  bool same_host = true;
+  // Connections to the same-host channel at most (each serves one call at a time and has
+  // its own staging file); calls beyond wait for one. >= 1.
+  int same_host_connections = 4;
   // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the
   // node does not answer. Off: Connect never talks to the node; the first call does.
   bool wait_for_node = false;
 
-  // The defaults, then STRATA_NODE, STRATA_UCX_TLS and STRATA_TOKEN (table above) where set
+  // The defaults, then the variables of the table above where set
   // and non-empty.
   static ClientOptions FromEnvironment();
 

@@ -148,6 +148,8 @@ typedef struct strata_options {
   const char* tls_ca_file;    /* PEM CAs to trust; NULL: $STRATA_TLS_CA or the system's */
   const char* tls_cert_file;  /* this client's certificate (mutual TLS); NULL: none */
   const char* tls_key_file;   /* its private key */
+  int same_host;              /* 1 (strata_options_init): the node's same-host channel where
+                                 reachable; 0: always UCX (also $STRATA_SAME_HOST=0) */
 } strata_options;
 
 /* Fills *options with the defaults above (all "use the default"). */

@@ -26,15 +26,16 @@
 // no page faults on the data path later; internal/prefault.h); otherwise they are
 // allocated on first touch. If populating the hugetlb mapping fails, step 2 is tried.
 //
-// Sharing with same-host clients: hand a client OpenReadOnlyFd(), never fd(). fd() is
-// read-write, and a process holding a writable fd could write blob bytes or punch holes
-// in the file (fallocate(FALLOC_FL_PUNCH_HOLE) needs write access), after which the node
-// reads zeros, or a client mapping faults; the seals only stop resizing. A read-only open
-// of the same file can only be mapped PROT_READ and fails write() and fallocate().
-// Caveat: this guards against client bugs, not a hostile client: a process holding the
-// read-only fd can open /proc/self/fd/<n> again with O_RDWR (the memfd's inode is mode
-// 0777). Only an F_SEAL_FUTURE_WRITE seal would stop that for every holder, and it would
-// also forbid any new writable mapping of fd(); the arena does not set it.
+// Sharing with same-host clients: hand a client OpenReadOnlyFd(), never fd(). A read-only
+// open of the file can only be mapped PROT_READ and fails write() and fallocate(). That
+// alone would stop client bugs, not a hostile client: a process holding the read-only fd
+// can open /proc/self/fd/<n> again with O_RDWR (a memfd's inode is mode 0777). So once the
+// arena's own read-write mapping exists, the file is also sealed with F_SEAL_FUTURE_WRITE:
+// from then on nobody — the node included, through fd() or any reopened descriptor — can
+// map it writable (EPERM), write() it or punch holes in it (EPERM); mprotect cannot make a
+// read-only mapping writable (EACCES). Only the arena's mapping writes. Create checks that
+// the seal holds on this kernel by trying the reopen (write_sealed()); where it does not
+// (Linux < 5.1, hugetlbfs before 5.4), the node must not hand the file to clients.
 //
 // Allocation: an ExtentAllocator (64 KiB granule, 1 GiB largest extent by default) behind
 // an absl::Mutex. The byte copies of Read / Write / Data() happen outside the lock.
@@ -111,9 +112,12 @@ class DramArena final : public Tier {
   // True when a memfd backs the arena (fd() and OpenReadOnlyFd work); false for anonymous
   // memory.
   bool shareable() const { return fd_.valid(); }
-  // The memfd backing the arena, read-write (-1 when not shareable); map [0, mapped_bytes())
-  // MAP_SHARED to see the same bytes. For the node's own use: give clients OpenReadOnlyFd().
+  // The memfd backing the arena (-1 when not shareable); map [0, mapped_bytes()) MAP_SHARED,
+  // PROT_READ to see the same bytes (a writable mapping is refused once write-sealed). For
+  // the node's own use: give clients OpenReadOnlyFd().
   int fd() const { return fd_.get(); }
+  // True when F_SEAL_FUTURE_WRITE holds (see above): the file may be given to clients.
+  bool write_sealed() const { return write_sealed_; }
   // A new read-only descriptor of the same file (open("/proc/self/fd/<fd()>", O_RDONLY |
   // O_CLOEXEC)): what a same-host client gets. It can be mapped PROT_READ MAP_SHARED
   // only; write(), ftruncate() and fallocate() on it fail with EBADF or EINVAL.
@@ -144,7 +148,7 @@ class DramArena final : public Tier {
 
  private:
   DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
-            const ExtentAllocatorOptions& allocator_options);
+            bool write_sealed, const ExtentAllocatorOptions& allocator_options);
 
   // OK if [offset, offset + size) lies inside `extent` and `extent` inside the arena.
   absl::Status CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const;
@@ -152,6 +156,7 @@ class DramArena final : public Tier {
   const internal::UniqueFd fd_;
   const internal::MemoryMapping mapping_;
   const HugePageMode huge_page_mode_;
+  const bool write_sealed_;
   const uint64_t capacity_;
 
   mutable absl::Mutex mu_;

@@ -37,4 +37,20 @@ struct DataPlaneStats {
   base::HistogramSnapshot put_latency;    // PUT_DATA
 };
 
+// What the same-host channel (store/dataplane/same_host_server.h) reports: counters since
+// Start except `clients`, a gauge.
+struct SameHostStats {
+  uint64_t clients = 0;        // connections open now
+  uint64_t clients_total = 0;  // connections that completed HELLO
+  uint64_t refused = 0;        // HELLOs refused (credential, limit) or never completed
+  uint64_t reads = 0;          // READ_REPLYs with a lease
+  uint64_t read_failures = 0;  // READ_REPLYs with an error
+  uint64_t bytes_granted = 0;  // bytes of the items those leases covered
+  uint64_t puts = 0;           // PUTs committed (or found existing)
+  uint64_t put_failures = 0;
+  uint64_t bytes_put = 0;  // bytes copied from staging files into puts
+  uint64_t malformed = 0;  // messages that did not decode, releases of leases not its own
+  uint64_t leases_released_at_close = 0;
+};
+
 }  // namespace strata::store::core

@@ -37,6 +37,7 @@ struct ClusterSnapshot {
 struct NodeSnapshot {
   report::NodeTiers tiers;
   core::DataPlaneStats data_plane;  // all zero for a node without a data plane
+  core::SameHostStats same_host;    // all zero without a same-host channel
   core::RpcMetricsSnapshot rpc;
   ClusterSnapshot cluster;
 };

@@ -54,6 +54,15 @@ struct NodeConfig {
   // (namespace, tokens, checksums) all connections may have arriving at once.
   uint32_t dataplane_max_puts_per_connection = 256;
   uint64_t dataplane_max_put_metadata_bytes = uint64_t{64} << 20;
+  // The same-host channel (store/dataplane/same_host_server.h): clients on this host map
+  // the DRAM arena read-only and read blobs out of it; `same_host_socket` names its UNIX
+  // socket ("@name": abstract; empty: "@strata-node-<pid>-<n>"), each connection gets a
+  // staging file of `same_host_staging_bytes` for its puts. It needs a memfd arena, so with
+  // the channel on, dram_backing auto takes the memfd.
+  bool same_host = true;
+  std::string same_host_socket;
+  uint64_t same_host_staging_bytes = uint64_t{64} << 20;
+  uint32_t same_host_max_clients = 64;
   // Authentication (store/auth): the tenants file; empty: an open node (no tokens; allowed
   // only on loopback addresses unless `insecure`).
   std::string tenants_file;

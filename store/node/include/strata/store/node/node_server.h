@@ -77,6 +77,7 @@ struct NodeSnapshot;
 
 namespace strata::store::dataplane {
 class DataPlaneServer;
+class SameHostServer;
 }  // namespace strata::store::dataplane
 
 namespace strata::store::meta {
@@ -122,6 +123,8 @@ class NodeServer {
   // "host:port" the data plane is bound to (the port the kernel chose for port 0), as
   // reported to clients.
   const std::string& data_plane_address() const { return data_plane_address_; }
+  // The same-host channel's socket; empty when the node offers none.
+  std::string same_host_socket() const;
   // "host:port" the HTTP endpoint is bound to (the chosen port for port 0); "" when
   // http_listen is empty.
   const std::string& http_address() const { return http_address_; }
@@ -192,6 +195,7 @@ class NodeServer {
   // Between the engine and the services: destroyed before the engine, after gRPC.
   std::unique_ptr<dataplane::DataPlaneServer> data_plane_;
   std::string data_plane_address_;
+  std::unique_ptr<dataplane::SameHostServer> same_host_;  // null: not offered
   std::unique_ptr<rpc::RpcServer> rpc_server_;
   std::string grpc_address_;
   int grpc_port_ = 0;

@@ -49,6 +49,9 @@ struct RpcServerOptions {
   std::string listen_address = "127.0.0.1:7400";
   // The data plane's "host:port", reported in BeginPut, Read and Health answers.
   std::string data_plane_address;
+  // The same-host channel's socket (same_host_server.h), reported in Health and
+  // OpenDataPlane answers; empty: none.
+  std::string same_host_socket;
   // Reported by Health; empty: this build's version.
   std::string version;
   // Null: an open node. Else every call needs a tenant's bearer token (authorizer.h) and

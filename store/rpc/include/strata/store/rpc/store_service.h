@@ -42,6 +42,9 @@ namespace strata::store::rpc {
 struct ServiceOptions {
   // The data plane's "host:port", reported in BeginPut, Read and Health answers.
   std::string data_plane_address;
+  // The same-host channel's socket (same_host_server.h), reported in Health and
+  // OpenDataPlane answers; empty: none.
+  std::string same_host_socket;
   // Reported by Health; empty: this build's version (the CMake project version).
   std::string version;
   // Null: an open node (authorizer.h). Else every call needs a tenant's token, and

@@ -1,0 +1,116 @@
+// SameHostChannel: the client's end of a node's same-host channel
+// (strata/store/transport/same_host.h; docs/design/same-host.md).
+//
+// Open connects to the node's socket, presents the data-plane credential and maps the
+// node's DRAM arena read-only (the descriptor comes over the socket, SCM_RIGHTS). Each
+// connection also brings a staging file of its own, mapped read-write.
+//
+//   Read   one READ: the node leases the blobs and answers with each item's place in the
+//          arena and every chunk checksum; the calling thread copies each page out of the
+//          mapping into the caller's memory and verifies it while it is still in cache
+//          (DATA_LOSS naming blob, layer and page on a mismatch: a lease that expired and
+//          was reused shows up here, never as garbage), calls back each layer for
+//          ReadLayers, then releases the lease.
+//   Put    the blob's bytes are copied into the staging file and PUT names them; the node
+//          copies them into the put, verifies and commits. A blob larger than the staging
+//          file cannot go this way (staging_bytes()).
+//
+// Connections: up to max_connections, each serving one call at a time (a call takes a free
+// one, opens another below the limit, or waits). A connection whose call failed in transit
+// (deadline, a broken socket, a reply that does not parse) is closed, so the node releases
+// what it held; UNAVAILABLE then tells the caller to fall back to UCX.
+//
+// Thread-safe. The arena mapping lives as long as the channel.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+
+#include "client/lib/data_plane.h"
+#include "client/lib/read_plan.h"
+#include "strata/client.h"
+#include "strata/store/transport/same_host.h"
+#include "strata/store/transport/wire.h"
+
+namespace strata::client_internal {
+
+class SameHostChannel {
+ public:
+  struct Options {
+    std::string socket;
+    std::string credential;  // empty on an open node
+    int max_connections = 4;
+  };
+
+  // UNAVAILABLE: the socket cannot be reached (another host, another network namespace,
+  // the node stopped) or the node refused (its message); UNAUTHENTICATED the credential;
+  // the errors of mmap.
+  static absl::StatusOr<std::unique_ptr<SameHostChannel>> Open(Options options,
+                                                               absl::Time deadline);
+  ~SameHostChannel();
+  SameHostChannel(const SameHostChannel&) = delete;
+  SameHostChannel& operator=(const SameHostChannel&) = delete;
+
+  uint64_t staging_bytes() const { return staging_bytes_; }
+
+  // One READ of `ranges` (header and payload as for the UCX READ; the header's request_id
+  // is set here) into host memory. chunk_bytes: bytes of one layer of one page;
+  // num_layers: the layout's. *delivered: a layer went to *on_layer.
+  absl::Status Read(store::transport::wire::ReadHeader header, absl::Span<const uint8_t> payload,
+                    absl::Span<const PlannedRange> ranges,
+                    absl::Span<const store::transport::wire::ReadRangeBits> wire_ranges,
+                    uint64_t chunk_bytes, uint32_t num_layers,
+                    const Client::LayerCallback* on_layer, absl::Time deadline, bool* delivered,
+                    uint64_t* checksum_failures);
+
+  // One PUT of `bytes` (header.bytes of them; <= staging_bytes()). `metadata` as for the
+  // UCX PUT (wire::EncodePutPayload).
+  absl::StatusOr<DataPlane::PutOutcome> Put(store::transport::wire::PutHeader header,
+                                            absl::Span<const uint8_t> metadata,
+                                            absl::Span<const uint8_t> bytes, absl::Time deadline);
+
+ private:
+  struct Connection {
+    store::transport::same_host::Fd fd;
+    std::byte* staging = nullptr;
+    uint64_t staging_bytes = 0;
+    ~Connection();
+  };
+  // A connection's descriptors and the arena's, as HELLO_REPLY gave them.
+  struct Greeting;
+
+  explicit SameHostChannel(Options options) : options_(std::move(options)) {}
+  static absl::StatusOr<Greeting> Hello(const Options& options, absl::Time deadline);
+  absl::StatusOr<std::unique_ptr<Connection>> Take(absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
+  void Give(std::unique_ptr<Connection> connection) ABSL_LOCKS_EXCLUDED(mu_);
+  // A connection whose call failed in transit: closed, its slot freed.
+  void Drop(std::unique_ptr<Connection> connection) ABSL_LOCKS_EXCLUDED(mu_);
+  // Adopts a new connection's greeting: the same arena file as the first, else UNAVAILABLE
+  // (the node restarted).
+  absl::StatusOr<std::unique_ptr<Connection>> Adopt(Greeting greeting);
+
+  const Options options_;
+  const std::byte* arena_ = nullptr;
+  uint64_t arena_bytes_ = 0;
+  uint64_t arena_dev_ = 0;
+  uint64_t arena_ino_ = 0;
+  uint64_t staging_bytes_ = 0;
+  std::atomic<uint64_t> next_request_{1};
+
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<Connection>> idle_ ABSL_GUARDED_BY(mu_);
+  int open_ ABSL_GUARDED_BY(mu_) = 0;  // connections idle or in use
+};
+
+}  // namespace strata::client_internal
