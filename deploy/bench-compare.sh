@@ -77,7 +77,7 @@ run_strata() {  # $1 label, $2 UCX_TLS
   # store (~4 ms per MiB), which a fresh node's PUTs would otherwise measure (issue 12).
   UCX_TLS=$tls "$BUILD/store/node/strata-node" --grpc_listen=127.0.0.1:0 \
     --dataplane_listen=127.0.0.1:0 --http_listen=127.0.0.1:0 --dram_bytes=3GiB --dram_populate \
-    --data_dir="$out/data" \
+    --same_host=false --data_dir="$out/data" \
     >"$out/stdout" 2>"$out/stderr" &
   local pid=$!
   PIDS+=("$pid")
@@ -92,7 +92,8 @@ run_strata() {  # $1 label, $2 UCX_TLS
   echo "=== strata-bench over $label (node $grpc)"
   local modes=put,get
   [[ $label == tcp ]] && modes=put,get,match
-  "$BUILD/client/tools/strata-bench" --node "$grpc" --ucx-tls "$tls" --modes "$modes" \
+  # UCX only: the same-host channel has its own comparison (deploy/same-host-bench.sh).
+  "$BUILD/client/tools/strata-bench" --node "$grpc" --ucx-tls "$tls" --same-host off --modes "$modes" \
     --sizes "$(join "${SIZES[@]}")" --clients "$(join "${CLIENTS[@]}")" --csv |
     tee "$WORK/strata-$label.csv"
   kill -TERM "$pid"

@@ -14,6 +14,13 @@
 //          before timing) into its buffer; every chunk's checksum is verified as it lands.
 //   match  Match of a TOKENS-token prompt (cached as a chain of 2048-token turns, plus 512
 //          new tokens) from one client; beside it Health, the bare gRPC round trip.
+//   memcpy no store: each client copies SIZE bytes from one of its source buffers (as get
+//          cycles over its blobs) into its buffer with memcpy — the limit of a same-host GET
+//          or PUT, which moves the same bytes once (plus checksums).
+// --working-set BYTES: get and memcpy cycle over max(2, BYTES / SIZE) blobs (sources) per
+// client; past the CPU caches both read cold memory.
+// --same-host on|off: the library's same-host channel (on, its default: reads straight out
+// of a local node's DRAM tier, puts through a staging file) or UCX only (off).
 // A run of one (mode, size, clients) lasts `--min-seconds` with at least `--min-ops` calls
 // per client, and stops early after `--bytes` bytes in all or at `--max-seconds`; two calls
 // per client before the clock starts set up the connections.
@@ -29,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -67,6 +75,9 @@ struct BenchOptions {
   int min_ops = 16;
   double min_seconds = 1.5;
   double max_seconds = 10;
+  // get and memcpy cycle over this many bytes of blobs (sources) per client, at least 2 of
+  // them: beyond the CPU caches both read cold memory, as a node's GiB-scale DRAM tier is.
+  uint64_t working_set = 0;
   uint32_t match_tokens = 32768;
   int match_iters = 2000;
   bool csv = false;
@@ -141,6 +152,7 @@ void PrintRow(const BenchOptions& o, RunResult& r) {
 struct Worker {
   std::unique_ptr<Client> client;
   std::vector<std::byte> buffer;
+  std::vector<std::byte> sources;  // memcpy: 2 * SIZE bytes to copy from
   std::vector<BlobKey> keys;  // put: written (to delete); get: the blobs to read
   std::mt19937_64 rng;
   std::vector<double> latencies_us;
@@ -159,6 +171,11 @@ absl::StatusOr<BlobKey> WriteFreshBlob(Worker& w, const Namespace& ns, uint32_t 
 
 absl::Status OneCall(Worker& w, const std::string& mode, const Namespace& ns, uint32_t pages,
                      uint64_t i) {
+  if (mode == "memcpy") {
+    const uint64_t count = w.sources.size() / w.buffer.size();
+    std::memcpy(w.buffer.data(), w.sources.data() + (i % count) * w.buffer.size(), w.buffer.size());
+    return absl::OkStatus();
+  }
   if (mode == "put") {
     absl::StatusOr<BlobKey> key = WriteFreshBlob(w, ns, pages);
     if (!key.ok()) return key.status();
@@ -177,14 +194,25 @@ absl::StatusOr<RunResult> RunTransfers(const BenchOptions& o, const std::string&
   std::vector<Worker> workers(clients);
   for (int c = 0; c < clients; ++c) {
     Worker& w = workers[c];
-    STRATA_ASSIGN_OR_RETURN(w.client, Client::Connect(o.client));
+    if (mode != "memcpy") {
+      STRATA_ASSIGN_OR_RETURN(w.client, Client::Connect(o.client));
+    }
     w.buffer.resize(size);
+    const uint64_t sources = std::max<uint64_t>(2, (o.working_set + size - 1) / size);
+    if (mode == "memcpy") {
+      w.sources.resize(sources * size);
+      std::mt19937_64 fill(seed + c);
+      for (size_t b = 0; b + 8 <= w.sources.size(); b += 8) {
+        const uint64_t v = fill();
+        std::memcpy(w.sources.data() + b, &v, sizeof(v));
+      }
+    }
     w.rng.seed(seed * 1000 + c);
     for (size_t b = 0; b < w.buffer.size(); b += 4096) {
       w.buffer[b] = static_cast<std::byte>(w.rng());
     }
     if (mode == "get") {
-      for (int k = 0; k < 2; ++k) {
+      for (uint64_t k = 0; k < sources; ++k) {
         STRATA_ASSIGN_OR_RETURN(BlobKey key, WriteFreshBlob(w, ns, pages));
         w.keys.push_back(key);
       }
@@ -239,6 +267,17 @@ absl::StatusOr<RunResult> RunTransfers(const BenchOptions& o, const std::string&
     for (const BlobKey& key : w.keys) (void)w.client->Delete(key);
   }
   if (!status.ok()) return status;
+  // A run meant to measure the same-host channel must have used it.
+  if (o.client.same_host && mode != "memcpy") {
+    for (Worker& w : workers) {
+      const ClientStats stats = w.client->stats();
+      if (stats.same_host_reads + stats.same_host_writes == 0) {
+        return absl::FailedPreconditionError(
+            "--same-host on, but the node's same-host channel was not used (another host? "
+            "same_host off at the node?)");
+      }
+    }
+  }
   return r;
 }
 
@@ -311,7 +350,8 @@ bool ParseSize(absl::string_view s, uint64_t* out) {
 
 int Usage(const char* argv0, int code) {
   std::fprintf(code == 0 ? stdout : stderr,
-               "usage: %s [--node HOST:PORT] [--ucx-tls TLS] [--modes put,get,match]\n"
+               "usage: %s [--node HOST:PORT] [--ucx-tls TLS] [--same-host on|off]\n"
+               "          [--modes put,get,match,memcpy] [--working-set 256M]\n"
                "          [--sizes 256K,1M,4M,16M] [--clients 1,2,4,8] [--min-seconds 1.5]\n"
                "          [--min-ops 16] [--max-seconds 10] [--bytes 64G] [--match-tokens 32768]\n"
                "          [--match-iters 2000] [--csv]\n",
@@ -335,9 +375,16 @@ int Main(int argc, char** argv) {
       o.client.node = v;
     } else if (arg == "--ucx-tls" && ok) {
       o.client.ucx_transports = v;
+    } else if (arg == "--working-set" && ok) {
+      ok = ParseSize(v, &o.working_set);
+    } else if (arg == "--same-host" && ok) {
+      ok = std::string_view(v) == "on" || std::string_view(v) == "off";
+      o.client.same_host = std::string_view(v) == "on";
     } else if (arg == "--modes" && ok) {
       o.modes = absl::StrSplit(v, ',');
-      for (const std::string& m : o.modes) ok = ok && (m == "put" || m == "get" || m == "match");
+      for (const std::string& m : o.modes) {
+        ok = ok && (m == "put" || m == "get" || m == "match" || m == "memcpy");
+      }
     } else if (arg == "--sizes" && ok) {
       o.sizes.clear();
       for (absl::string_view s : absl::StrSplit(v, ',')) {
@@ -383,10 +430,11 @@ int Main(int argc, char** argv) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
   std::vector<std::string> args(argv, argv + argc);
-  std::printf("# command: %s\n# date: %s\n# node: %s, ucx transports: %s\n",
+  std::printf("# command: %s\n# date: %s\n# node: %s, ucx transports: %s, same-host channel: %s\n",
               absl::StrJoin(args, " ").c_str(), date, o.client.node.c_str(),
               o.client.ucx_transports.empty() ? "(UCX_TLS / UCX default)"
-                                              : o.client.ucx_transports.c_str());
+                                              : o.client.ucx_transports.c_str(),
+              o.client.same_host ? "on" : "off");
   if (o.csv) {
     std::printf("mode,size,clients,ops,seconds,gbps,ops_per_s,p50_us,p99_us\n");
   } else {
