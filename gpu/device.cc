@@ -81,10 +81,10 @@ void Device::ReleaseBuffer(void* data, size_t bytes, MemoryKind kind) {
   }
 }
 
-absl::Status Device::RegisterHost(void* ptr, size_t bytes) {
+absl::Status Device::RegisterHost(void* ptr, size_t bytes, bool read_only) {
   if (bytes == 0) return absl::InvalidArgumentError("RegisterHost: zero bytes");
   STRATA_RETURN_IF_ERROR(CheckRange(ptr, bytes, "RegisterHost: ptr"));
-  STRATA_RETURN_IF_ERROR(DoRegisterHost(ptr, bytes));
+  STRATA_RETURN_IF_ERROR(DoRegisterHost(ptr, bytes, read_only));
   registered_host_ranges_.fetch_add(1, kRelaxed);
   return absl::OkStatus();
 }

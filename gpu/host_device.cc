@@ -124,7 +124,7 @@ void HostDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
   ::operator delete(data, kDeviceAlignment);
 }
 
-absl::Status HostDevice::DoRegisterHost(void* ptr, size_t bytes) {
+absl::Status HostDevice::DoRegisterHost(void* ptr, size_t bytes, bool /*read_only*/) {
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   absl::MutexLock lock(&mu_);
   if (OverlapsAny(registered_, p, bytes)) {

@@ -50,7 +50,7 @@ class HostDevice final : public Device {
   absl::StatusOr<void*> DoAllocate(size_t bytes) override;
   absl::StatusOr<void*> DoAllocatePinnedHost(size_t bytes) override;
   void DoFree(void* data, size_t bytes, MemoryKind kind) override;
-  absl::Status DoRegisterHost(void* ptr, size_t bytes) override;
+  absl::Status DoRegisterHost(void* ptr, size_t bytes, bool read_only) override;
   absl::Status DoUnregisterHost(void* ptr) override;
   absl::StatusOr<void*> DoCreateStream() override;
   void DoDestroyStream(void* stream) override;

@@ -318,6 +318,12 @@ absl::StatusOr<std::string> ClientCore::DescribeDataPlane(absl::Time deadline) {
 absl::Status ClientCore::RegisterMemory(const MemoryDescriptor& memory) {
   STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(memory, memory.bytes, "memory"));
   if (memory.bytes == 0) return absl::InvalidArgumentError("memory: 0 bytes");
+  if (memory.kind == MemoryKind::kDevice) {
+    return absl::UnimplementedError(
+        "memory: device memory needs no registration (it is staged through pinned host memory, "
+        "or DMA'd from a same-host node); registering it with UCX for GPUDirect needs a "
+        "CUDA-enabled UCX, which this build does not use");
+  }
   STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<DataPlane::MemoryRegion> region,
                           plane->Register(memory.ptr, memory.bytes));
@@ -342,6 +348,9 @@ ClientStats ClientCore::stats() const {
   s.bytes_written = bytes_written_.load(std::memory_order_relaxed);
   s.checksum_failures = checksum_failures_.load(std::memory_order_relaxed);
   s.same_host_reads = same_host_reads_.load(std::memory_order_relaxed);
+  s.device_reads_staged = device_reads_staged_.load(std::memory_order_relaxed);
+  s.device_reads_direct = device_reads_direct_.load(std::memory_order_relaxed);
+  s.device_writes = device_writes_.load(std::memory_order_relaxed);
   s.same_host_writes = same_host_writes_.load(std::memory_order_relaxed);
   return s;
 }

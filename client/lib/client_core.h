@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -31,6 +33,7 @@
 #include "client/lib/async_executor.h"
 #include "client/lib/control_channel.h"
 #include "client/lib/data_plane.h"
+#include "client/lib/device_context.h"
 #include "client/lib/range_map.h"
 #include "client/lib/read_plan.h"
 #include "client/lib/same_host_channel.h"
@@ -162,12 +165,29 @@ class ClientCore {
   // Forgets `channel` after it failed UNAVAILABLE (the node restarted or stopped).
   void DropSameHost(const std::shared_ptr<SameHostChannel>& channel)
       ABSL_LOCKS_EXCLUDED(same_host_mu_);
-  // ReadPlanned's runs through the same-host channel (read_path.cc).
+  // ReadPlanned's runs through the same-host channel (read_path.cc); with `device`, DMA'd
+  // into device memory.
   absl::Status ReadSameHost(SameHostChannel& channel, const Namespace& ns,
                             absl::Span<const PlannedRange> plan,
                             absl::Span<const std::pair<size_t, size_t>> runs,
                             const Client::LayerCallback* on_layer, absl::Time deadline,
-                            bool* delivered);
+                            bool* delivered, const SameHostChannel::DeviceTarget* device = nullptr);
+
+  // ---- device memory (device_path.cc)
+  // The context of device `ordinal`, opened on first use (ClientOptions::open_device).
+  absl::StatusOr<DeviceContext*> DeviceFor(int ordinal) ABSL_LOCKS_EXCLUDED(devices_mu_);
+  // A read whose destinations are device memory: straight from the node's arena on its
+  // host (DMA), else staged through the context's pinned pool.
+  absl::Status ReadToDevice(const Namespace& ns, std::vector<PlannedRange> plan,
+                            const Client::LayerCallback* on_layer, absl::Time deadline);
+  absl::Status ReadStaged(DeviceContext& context, const Namespace& ns,
+                          std::vector<PlannedRange> plan, const Client::LayerCallback* on_layer,
+                          absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(context.mu());
+  // Write (or WriteText) from device memory: the blob staged to the pinned pool, then
+  // `write` from there (the pool held meanwhile).
+  absl::StatusOr<WriteResult> WriteFromDevice(
+      const MemoryDescriptor& source,
+      absl::FunctionRef<absl::StatusOr<WriteResult>(const MemoryDescriptor& staged)> write);
 
   // One PUT on the data plane (write_path.cc): sends it with the blob's bytes and waits for
   // its final PUT_RESULT.
@@ -190,8 +210,16 @@ class ClientCore {
   std::atomic<uint64_t> writes_existing_{0};
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> checksum_failures_{0};
+  std::atomic<uint64_t> device_reads_staged_{0};
+  std::atomic<uint64_t> device_reads_direct_{0};
+  std::atomic<uint64_t> device_writes_{0};
   std::atomic<uint64_t> same_host_reads_{0};
   std::atomic<uint64_t> same_host_writes_{0};
+
+  // Before the same-host channel: a channel unregisters its arena from these devices when
+  // it goes, so they must outlive it.
+  absl::Mutex devices_mu_;
+  absl::flat_hash_map<int, std::unique_ptr<DeviceContext>> devices_ ABSL_GUARDED_BY(devices_mu_);
 
   absl::Mutex same_host_mu_ ABSL_ACQUIRED_AFTER(mu_);
   std::shared_ptr<SameHostChannel> same_host_ ABSL_GUARDED_BY(same_host_mu_);

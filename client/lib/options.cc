@@ -118,6 +118,9 @@ absl::Status ClientOptions::Validate() const {
   if (reads_in_flight < 1) {
     return absl::InvalidArgumentError("reads_in_flight: must be >= 1");
   }
+  if (device_staging_bytes < (size_t{2} << 20)) {
+    return absl::InvalidArgumentError("device_staging_bytes: must be >= 2 MiB");
+  }
   if (same_host_connections < 1) {
     return absl::InvalidArgumentError("same_host_connections: must be >= 1");
   }

@@ -140,6 +140,15 @@ struct ClientCore::ReadInFlight {
 
 absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
                                      const Client::LayerCallback* on_layer, absl::Time deadline) {
+  if (!plan.empty() && plan.front().device >= 0) {
+    return ReadToDevice(ns, std::move(plan), on_layer, deadline);
+  }
+  for (const PlannedRange& r : plan) {
+    if (r.device >= 0) {
+      return absl::InvalidArgumentError(
+          "destinations: host and device memory mixed in one read; use one kind per call");
+    }
+  }
   plan = CutLargeRanges(std::move(plan), proto::kMaxChunksPerRead, ns.layout().BytesPerLayerPage());
   const auto runs = SplitIntoReads(plan, proto::kMaxReadRanges, proto::kMaxChunksPerRead);
   auto run_span = [&](size_t r) {
@@ -197,7 +206,8 @@ absl::Status ClientCore::ReadSameHost(SameHostChannel& channel, const Namespace&
                                       absl::Span<const PlannedRange> plan,
                                       absl::Span<const std::pair<size_t, size_t>> runs,
                                       const Client::LayerCallback* on_layer, absl::Time deadline,
-                                      bool* delivered) {
+                                      bool* delivered,
+                                      const SameHostChannel::DeviceTarget* device) {
   const radix::KvLayout& layout = ns.layout();
   const std::string ns_encoding = ns.CanonicalEncoding();
   const auto ns_bytes =
@@ -211,10 +221,10 @@ absl::Status ClientCore::ReadSameHost(SameHostChannel& channel, const Namespace&
                                   .ns_bytes = static_cast<uint32_t>(ns_encoding.size())};
     uint64_t failures = 0;
     // Layer callbacks come from the last run: the earlier ones have landed by then.
-    const absl::Status status =
-        channel.Read(header, wire::EncodeReadPayload(ns_bytes, wire_ranges), ranges, wire_ranges,
-                     layout.BytesPerLayerPage(), layout.num_layers,
-                     r + 1 == runs.size() ? on_layer : nullptr, deadline, delivered, &failures);
+    const absl::Status status = channel.Read(
+        header, wire::EncodeReadPayload(ns_bytes, wire_ranges), ranges, wire_ranges,
+        layout.BytesPerLayerPage(), layout.num_layers, r + 1 == runs.size() ? on_layer : nullptr,
+        deadline, delivered, &failures, device);
     checksum_failures_.fetch_add(failures, std::memory_order_relaxed);
     if (!status.ok()) return status;
     reads_.fetch_add(1, std::memory_order_relaxed);

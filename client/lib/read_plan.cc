@@ -41,6 +41,7 @@ absl::StatusOr<std::vector<PlannedRange>> PlanRanges(
       return s;
     }
     PlannedRange planned{range.blob, range.first_page, range.num_pages, 0, layout.num_layers, {}};
+    if (destinations[i].kind == MemoryKind::kDevice) planned.device = destinations[i].device;
     auto* base = static_cast<std::byte*>(destinations[i].ptr);
     const uint64_t layer_bytes = uint64_t{range.num_pages} * chunk_bytes;
     planned.layer_dest.reserve(layout.num_layers);
@@ -115,6 +116,7 @@ absl::StatusOr<std::vector<PlannedRange>> PlanPart(
           seg.blob.ToHex()));
     }
     PlannedRange planned{seg.blob, seg.blob_page_offset, take, 0, layout.num_layers, {}};
+    if (destination.kind == MemoryKind::kDevice) planned.device = destination.device;
     planned.layer_dest.reserve(layout.num_layers);
     for (uint32_t l = 0; l < layout.num_layers; ++l) {
       planned.layer_dest.push_back(base + (uint64_t{l} * total_pages + next) * chunk_bytes);
@@ -145,6 +147,7 @@ std::vector<PlannedRange> CutLargeRanges(std::vector<PlannedRange> ranges, uint6
       const uint32_t take = std::min(step, range.num_pages - done);
       PlannedRange piece{range.blob,        range.first_page + done, take,
                          range.layer_begin, range.layer_end,         {}};
+      piece.device = range.device;
       piece.layer_dest.reserve(layers);
       for (std::byte* dest : range.layer_dest)
         piece.layer_dest.push_back(dest + done * chunk_bytes);

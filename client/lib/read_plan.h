@@ -22,7 +22,7 @@
 //
 // Errors (INVALID_ARGUMENT naming the argument, e.g. "ranges[2].num_pages"):
 //   PlanRanges  sizes of ranges and destinations differ; no ranges; num_pages 0; a
-//               destination CheckMemoryDescriptor refuses (UNIMPLEMENTED for device memory)
+//               destination CheckMemoryDescriptor refuses
 //   PlanPrefix  segments not covering [0, pages) from page 0 in order, a segment with
 //               page_count 0 or past its blob's end; a bad destination. NOT_FOUND (a miss,
 //               as the node answers for a blob without bytes) for a kText segment inside
@@ -55,6 +55,8 @@ struct PlannedRange {
   uint32_t layer_end = 0;
   // layer_dest[l - layer_begin]: where layer l's num_pages * L bytes land.
   std::vector<std::byte*> layer_dest;
+  // >= 0: layer_dest is device memory of this device ordinal (MemoryKind::kDevice).
+  int device = -1;
 
   uint64_t chunks() const { return uint64_t{layer_end - layer_begin} * num_pages; }
 };

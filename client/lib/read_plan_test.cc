@@ -63,7 +63,10 @@ TEST(ReadPlanTest, RangeRefusals) {
   EXPECT_NE(small.status().message().find("destinations[0]"), absl::string_view::npos);
   const std::vector<MemoryDescriptor> device = {
       MemoryDescriptor::CudaDevice(a.data(), a.size(), 0)};
-  EXPECT_CODE(PlanRanges(layout, one, device), absl::StatusCode::kUnimplemented);
+  ASSERT_OK_AND_ASSIGN(const std::vector<PlannedRange> on_device, PlanRanges(layout, one, device));
+  EXPECT_EQ(on_device[0].device, 0);  // the read path sends it to the device's paths
+  ASSERT_OK_AND_ASSIGN(const std::vector<PlannedRange> on_host, PlanRanges(layout, one, dests));
+  EXPECT_EQ(on_host[0].device, -1);
 }
 
 TEST(ReadPlanTest, PrefixSegmentsShareOneLayerMajorDestination) {

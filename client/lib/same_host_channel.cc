@@ -48,6 +48,10 @@ SameHostChannel::~SameHostChannel() {
   {
     absl::MutexLock lock(&mu_);
     idle_.clear();
+    for (gpu::Device* device : registered_) {
+      absl::Status s = device->UnregisterHost(const_cast<std::byte*>(arena_));
+      LOG_IF(WARNING, !s.ok()) << "same-host channel: unregistering the arena: " << s;
+    }
   }
   if (arena_ != nullptr) ::munmap(const_cast<std::byte*>(arena_), arena_bytes_);
 }
@@ -160,6 +164,17 @@ absl::StatusOr<std::unique_ptr<SameHostChannel::Connection>> SameHostChannel::Ta
   return c;
 }
 
+absl::Status SameHostChannel::RegisterWith(gpu::Device& device) {
+  absl::MutexLock lock(&mu_);
+  if (std::find(registered_.begin(), registered_.end(), &device) != registered_.end()) {
+    return absl::OkStatus();
+  }
+  STRATA_RETURN_IF_ERROR(device.RegisterHost(const_cast<std::byte*>(arena_), arena_bytes_,
+                                             /*read_only=*/true));
+  registered_.push_back(&device);
+  return absl::OkStatus();
+}
+
 void SameHostChannel::Give(std::unique_ptr<Connection> connection) {
   absl::MutexLock lock(&mu_);
   idle_.push_back(std::move(connection));
@@ -176,7 +191,8 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
                                    absl::Span<const wire::ReadRangeBits> wire_ranges,
                                    uint64_t chunk_bytes, uint32_t num_layers,
                                    const Client::LayerCallback* on_layer, absl::Time deadline,
-                                   bool* delivered, uint64_t* checksum_failures) {
+                                   bool* delivered, uint64_t* checksum_failures,
+                                   const DeviceTarget* device) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Take(deadline));
   header.request_id = next_request_.fetch_add(1, std::memory_order_relaxed);
   const auto encoded = wire::EncodeReadHeader(header);
@@ -233,40 +249,82 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
     std::memcpy(&v, sums.data() + index * sizeof(uint64_t), sizeof(v));
     return v;
   };
-  // Copies range i's layer out of the arena, a block at a time, each verified from cache.
   std::vector<uint64_t> expected;
+  // Range i's layer: where it is in the arena, and where its checksums start.
+  auto locate = [&](size_t i, uint32_t layer, uint64_t* offset,
+                    uint64_t* first_sum) -> absl::Status {
+    const PlannedRange& r = ranges[i];
+    uint64_t length = 0;
+    place(items.Item(i, layer), offset, &length);
+    if (length != uint64_t{r.num_pages} * chunk_bytes || *offset > arena_bytes_ ||
+        length > arena_bytes_ - *offset) {
+      return Malformed("READ_REPLY (an item outside the arena)");
+    }
+    *first_sum = items.FirstChecksum(i) + uint64_t{layer - r.layer_begin} * r.num_pages;
+    return absl::OkStatus();
+  };
+  auto verify = [&](absl::Span<const std::byte> bytes, uint64_t first_sum, const PlannedRange& r,
+                    uint32_t layer, uint32_t page, uint32_t n) -> absl::Status {
+    expected.resize(n);
+    for (uint32_t k = 0; k < n; ++k) expected[k] = checksum(first_sum + k);
+    absl::Status verified = VerifyLayerRun(bytes, chunk_bytes, expected, r.blob, layer, page);
+    if (!verified.ok()) ++*checksum_failures;
+    return verified;
+  };
+  // Into device memory: DMA each item of `layer` (all layers: -1) straight out of the
+  // arena, wait for the copies, then verify their source (see DeviceTarget).
+  auto dma = [&](int64_t layer) -> absl::Status {
+    std::vector<std::pair<size_t, uint32_t>> done;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      const PlannedRange& r = ranges[i];
+      for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
+        if (layer >= 0 && l != layer) continue;
+        uint64_t offset = 0;
+        uint64_t first_sum = 0;
+        STRATA_RETURN_IF_ERROR(locate(i, l, &offset, &first_sum));
+        STRATA_RETURN_IF_ERROR(device->device->CopyToDeviceAsync(
+            r.layer_dest[l - r.layer_begin], arena_ + offset, uint64_t{r.num_pages} * chunk_bytes,
+            *device->stream));
+        done.emplace_back(i, l);
+      }
+    }
+    STRATA_RETURN_IF_ERROR(device->device->Synchronize(*device->stream));
+    for (const auto& [i, l] : done) {
+      const PlannedRange& r = ranges[i];
+      uint64_t offset = 0;
+      uint64_t first_sum = 0;
+      STRATA_RETURN_IF_ERROR(locate(i, l, &offset, &first_sum));
+      STRATA_RETURN_IF_ERROR(
+          verify(absl::MakeConstSpan(arena_ + offset, uint64_t{r.num_pages} * chunk_bytes),
+                 first_sum, r, l, r.first_page, r.num_pages));
+    }
+    return absl::OkStatus();
+  };
+  // Copies range i's layer out of the arena, a block at a time, each verified from cache.
   auto copy = [&](size_t i, uint32_t layer) -> absl::Status {
     const PlannedRange& r = ranges[i];
     const uint32_t j = layer - r.layer_begin;
     uint64_t offset = 0;
-    uint64_t length = 0;
-    place(items.Item(i, layer), &offset, &length);
-    if (length != uint64_t{r.num_pages} * chunk_bytes || offset > arena_bytes_ ||
-        length > arena_bytes_ - offset) {
-      return Malformed("READ_REPLY (an item outside the arena)");
-    }
-    const uint64_t first_sum = items.FirstChecksum(i) + uint64_t{j} * r.num_pages;
+    uint64_t first_sum = 0;
+    STRATA_RETURN_IF_ERROR(locate(i, layer, &offset, &first_sum));
     const uint32_t block =
         static_cast<uint32_t>(std::max<uint64_t>(1, kVerifyBlockBytes / chunk_bytes));
     for (uint32_t p = 0; p < r.num_pages; p += block) {
       const uint32_t n = std::min(block, r.num_pages - p);
       std::byte* dest = r.layer_dest[j] + uint64_t{p} * chunk_bytes;
       std::memcpy(dest, arena_ + offset + uint64_t{p} * chunk_bytes, uint64_t{n} * chunk_bytes);
-      expected.resize(n);
-      for (uint32_t k = 0; k < n; ++k) expected[k] = checksum(first_sum + p + k);
-      absl::Status verified =
-          VerifyLayerRun(absl::MakeConstSpan(dest, uint64_t{n} * chunk_bytes), chunk_bytes,
-                         expected, r.blob, layer, r.first_page + p);
-      if (!verified.ok()) {
-        ++*checksum_failures;
-        return verified;
-      }
+      STRATA_RETURN_IF_ERROR(verify(absl::MakeConstSpan(dest, uint64_t{n} * chunk_bytes),
+                                    first_sum + p, r, layer, r.first_page + p, n));
     }
     return absl::OkStatus();
   };
+  if (device != nullptr && on_layer == nullptr) return release(dma(-1));
   if (on_layer != nullptr) {
     for (uint32_t layer = 0; layer < num_layers; ++layer) {
-      for (size_t i = 0; i < ranges.size(); ++i) {
+      if (device != nullptr) {
+        if (absl::Status s = dma(layer); !s.ok()) return release(s);
+      }
+      for (size_t i = 0; i < ranges.size() && device == nullptr; ++i) {
         if (layer < ranges[i].layer_begin || layer >= ranges[i].layer_end) continue;
         if (absl::Status s = copy(i, layer); !s.ok()) return release(s);
       }

@@ -40,6 +40,7 @@
 #include "client/lib/data_plane.h"
 #include "client/lib/read_plan.h"
 #include "strata/client.h"
+#include "strata/gpu/device.h"
 #include "strata/store/transport/same_host.h"
 #include "strata/store/transport/wire.h"
 
@@ -64,6 +65,19 @@ class SameHostChannel {
 
   uint64_t staging_bytes() const { return staging_bytes_; }
 
+  // A Read into device memory: each item is DMA'd by `device` on `stream` straight out of
+  // the arena mapping (registered with the device first: RegisterWith), no copy on the
+  // way. The device's copies cannot be read back by the CPU, so the source is verified
+  // after they completed: a lease that expired and was reused while the DMA ran leaves the
+  // source no longer matching its checksums (DATA_LOSS), never unnoticed.
+  struct DeviceTarget {
+    gpu::Device* device = nullptr;
+    gpu::Stream* stream = nullptr;
+  };
+  // Registers the arena mapping with `device`, read-only, once per device; the channel
+  // unregisters it before it unmaps. REQUIRES: `device` outlives the channel.
+  absl::Status RegisterWith(gpu::Device& device) ABSL_LOCKS_EXCLUDED(mu_);
+
   // One READ of `ranges` (header and payload as for the UCX READ; the header's request_id
   // is set here) into host memory. chunk_bytes: bytes of one layer of one page;
   // num_layers: the layout's. *delivered: a layer went to *on_layer.
@@ -72,7 +86,7 @@ class SameHostChannel {
                     absl::Span<const store::transport::wire::ReadRangeBits> wire_ranges,
                     uint64_t chunk_bytes, uint32_t num_layers,
                     const Client::LayerCallback* on_layer, absl::Time deadline, bool* delivered,
-                    uint64_t* checksum_failures);
+                    uint64_t* checksum_failures, const DeviceTarget* device = nullptr);
 
   // One PUT of `bytes` (header.bytes of them; <= staging_bytes()). `metadata` as for the
   // UCX PUT (wire::EncodePutPayload).
@@ -111,6 +125,8 @@ class SameHostChannel {
   absl::Mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_ ABSL_GUARDED_BY(mu_);
   int open_ ABSL_GUARDED_BY(mu_) = 0;  // connections idle or in use
+  std::vector<gpu::Device*> registered_
+      ABSL_GUARDED_BY(mu_);  // devices the arena is registered with
 };
 
 }  // namespace strata::client_internal

@@ -25,9 +25,7 @@ absl::Status CheckMemoryDescriptor(const MemoryDescriptor& memory, uint64_t expe
     case MemoryKind::kPinnedHost:
       break;
     case MemoryKind::kDevice:
-      return absl::UnimplementedError(
-          absl::StrCat(name, ": CUDA device memory (device ", memory.device,
-                       ") is not supported yet; pass host or pinned host memory"));
+      break;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(name, ": unknown memory kind ", static_cast<int>(memory.kind)));

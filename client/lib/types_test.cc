@@ -37,12 +37,15 @@ TEST(MemoryDescriptorTest, RefusalsNameTheArgument) {
   EXPECT_CODE(CheckMemoryDescriptor(odd, 64, "d"), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(MemoryDescriptorTest, DeviceMemoryIsUnimplementedForNow) {
+TEST(MemoryDescriptorTest, DeviceMemoryIsCheckedLikeHostMemory) {
   std::vector<std::byte> buffer(64);
-  const absl::Status status =
-      CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(buffer.data(), 64, 1), 64, "dst");
-  EXPECT_CODE(status, absl::StatusCode::kUnimplemented);
-  EXPECT_NE(status.message().find("device 1"), absl::string_view::npos) << status;
+  EXPECT_OK(CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(buffer.data(), 64, 1), 64, "dst"));
+  EXPECT_CODE(CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(buffer.data(), 64, -1), 64, "d"),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(nullptr, 64, 0), 64, "d"),
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_CODE(CheckMemoryDescriptor(MemoryDescriptor::CudaDevice(buffer.data(), 64, 0), 65, "d"),
+              absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TypesTest, PagesBytesAndReadRangeFromSegment) {

@@ -87,6 +87,11 @@ absl::StatusOr<WriteResult> ClientCore::WriteText(const Namespace& ns,
                                                   absl::Span<const TokenId> tokens,
                                                   const MemoryDescriptor& source,
                                                   absl::Time deadline, const SegmentStart* start) {
+  if (source.kind == MemoryKind::kDevice) {
+    return WriteFromDevice(source, [&](const MemoryDescriptor& staged) {
+      return WriteText(ns, parent, tokens, staged, deadline, start);
+    });
+  }
   STRATA_ASSIGN_OR_RETURN(const CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
   return WriteText(ns, parent, tokens, checked.checksums, deadline, start);
 }
@@ -129,6 +134,11 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
                                               absl::Span<const TokenId> tokens,
                                               const MemoryDescriptor& source, absl::Time deadline,
                                               const SegmentStart* start) {
+  if (source.kind == MemoryKind::kDevice) {
+    return WriteFromDevice(source, [&](const MemoryDescriptor& staged) {
+      return Write(ns, parent, tokens, staged, deadline, start);
+    });
+  }
   const radix::KvLayout& layout = ns.layout();
   STRATA_ASSIGN_OR_RETURN(CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
   const uint64_t bytes = checked.bytes;

@@ -101,10 +101,12 @@ void CudaDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
   }
 }
 
-absl::Status CudaDevice::DoRegisterHost(void* ptr, size_t bytes) {
+absl::Status CudaDevice::DoRegisterHost(void* ptr, size_t bytes, bool read_only) {
   STRATA_RETURN_IF_ERROR(Activate());
-  return FromCudaError(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable),
-                       absl::StrCat("cudaHostRegister(", bytes, " bytes)"));
+  const unsigned flags = cudaHostRegisterPortable | (read_only ? cudaHostRegisterReadOnly : 0u);
+  return FromCudaError(
+      cudaHostRegister(ptr, bytes, flags),
+      absl::StrCat("cudaHostRegister(", bytes, " bytes", read_only ? ", read-only" : "", ")"));
 }
 
 absl::Status CudaDevice::DoUnregisterHost(void* ptr) {

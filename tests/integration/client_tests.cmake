@@ -11,7 +11,7 @@ if(TARGET strata::client AND TARGET strata::testing_node)
 
   # client_recovery_test has its own main(): it runs itself again as a child reader.
   foreach(name client_roundtrip_test client_concurrency_test client_failure_test
-               client_recovery_test)
+               client_recovery_test client_device_test)
     strata_add_test(NAME integration_${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.cc
                     LIBS strata_client_e2e_support absl::strings absl::synchronization
                          glog::glog

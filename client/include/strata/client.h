@@ -76,7 +76,11 @@
 // answer UNIMPLEMENTED there: call them on cluster()->Node(id).
 //
 // Memory: MemoryDescriptors are borrowed for the duration of the call (until the callback
-// of an async form runs). Host memory only for now; kDevice is UNIMPLEMENTED (types.h).
+// of an async form runs). Host, pinned host or device memory (kDevice: through the
+// gpu::Device ClientOptions::open_device gives; types.h, docs/design/device-memory.md): a
+// call's destinations are of one kind (and one device), or INVALID_ARGUMENT. Device calls
+// to one device take turns (they share its pinned staging pool); a device that cannot be
+// opened answers its error (UNAVAILABLE without a driver or GPU).
 // RegisterMemory lets a caller that reuses large buffers register them once with the
 // transport (useful on RDMA transports; a bookkeeping no-op over TCP, shared memory and
 // CMA); unregistered memory goes through UCX's own registration cache.
@@ -126,16 +130,19 @@ struct WriteItem {
 
 // Counters since Connect (a snapshot; monotonic).
 struct ClientStats {
-  uint64_t rpcs = 0;               // gRPC attempts
-  uint64_t rpc_retries = 0;        // attempts after an UNAVAILABLE answer
-  uint64_t reads = 0;              // data-plane READs sent
-  uint64_t bytes_read = 0;         // bytes landed and verified
-  uint64_t writes_committed = 0;   // CommitPut OK
-  uint64_t writes_existing = 0;    // BeginPut answered `exists`: nothing sent
-  uint64_t bytes_written = 0;      // PUT_DATA payload bytes the node took
-  uint64_t checksum_failures = 0;  // chunks that did not verify (DATA_LOSS)
-  uint64_t same_host_reads = 0;    // READs served by the same-host channel
-  uint64_t same_host_writes = 0;   // PUTs through the same-host channel
+  uint64_t rpcs = 0;                 // gRPC attempts
+  uint64_t rpc_retries = 0;          // attempts after an UNAVAILABLE answer
+  uint64_t reads = 0;                // data-plane READs sent
+  uint64_t bytes_read = 0;           // bytes landed and verified
+  uint64_t writes_committed = 0;     // CommitPut OK
+  uint64_t writes_existing = 0;      // BeginPut answered `exists`: nothing sent
+  uint64_t bytes_written = 0;        // PUT_DATA payload bytes the node took
+  uint64_t checksum_failures = 0;    // chunks that did not verify (DATA_LOSS)
+  uint64_t device_reads_staged = 0;  // reads into device memory through the pinned pool
+  uint64_t device_reads_direct = 0;  // ... DMA'd from the node's arena (same host)
+  uint64_t device_writes = 0;        // writes from device memory
+  uint64_t same_host_reads = 0;      // READs served by the same-host channel
+  uint64_t same_host_writes = 0;     // PUTs through the same-host channel
 };
 
 class Client {
@@ -198,10 +205,11 @@ class Client {
   // PagesBytes(ns.layout(), ranges[i].num_pages) bytes, laid out as radix::BlobLayout of
   // that many pages. All ranges share one lease (several when they exceed one READ's
   // limits: those READs go ClientOptions::reads_in_flight at a time). Errors: INVALID_ARGUMENT
-  // sizes differ, no ranges, num_pages 0, a descriptor (CheckMemoryDescriptor); UNIMPLEMENTED
-  // device memory; NOT_FOUND a blob is no longer cached (a miss) or the lease expired mid-read;
-  // OUT_OF_RANGE pages past a blob's end; FAILED_PRECONDITION the blob's layout differs from ns's;
-  // DATA_LOSS a chunk did not verify. On error the destinations' contents are unspecified.
+  // sizes differ, no ranges, num_pages 0, a descriptor (CheckMemoryDescriptor), host and
+  // device memory mixed; NOT_FOUND a blob is no longer cached (a miss) or the lease expired
+  // mid-read; OUT_OF_RANGE pages past a blob's end; FAILED_PRECONDITION the blob's layout differs
+  // from ns's; DATA_LOSS a chunk did not verify. On error the destinations' contents are
+  // unspecified.
   absl::Status Read(const Namespace& ns, absl::Span<const ReadRange> ranges,
                     absl::Span<const MemoryDescriptor> destinations, const CallOptions& call = {});
 
@@ -242,7 +250,8 @@ class Client {
   // sequence page 0); `source` holds its KV, PagesBytes(layout, pages) bytes in
   // radix::BlobLayout. Returns the key and whether it already existed (then nothing was
   // sent). Errors: INVALID_ARGUMENT tokens empty or not whole pages, a bad descriptor, a
-  // limit; UNIMPLEMENTED device memory; FAILED_PRECONDITION the parent is unknown, of
+  // limit; RESOURCE_EXHAUSTED a device-memory source larger than device_staging_bytes (it
+  // is staged whole); FAILED_PRECONDITION the parent is unknown, of
   // another namespace, or `parent.pages` is outside it; RESOURCE_EXHAUSTED the node's tier
   // is full; DATA_LOSS the node found a chunk that did not match its checksum (the source
   // changed during the write); UNAVAILABLE node draining, or a retried BeginPut found a
@@ -377,7 +386,8 @@ class Client {
 
   // Registers host memory the caller will read into or write from many times; transfers
   // inside a registered range use the registration. INVALID_ARGUMENT a bad descriptor or a
-  // range overlapping one already registered; UNIMPLEMENTED device memory;
+  // range overlapping one already registered; UNIMPLEMENTED device memory (it is staged, or
+  // DMA'd on the node's host: nothing to register without a CUDA-enabled UCX);
   // RESOURCE_EXHAUSTED the transport could not pin it.
   absl::Status RegisterMemory(const MemoryDescriptor& memory);
   // Drops the registration that starts at `ptr` (transfers in flight keep it until they

@@ -20,11 +20,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
+#include "strata/gpu/device.h"
 
 namespace strata {
 
@@ -105,6 +110,16 @@ struct ClientOptions {
   // Connections to the same-host channel at most (each serves one call at a time and has
   // its own staging file); calls beyond wait for one. >= 1.
   int same_host_connections = 4;
+  // Device memory (MemoryDescriptor kDevice): the gpu::Device that serves descriptors of
+  // device ordinal n, opened on first use and kept while the client lives; null:
+  // gpu::OpenCudaDevice(n). Tests and machines without a GPU pass a gpu::CreateHostDevice
+  // (shared: the caller allocates its "device" buffers from the same one).
+  std::function<absl::StatusOr<std::shared_ptr<gpu::Device>>(int device)> open_device;
+  // Pinned host memory per device for staging device reads and writes: a read goes
+  // through it in halves (the receive of one half overlaps the device copies of the
+  // other); a write from device memory stages the whole blob (larger blobs:
+  // RESOURCE_EXHAUSTED). >= 2 * the largest layer run of one page (a few MiB at most).
+  size_t device_staging_bytes = size_t{256} << 20;
   // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the
   // node does not answer. Off: Connect never talks to the node; the first call does.
   bool wait_for_node = false;

@@ -110,9 +110,12 @@ using gpu::MemoryKind;
 //   ------------  -------------------------------------------------------------
 //   kHost         ordinary host memory: bytes move straight in or out
 //   kPinnedHost   page-locked host memory: as kHost
-//   kDevice       CUDA device memory of `device`: UNIMPLEMENTED for now (the
-//                 staged and GPUDirect paths arrive with the GPU issue; this
-//                 type will not change)
+//   kDevice       device memory of `device` (a CUDA ordinal; ClientOptions::open_device
+//                 says which gpu::Device serves it): the library never touches it with
+//                 the CPU. Reads land in it, and writes leave it, through that Device:
+//                 staged through a pinned host pool with the copies of one chunk
+//                 overlapping the receive of the next, or — on the node's host — DMA'd
+//                 straight out of the node's DRAM tier (docs/design/device-memory.md)
 struct MemoryDescriptor {
   void* ptr = nullptr;
   size_t bytes = 0;
@@ -134,7 +137,6 @@ struct MemoryDescriptor {
 // OK when `memory` can take part in a transfer of exactly `expected_bytes` bytes:
 //   INVALID_ARGUMENT  null pointer, bytes != expected_bytes, negative device, or a kind
 //                     outside the enum
-//   UNIMPLEMENTED     kDevice (CUDA device memory is not served yet)
 // `what` names the argument in the message ("destinations[2]").
 absl::Status CheckMemoryDescriptor(const MemoryDescriptor& memory, uint64_t expected_bytes,
                                    std::string_view what);

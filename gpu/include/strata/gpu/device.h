@@ -103,7 +103,10 @@ class Device {
   // so it serves as DMA source/destination like pinned memory. The caller keeps
   // the memory mapped until UnregisterHost(ptr). INVALID_ARGUMENT for null/zero;
   // ALREADY_EXISTS if it overlaps a registered range.
-  absl::Status RegisterHost(void* ptr, size_t bytes);
+  // read_only: the range may be mapped PROT_READ (a same-host client's view of a node's
+  // arena); the device then only reads it (DMA to the device), never writes it (CUDA:
+  // cudaHostRegisterReadOnly).
+  absl::Status RegisterHost(void* ptr, size_t bytes, bool read_only = false);
   // Undoes RegisterHost(ptr, ...). NOT_FOUND if ptr does not start a registered range.
   // REQUIRES: every registered range is unregistered before the Device is destroyed.
   absl::Status UnregisterHost(void* ptr);
@@ -161,7 +164,7 @@ class Device {
   virtual absl::StatusOr<void*> DoAllocatePinnedHost(size_t bytes) = 0;
   // Must not fail visibly: log what goes wrong.
   virtual void DoFree(void* data, size_t bytes, MemoryKind kind) = 0;
-  virtual absl::Status DoRegisterHost(void* ptr, size_t bytes) = 0;
+  virtual absl::Status DoRegisterHost(void* ptr, size_t bytes, bool read_only) = 0;
   virtual absl::Status DoUnregisterHost(void* ptr) = 0;
   virtual absl::StatusOr<void*> DoCreateStream() = 0;
   virtual void DoDestroyStream(void* stream) = 0;
