@@ -81,6 +81,23 @@ void Device::ReleaseBuffer(void* data, size_t bytes, MemoryKind kind) {
   }
 }
 
+absl::Status Device::ScatterPagedAsync(const void* blob, const BlobShape& shape,
+                                       const PagedCache& cache, absl::Span<const uint64_t> rows,
+                                       Stream& stream) {
+  if (blob == nullptr) return absl::InvalidArgumentError("ScatterPagedAsync: blob is null");
+  STRATA_RETURN_IF_ERROR(CheckPagedTransfer(shape, cache, rows, /*scatter=*/true));
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoPagedCopyAsync(true, const_cast<void*>(blob), shape, cache, rows, handle);
+}
+
+absl::Status Device::GatherPagedAsync(void* blob, const BlobShape& shape, const PagedCache& cache,
+                                      absl::Span<const uint64_t> rows, Stream& stream) {
+  if (blob == nullptr) return absl::InvalidArgumentError("GatherPagedAsync: blob is null");
+  STRATA_RETURN_IF_ERROR(CheckPagedTransfer(shape, cache, rows, /*scatter=*/false));
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoPagedCopyAsync(false, blob, shape, cache, rows, handle);
+}
+
 absl::Status Device::RegisterHost(void* ptr, size_t bytes, bool read_only) {
   if (bytes == 0) return absl::InvalidArgumentError("RegisterHost: zero bytes");
   STRATA_RETURN_IF_ERROR(CheckRange(ptr, bytes, "RegisterHost: ptr"));

@@ -124,6 +124,25 @@ void HostDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
   ::operator delete(data, kDeviceAlignment);
 }
 
+absl::Status HostDevice::DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
+                                          const PagedCache& cache, absl::Span<const uint64_t> rows,
+                                          void* /*stream*/) {
+  // Every tensor must be device memory: its rows, to the last one, inside one live buffer.
+  const uint64_t extent = (cache.rows - 1) * cache.row_stride + shape.row_bytes;
+  for (size_t l = 0; l < cache.k.size(); ++l) {
+    STRATA_RETURN_IF_ERROR(CheckDeviceRange(cache.k[l], extent, "paged KV: a K tensor"));
+    if (!cache.v.empty()) {
+      STRATA_RETURN_IF_ERROR(CheckDeviceRange(cache.v[l], extent, "paged KV: a V tensor"));
+    }
+  }
+  if (scatter) {
+    ScatterPagedReference(blob, shape, cache, rows);
+  } else {
+    GatherPagedReference(blob, shape, cache, rows);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status HostDevice::DoRegisterHost(void* ptr, size_t bytes, bool /*read_only*/) {
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   absl::MutexLock lock(&mu_);

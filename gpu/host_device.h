@@ -59,6 +59,9 @@ class HostDevice final : public Device {
   absl::Status DoCopyAsync(CopyDirection direction, void* dst, const void* src, size_t bytes,
                            void* stream) override;
   absl::Status DoMemsetAsync(void* dst, uint8_t value, size_t bytes, void* stream) override;
+  absl::Status DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
+                                const PagedCache& cache, absl::Span<const uint64_t> rows,
+                                void* stream) override;
   absl::Status DoSynchronizeStream(void* stream) override;
   absl::Status DoWaitForEvent(void* stream, void* event) override;
   absl::Status DoRecordEvent(void* event, void* stream) override;

@@ -1,6 +1,7 @@
 #include "gpu/cuda/cuda_device.h"
 
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -103,7 +104,9 @@ void CudaDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
 
 absl::Status CudaDevice::DoRegisterHost(void* ptr, size_t bytes, bool read_only) {
   STRATA_RETURN_IF_ERROR(Activate());
-  const unsigned flags = cudaHostRegisterPortable | (read_only ? cudaHostRegisterReadOnly : 0u);
+  // Mapped: kernels may read (paged KV scatter) straight from the registered memory.
+  const unsigned flags = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                         (read_only ? cudaHostRegisterReadOnly : 0u);
   return FromCudaError(
       cudaHostRegister(ptr, bytes, flags),
       absl::StrCat("cudaHostRegister(", bytes, " bytes", read_only ? ", read-only" : "", ")"));
@@ -148,6 +151,44 @@ absl::Status CudaDevice::DoCopyAsync(CopyDirection direction, void* dst, const v
   if (direction == CopyDirection::kDeviceToHost) kind = cudaMemcpyDeviceToHost;
   return FromCudaError(cudaMemcpyAsync(dst, src, bytes, kind, AsStream(stream)),
                        absl::StrCat("cudaMemcpyAsync(", bytes, " bytes)"));
+}
+
+absl::Status CudaDevice::DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
+                                          const PagedCache& cache, absl::Span<const uint64_t> rows,
+                                          void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  // The tensor table (K of every layer, then V) and the rows, uploaded for this call into
+  // stream-ordered device memory that is freed after the kernel.
+  std::vector<uint8_t*> tensors;
+  for (void* k : cache.k) tensors.push_back(static_cast<uint8_t*>(k));
+  for (void* v : cache.v) tensors.push_back(static_cast<uint8_t*>(v));
+  const size_t table_bytes = tensors.size() * sizeof(uint8_t*);
+  const size_t rows_bytes = rows.size() * sizeof(uint64_t);
+  void* scratch = nullptr;
+  cudaStream_t s = AsStream(stream);
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaMallocAsync(&scratch, table_bytes + rows_bytes, s),
+                                       "cudaMallocAsync(paged KV tables)"));
+  auto* table = static_cast<uint8_t* const*>(scratch);
+  auto* device_rows =
+      reinterpret_cast<const uint64_t*>(static_cast<uint8_t*>(scratch) + table_bytes);
+  // From pageable memory: both copies are staged before cudaMemcpyAsync returns.
+  absl::Status status = FromCudaError(
+      cudaMemcpyAsync(scratch, tensors.data(), table_bytes, cudaMemcpyHostToDevice, s),
+      "cudaMemcpyAsync(paged KV table)");
+  if (status.ok()) {
+    status = FromCudaError(cudaMemcpyAsync(const_cast<uint64_t*>(device_rows), rows.data(),
+                                           rows_bytes, cudaMemcpyHostToDevice, s),
+                           "cudaMemcpyAsync(paged KV rows)");
+  }
+  if (status.ok()) {
+    status = FromCudaError(
+        LaunchPagedCopy(scatter, static_cast<uint8_t*>(blob), table, device_rows, shape.num_layers,
+                        shape.num_pages, shape.page_tokens, shape.row_bytes, cache.row_stride,
+                        shape.key_value ? 2 : 1, s),
+        "paged KV kernel launch");
+  }
+  LogIfError(cudaFreeAsync(scratch, s), "cudaFreeAsync(paged KV tables)");
+  return status;
 }
 
 absl::Status CudaDevice::DoMemsetAsync(void* dst, uint8_t value, size_t bytes, void* stream) {

@@ -17,7 +17,51 @@ __global__ void FillPatternKernel(uint8_t* dst, size_t bytes, uint32_t seed) {
   }
 }
 
+__global__ void PagedCopyKernel(bool scatter, uint8_t* blob, uint8_t* const* tensors,
+                                const uint64_t* rows, uint32_t num_layers, uint32_t num_pages,
+                                uint32_t page_tokens, uint64_t row_bytes, uint64_t row_stride,
+                                uint32_t halves) {
+  const uint64_t t = blockIdx.x;
+  const uint32_t l = blockIdx.y;
+  const uint64_t block_bytes = uint64_t{page_tokens} * row_bytes;
+  const uint64_t layer_page = (uint64_t{l} * num_pages + t / page_tokens) * halves * block_bytes;
+  const uint64_t row = rows[t];
+  for (uint32_t h = 0; h < halves; ++h) {
+    uint8_t* b = blob + layer_page + h * block_bytes + (t % page_tokens) * row_bytes;
+    uint8_t* c = tensors[h * num_layers + l] + row * row_stride;
+    uint8_t* dst = scatter ? c : b;
+    const uint8_t* src = scatter ? b : c;
+    const bool wide = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) |
+                        row_bytes) & 15) == 0;
+    if (wide) {
+      const uint64_t words = row_bytes / 16;
+      for (uint64_t i = threadIdx.x; i < words; i += blockDim.x) {
+        reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+      }
+    } else {
+      for (uint64_t i = threadIdx.x; i < row_bytes; i += blockDim.x) dst[i] = src[i];
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors,
+                            const uint64_t* rows, uint32_t num_layers, uint32_t num_pages,
+                            uint32_t page_tokens, uint64_t row_bytes, uint64_t row_stride,
+                            uint32_t halves, cudaStream_t stream) {
+  const uint64_t tokens = uint64_t{num_pages} * page_tokens;
+  if (tokens == 0 || num_layers == 0) return cudaSuccess;
+  if (tokens > 0x7fffffffu || num_layers > 65535u) return cudaErrorInvalidValue;
+  // A row of 8 heads x 128 bf16 is 2 KiB: 128 threads move it in one 16-byte word each.
+  const uint64_t words = (row_bytes + 15) / 16;
+  const unsigned threads = static_cast<unsigned>(words >= 256 ? 256 : (words < 32 ? 32 : words));
+  (void)cudaGetLastError();
+  PagedCopyKernel<<<dim3(static_cast<unsigned>(tokens), num_layers), threads, 0, stream>>>(
+      scatter, blob, tensors, rows, num_layers, num_pages, page_tokens, row_bytes, row_stride,
+      halves);
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchFillPattern(void* dst, size_t bytes, uint32_t seed, cudaStream_t stream) {
   if (bytes == 0) return cudaSuccess;

@@ -2,7 +2,7 @@
 // on `stream` and returns the launch error (cudaSuccess when enqueued); failures
 // while the kernel runs surface on the stream's next synchronization. The caller
 // (CudaDevice) has made the right device current and turns errors into Status
-// with FromCudaError. The paged-KV gather/scatter kernels will live here too.
+// with FromCudaError.
 //
 // REQUIRES: pointers are device memory of the current device, valid until the
 // kernel completes.
@@ -17,5 +17,17 @@ namespace strata::gpu {
 
 // dst[i] = FillPatternByte(i, seed) for i in [0, bytes) (gpu/cuda/fill_pattern.h).
 cudaError_t LaunchFillPattern(void* dst, size_t bytes, uint32_t seed, cudaStream_t stream);
+
+// Paged KV (strata/gpu/paged_kv.h): for layer l < num_layers, token t < tokens and half
+// h < halves (2: K and V; 1: MLA latent), copies row_bytes bytes between the blob's row
+// blob + (l * num_pages + t / page_tokens) * layer_page_bytes + h * block_bytes
+//      + (t % page_tokens) * row_bytes
+// and the cache's row tensors[h * num_layers + l] + rows[t] * row_stride; scatter: blob ->
+// cache. `tensors` and `rows` are device memory; the blob device memory or mapped host
+// memory. One thread block per (token, layer); 16-byte words where every address allows.
+cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors,
+                            const uint64_t* rows, uint32_t num_layers, uint32_t num_pages,
+                            uint32_t page_tokens, uint64_t row_bytes, uint64_t row_stride,
+                            uint32_t halves, cudaStream_t stream);
 
 }  // namespace strata::gpu

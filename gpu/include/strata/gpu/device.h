@@ -47,10 +47,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 #include "strata/gpu/device_buffer.h"
 #include "strata/gpu/event.h"
 #include "strata/gpu/memory_kind.h"
+#include "strata/gpu/paged_kv.h"
 #include "strata/gpu/stream.h"
 
 namespace strata::gpu {
@@ -124,6 +126,17 @@ class Device {
   // Enqueue setting `bytes` bytes of device memory at `dst` to `value`.
   absl::Status MemsetAsync(void* dst, uint8_t value, size_t bytes, Stream& stream);
 
+  // Paged KV (strata/gpu/paged_kv.h): enqueue copying the blob's token rows into the
+  // engine cache's rows (scatter), or the cache's rows into the blob (gather). The cache
+  // tensors are this device's memory; the blob is this device's memory or, on CUDA, pinned
+  // / registered host memory (read or written across PCIe by the kernel itself). `rows` is
+  // copied before the call returns. Errors: CheckPagedTransfer's, and (host device) a
+  // tensor outside every live buffer as for copies.
+  absl::Status ScatterPagedAsync(const void* blob, const BlobShape& shape, const PagedCache& cache,
+                                 absl::Span<const uint64_t> rows, Stream& stream);
+  absl::Status GatherPagedAsync(void* blob, const BlobShape& shape, const PagedCache& cache,
+                                absl::Span<const uint64_t> rows, Stream& stream);
+
   // Blocks until all work enqueued on `stream` so far has completed; an
   // asynchronous failure of that work is returned here (INTERNAL).
   absl::Status Synchronize(Stream& stream);
@@ -173,6 +186,10 @@ class Device {
   virtual absl::Status DoCopyAsync(CopyDirection direction, void* dst, const void* src,
                                    size_t bytes, void* stream) = 0;
   virtual absl::Status DoMemsetAsync(void* dst, uint8_t value, size_t bytes, void* stream) = 0;
+  // Arguments checked (CheckPagedTransfer); scatter: blob -> cache.
+  virtual absl::Status DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
+                                        const PagedCache& cache, absl::Span<const uint64_t> rows,
+                                        void* stream) = 0;
   virtual absl::Status DoSynchronizeStream(void* stream) = 0;
   virtual absl::Status DoWaitForEvent(void* stream, void* event) = 0;
   virtual absl::Status DoRecordEvent(void* event, void* stream) = 0;
