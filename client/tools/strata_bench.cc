@@ -153,7 +153,7 @@ struct Worker {
   std::unique_ptr<Client> client;
   std::vector<std::byte> buffer;
   std::vector<std::byte> sources;  // memcpy: 2 * SIZE bytes to copy from
-  std::vector<BlobKey> keys;  // put: written (to delete); get: the blobs to read
+  std::vector<BlobKey> keys;       // put: written (to delete); get: the blobs to read
   std::mt19937_64 rng;
   std::vector<double> latencies_us;
   uint64_t ops = 0;
@@ -430,11 +430,11 @@ int Main(int argc, char** argv) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
   std::vector<std::string> args(argv, argv + argc);
-  std::printf("# command: %s\n# date: %s\n# node: %s, ucx transports: %s, same-host channel: %s\n",
-              absl::StrJoin(args, " ").c_str(), date, o.client.node.c_str(),
-              o.client.ucx_transports.empty() ? "(UCX_TLS / UCX default)"
-                                              : o.client.ucx_transports.c_str(),
-              o.client.same_host ? "on" : "off");
+  std::printf(
+      "# command: %s\n# date: %s\n# node: %s, ucx transports: %s, same-host channel: %s\n",
+      absl::StrJoin(args, " ").c_str(), date, o.client.node.c_str(),
+      o.client.ucx_transports.empty() ? "(UCX_TLS / UCX default)" : o.client.ucx_transports.c_str(),
+      o.client.same_host ? "on" : "off");
   if (o.csv) {
     std::printf("mode,size,clients,ops,seconds,gbps,ops_per_s,p50_us,p99_us\n");
   } else {

@@ -31,8 +31,9 @@ __global__ void PagedCopyKernel(bool scatter, uint8_t* blob, uint8_t* const* ten
     uint8_t* c = tensors[h * num_layers + l] + row * row_stride;
     uint8_t* dst = scatter ? c : b;
     const uint8_t* src = scatter ? b : c;
-    const bool wide = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) |
-                        row_bytes) & 15) == 0;
+    const bool wide =
+        ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | row_bytes) & 15) ==
+        0;
     if (wide) {
       const uint64_t words = row_bytes / 16;
       for (uint64_t i = threadIdx.x; i < words; i += blockDim.x) {
