@@ -277,29 +277,39 @@ absl::StatusOr<ClientCore::DataPlaneGrant> ClientCore::OpenDataPlane(absl::Time 
 
 std::shared_ptr<SameHostChannel> ClientCore::SameHost(absl::Time deadline) {
   if (!options_.same_host) return nullptr;
-  absl::MutexLock lock(&same_host_mu_);
-  if (same_host_ != nullptr) return same_host_;
   const absl::Time now = absl::Now();
-  if (now < same_host_retry_) return nullptr;
-  same_host_retry_ = now + absl::Seconds(30);
-  absl::StatusOr<DataPlaneGrant> grant = OpenDataPlane(deadline);
-  if (!grant.ok() || grant->same_host_socket.empty()) return nullptr;
-  absl::StatusOr<std::unique_ptr<SameHostChannel>> channel =
-      SameHostChannel::Open({.socket = grant->same_host_socket,
-                             .credential = grant->credential,
-                             .max_connections = options_.same_host_connections},
-                            std::min(deadline, now + options_.connect_timeout));
-  if (!channel.ok()) {
-    // Another host, network namespace or container: the UCX data plane it is.
-    if (!same_host_logged_) {
-      LOG(INFO) << "same-host channel of " << options_.node << " (" << grant->same_host_socket
-                << ") not used: " << channel.status();
-      same_host_logged_ = true;
-    }
-    return nullptr;
+  {
+    // One caller opens the channel, without the lock; the others use UCX meanwhile.
+    absl::MutexLock lock(&same_host_mu_);
+    if (same_host_ != nullptr) return same_host_;
+    if (now < same_host_retry_ || same_host_opening_) return nullptr;
+    same_host_retry_ = now + absl::Seconds(30);
+    same_host_opening_ = true;
   }
-  same_host_ = *std::move(channel);
-  return same_host_;
+  std::shared_ptr<SameHostChannel> opened;
+  absl::StatusOr<DataPlaneGrant> grant = OpenDataPlane(deadline);
+  if (grant.ok() && !grant->same_host_socket.empty()) {
+    absl::StatusOr<std::unique_ptr<SameHostChannel>> channel =
+        SameHostChannel::Open({.socket = grant->same_host_socket,
+                               .credential = grant->credential,
+                               .max_connections = options_.same_host_connections},
+                              std::min(deadline, now + options_.connect_timeout));
+    if (channel.ok()) {
+      opened = *std::move(channel);
+    } else {
+      // Another host, network namespace or container: the UCX data plane it is.
+      absl::MutexLock lock(&same_host_mu_);
+      if (!same_host_logged_) {
+        LOG(INFO) << "same-host channel of " << options_.node << " (" << grant->same_host_socket
+                  << ") not used: " << channel.status();
+        same_host_logged_ = true;
+      }
+    }
+  }
+  absl::MutexLock lock(&same_host_mu_);
+  same_host_opening_ = false;
+  same_host_ = opened;
+  return opened;
 }
 
 void ClientCore::DropSameHost(const std::shared_ptr<SameHostChannel>& channel) {

@@ -225,6 +225,7 @@ class ClientCore {
   std::shared_ptr<SameHostChannel> same_host_ ABSL_GUARDED_BY(same_host_mu_);
   absl::Time same_host_retry_ ABSL_GUARDED_BY(same_host_mu_) = absl::InfinitePast();
   bool same_host_logged_ ABSL_GUARDED_BY(same_host_mu_) = false;
+  bool same_host_opening_ ABSL_GUARDED_BY(same_host_mu_) = false;
 
   // Last: destroyed first, so async calls finish while everything they use exists.
   std::unique_ptr<AsyncExecutor> executor_;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 
 #include "client/lib/client_core.h"
@@ -52,10 +53,13 @@ absl::Status ClientCore::ReadToDevice(const Namespace& ns, std::vector<PlannedRa
   }
   STRATA_ASSIGN_OR_RETURN(DeviceContext * context, DeviceFor(ordinal));
   absl::MutexLock lock(&context->mu());
-  if (std::shared_ptr<SameHostChannel> local = SameHost(deadline); local != nullptr) {
-    absl::Status status = local->RegisterWith(context->device());
+  std::shared_ptr<SameHostChannel> local = SameHost(deadline);
+  // A device that cannot map the arena (no read-only registration, too large to pin) reads
+  // through the staging pool instead; the channel remembers and does not try again.
+  if (local != nullptr && local->RegisterWith(context->device()).ok()) {
+    absl::Status status;
     bool delivered = false;
-    if (status.ok()) {
+    {
       const std::vector<PlannedRange> cut =
           CutLargeRanges(plan, proto::kMaxChunksPerRead, ns.layout().BytesPerLayerPage());
       const auto runs = SplitIntoReads(cut, proto::kMaxReadRanges, proto::kMaxChunksPerRead);
@@ -82,8 +86,13 @@ absl::Status ClientCore::ReadStaged(DeviceContext& context, const Namespace& ns,
         absl::StrCat("device_staging_bytes: half of the pinned pool (", half,
                      " bytes) is smaller than one layer of one page (", chunk, " bytes)"));
   }
-  // No item (one layer of a range) larger than a half.
-  plan = CutLargeRanges(std::move(plan), (half / chunk) * layout.num_layers, chunk);
+  // No item (one layer of a range) larger than a half: pieces of at most half / chunk pages
+  // (CutLargeRanges divides the budget by each range's own layer count).
+  uint32_t fewest_layers = layout.num_layers;
+  for (const PlannedRange& r : plan) {
+    fewest_layers = std::min(fewest_layers, std::max<uint32_t>(1, r.layer_end - r.layer_begin));
+  }
+  plan = CutLargeRanges(std::move(plan), (half / chunk) * fewest_layers, chunk);
   // Items in delivery order: layer by layer for ReadLayers, else range by range.
   struct Item {
     size_t range;
@@ -102,6 +111,9 @@ absl::Status ClientCore::ReadStaged(DeviceContext& context, const Namespace& ns,
     }
   }
   gpu::Device& device = context.device();
+  // However this ends, no copy of this call is left running: into the caller's memory
+  // after it returned, or out of a half the next call receives into.
+  absl::Cleanup drain = [&] { (void)device.Synchronize(context.stream()); };
   uint32_t next_layer = 0;  // the next layer to hand to on_layer
   // The layers all of whose items are in batches up to `last_item` (exclusive) go out,
   // in order, once those batches' copies completed.
@@ -131,6 +143,9 @@ absl::Status ClientCore::ReadStaged(DeviceContext& context, const Namespace& ns,
           r.blob, r.first_page, r.num_pages, items[end].layer, items[end].layer + 1, {slot}});
       at.emplace_back(slot, bytes);
       used += bytes;
+    }
+    if (end == begin) {
+      return absl::InternalError("device staging: an item larger than half the pinned pool");
     }
     // Lands and verifies in the pinned half (the host path: UCX, or the same-host copy).
     STRATA_RETURN_IF_ERROR(ReadPlanned(ns, std::move(staged), nullptr, deadline));

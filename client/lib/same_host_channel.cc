@@ -48,6 +48,9 @@ SameHostChannel::~SameHostChannel() {
   {
     absl::MutexLock lock(&mu_);
     idle_.clear();
+  }
+  {
+    absl::MutexLock lock(&register_mu_);
     for (gpu::Device* device : registered_) {
       absl::Status s = device->UnregisterHost(const_cast<std::byte*>(arena_));
       LOG_IF(WARNING, !s.ok()) << "same-host channel: unregistering the arena: " << s;
@@ -160,17 +163,39 @@ absl::StatusOr<std::unique_ptr<SameHostChannel::Connection>> SameHostChannel::Ta
   if (!c.ok()) {
     absl::MutexLock lock(&mu_);
     --open_;
+    // The node refused one more connection (its client limit, an expired credential) but
+    // serves the ones this channel has: wait for one of those.
+    if (open_ > 0) {
+      auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !idle_.empty(); };
+      if (mu_.AwaitWithDeadline(absl::Condition(&idle), deadline)) {
+        std::unique_ptr<Connection> connection = std::move(idle_.back());
+        idle_.pop_back();
+        return connection;
+      }
+      return absl::DeadlineExceededError("same-host channel: no connection free by the deadline");
+    }
   }
   return c;
 }
 
 absl::Status SameHostChannel::RegisterWith(gpu::Device& device) {
-  absl::MutexLock lock(&mu_);
+  // Pinning a large arena takes a while: not under mu_, which every call's Take needs.
+  absl::MutexLock lock(&register_mu_);
   if (std::find(registered_.begin(), registered_.end(), &device) != registered_.end()) {
     return absl::OkStatus();
   }
-  STRATA_RETURN_IF_ERROR(device.RegisterHost(const_cast<std::byte*>(arena_), arena_bytes_,
-                                             /*read_only=*/true));
+  if (std::find(unregistrable_.begin(), unregistrable_.end(), &device) != unregistrable_.end()) {
+    return absl::FailedPreconditionError("the arena could not be registered with this device");
+  }
+  absl::Status registered =
+      device.RegisterHost(const_cast<std::byte*>(arena_), arena_bytes_, /*read_only=*/true);
+  if (!registered.ok()) {
+    LOG(WARNING) << "same-host channel: the node's arena (" << arena_bytes_
+                 << " bytes) cannot be registered with " << device.name() << " (" << registered
+                 << "): device reads go through the pinned staging pool";
+    unregistrable_.push_back(&device);
+    return registered;
+  }
   registered_.push_back(&device);
   return absl::OkStatus();
 }
@@ -223,6 +248,8 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
   // The lease is this connection's now: release it however the copy ends (dropping the
   // connection releases it too).
   auto release = [&](absl::Status result) -> absl::Status {
+    // No DMA of this read may still be reading the leased bytes once the lease goes.
+    if (device != nullptr) (void)device->device->Synchronize(*device->stream);
     sh::Writer message;
     message.U64(lease);
     const absl::Span<const uint8_t> release_parts[] = {absl::MakeConstSpan(message.bytes())};

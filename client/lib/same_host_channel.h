@@ -76,7 +76,8 @@ class SameHostChannel {
   };
   // Registers the arena mapping with `device`, read-only, once per device; the channel
   // unregisters it before it unmaps. REQUIRES: `device` outlives the channel.
-  absl::Status RegisterWith(gpu::Device& device) ABSL_LOCKS_EXCLUDED(mu_);
+  // A device that refused once is not asked again (FAILED_PRECONDITION).
+  absl::Status RegisterWith(gpu::Device& device) ABSL_LOCKS_EXCLUDED(register_mu_);
 
   // One READ of `ranges` (header and payload as for the UCX READ; the header's request_id
   // is set here) into host memory. chunk_bytes: bytes of one layer of one page;
@@ -125,8 +126,10 @@ class SameHostChannel {
   absl::Mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_ ABSL_GUARDED_BY(mu_);
   int open_ ABSL_GUARDED_BY(mu_) = 0;  // connections idle or in use
-  std::vector<gpu::Device*> registered_
-      ABSL_GUARDED_BY(mu_);  // devices the arena is registered with
+  absl::Mutex register_mu_;
+  // Devices the arena is registered with, and those that refused it.
+  std::vector<gpu::Device*> registered_ ABSL_GUARDED_BY(register_mu_);
+  std::vector<gpu::Device*> unregistrable_ ABSL_GUARDED_BY(register_mu_);
 };
 
 }  // namespace strata::client_internal

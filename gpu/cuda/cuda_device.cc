@@ -171,12 +171,14 @@ absl::Status CudaDevice::DoPagedCopyAsync(bool scatter, void* blob, const BlobSh
   auto* table = static_cast<uint8_t* const*>(scratch);
   auto* device_rows =
       reinterpret_cast<const uint64_t*>(static_cast<uint8_t*>(scratch) + table_bytes);
-  // From pageable memory: both copies are staged before cudaMemcpyAsync returns.
+  // From pageable memory (the table, and a copy of the rows so that a caller's pinned rows
+  // may be reused at once): both copies are staged before cudaMemcpyAsync returns.
+  const std::vector<uint64_t> host_rows(rows.begin(), rows.end());
   absl::Status status = FromCudaError(
       cudaMemcpyAsync(scratch, tensors.data(), table_bytes, cudaMemcpyHostToDevice, s),
       "cudaMemcpyAsync(paged KV table)");
   if (status.ok()) {
-    status = FromCudaError(cudaMemcpyAsync(const_cast<uint64_t*>(device_rows), rows.data(),
+    status = FromCudaError(cudaMemcpyAsync(const_cast<uint64_t*>(device_rows), host_rows.data(),
                                            rows_bytes, cudaMemcpyHostToDevice, s),
                            "cudaMemcpyAsync(paged KV rows)");
   }

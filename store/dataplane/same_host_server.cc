@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/container/flat_hash_set.h"
@@ -90,6 +91,10 @@ absl::StatusOr<std::unique_ptr<SameHostServer>> SameHostServer::Start(core::Node
   STRATA_ASSIGN_OR_RETURN(
       server->listener_,
       sh::Listen(server->options_.socket, static_cast<int>(server->options_.max_clients)));
+  struct stat st;
+  if (server->options_.socket[0] != '@' && ::stat(server->options_.socket.c_str(), &st) == 0) {
+    server->socket_inode_ = st.st_ino;
+  }
   server->wake_ = sh::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!server->wake_.valid()) return ErrnoToStatus(errno, "eventfd");
   server->acceptor_ = std::thread([s = server.get()] { s->AcceptLoop(); });
@@ -134,7 +139,12 @@ void SameHostServer::Stop() {
   for (auto& c : connections) {
     if (c->thread.joinable()) c->thread.join();
   }
-  if (options_.socket[0] != '@') ::unlink(options_.socket.c_str());
+  // A path socket is removed only while it is still the one this server bound.
+  struct stat st;
+  if (options_.socket[0] != '@' && ::lstat(options_.socket.c_str(), &st) == 0 &&
+      st.st_ino == socket_inode_) {
+    ::unlink(options_.socket.c_str());
+  }
 }
 
 void SameHostServer::ReapFinished() {
@@ -156,7 +166,14 @@ void SameHostServer::ReapFinished() {
 void SameHostServer::AcceptLoop() {
   while (sh::WaitReadable(listener_.get(), wake_.get())) {
     absl::StatusOr<sh::Fd> accepted = sh::Accept(listener_.get());
-    if (!accepted.ok()) continue;  // EAGAIN, a connection reset before accept
+    if (!accepted.ok()) {
+      // EAGAIN or a connection reset before accept: go on. Out of descriptors: back off
+      // rather than spin on a listener that stays readable.
+      if (accepted.status().code() == absl::StatusCode::kResourceExhausted) {
+        absl::SleepFor(absl::Milliseconds(10));
+      }
+      continue;
+    }
     ReapFinished();
     auto connection = std::make_unique<Connection>();
     connection->fd = *std::move(accepted);

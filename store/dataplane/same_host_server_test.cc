@@ -476,6 +476,31 @@ TEST_F(SameHostServerTest, ClientsPastTheLimitAreRefused) {
   EXPECT_TRUE(Eventually([&] { return Connect().ok(); }));
 }
 
+TEST_F(SameHostServerTest, APathSocketIsNeitherTakenOverNorRemovedByAnother) {
+  char dir[] = "/tmp/strata-same-host-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = absl::StrCat(dir, "/node.sock");
+  StartServer({.socket = path});
+  ASSERT_OK(Connect().status());
+  // A second server on the live path is refused; the first keeps its socket.
+  EXPECT_EQ(SameHostServer::Start(engine_.get(), {.socket = path}).status().code(),
+            absl::StatusCode::kUnavailable);
+  ASSERT_OK(Connect().status());
+  // Once it stopped the path is gone; a socket file left behind (a node that died) is
+  // replaced by the next server.
+  server_.reset();
+  struct stat st;
+  EXPECT_NE(::lstat(path.c_str(), &st), 0);
+  {
+    ASSERT_OK_AND_ASSIGN(sh::Fd stale, sh::Listen(path, 1));
+  }  // closed without unlinking: a stale socket file
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  StartServer({.socket = path});
+  EXPECT_OK(Connect().status());
+  server_.reset();
+  ::rmdir(dir);
+}
+
 TEST_F(SameHostServerTest, AnArenaThatCannotBeSharedIsRefused) {
   core::NodeEngineOptions options = testing::EngineOptions(&clock_, uint64_t{16} << 20);
   options.dram_backing = tiering::DramBacking::kAnonymous;

@@ -133,9 +133,17 @@ absl::StatusOr<Fd> Listen(const std::string& name, int backlog) {
   Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return ErrnoToStatus(errno, "socket(AF_UNIX)");
   if (name[0] != '@') {
-    // A socket file left by a node that died: nobody listens on it any more.
+    // A socket file left by a node that died (nobody accepts on it any more) is removed; one
+    // a live node listens on is not taken over (bind then fails EADDRINUSE).
     struct stat st;
-    if (::lstat(name.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(name.c_str());
+    if (::lstat(name.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+      Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (probe.valid() &&
+          ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0 &&
+          errno == ECONNREFUSED) {
+        ::unlink(name.c_str());
+      }
+    }
   }
   if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0) {
     return ErrnoToStatus(errno == EADDRINUSE ? EBUSY : errno,
@@ -151,7 +159,12 @@ absl::StatusOr<Fd> Connect(const std::string& name, absl::Time deadline) {
   Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return ErrnoToStatus(errno, "socket(AF_UNIX)");
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) == 0) return fd;
-  if (errno != EAGAIN && errno != EINPROGRESS) {
+  if (errno == EAGAIN) {
+    // A UNIX socket's listen backlog is full: the node is not accepting fast enough.
+    return absl::UnavailableError(
+        absl::StrCat("connect(same-host socket \"", name, "\"): the node's backlog is full"));
+  }
+  if (errno != EINPROGRESS) {
     return absl::UnavailableError(
         absl::StrCat("connect(same-host socket \"", name, "\"): ", std::strerror(errno)));
   }

@@ -65,7 +65,9 @@ struct SameHostOptions {
   uint64_t staging_bytes = uint64_t{64} << 20;
   uint32_t max_clients = 64;
   uint32_t max_leases_per_client = 1024;
-  absl::Duration hello_timeout = absl::Seconds(10);
+  // A connection must say HELLO within this (a client does so at once; a connection that
+  // does not holds a slot of max_clients until then).
+  absl::Duration hello_timeout = absl::Seconds(2);
   absl::Duration io_timeout = absl::Seconds(30);
   // As DataPlaneOptions: the credential check (null admits all) and the tenant's scope.
   transport::PeerAuthenticator authenticate;
@@ -114,6 +116,7 @@ class SameHostServer {
   core::NodeEngine* const engine_;
   SameHostOptions options_;
   transport::same_host::Fd listener_;
+  uint64_t socket_inode_ = 0;      // a path socket's, so that Stop removes only its own
   transport::same_host::Fd wake_;  // an eventfd: readable once stopping
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
