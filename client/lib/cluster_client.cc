@@ -22,6 +22,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
 #include "strata/cluster.h"
+#include "strata/gpu/device.h"
 #include "strata/proto/limits.h"
 #include "strata/proto/repeated_convert.h"
 #include "strata/radix/prefix_hash.h"
@@ -723,8 +724,13 @@ class ClusterClient::Impl {
     }
     STRATA_RETURN_IF_ERROR(
         CheckMemoryDescriptor(source, PagesBytes(layout, pages - first_page), "source"));
-    if (source.kind != MemoryKind::kHost) {
-      return absl::UnimplementedError("a cluster write takes host memory");
+    // The cluster cuts the source into pieces with the CPU: device memory is staged into
+    // host memory first (the node clients then write host memory).
+    std::vector<std::byte> staged;
+    if (source.kind == MemoryKind::kDevice) {
+      STRATA_ASSIGN_OR_RETURN(staged, StageFromDevice(source));
+      return Write(ns, tokens, first_page, MemoryDescriptor::Host(staged.data(), staged.size()),
+                   parent, call);
     }
     const View view = CurrentView();
     if (view.placement.empty()) return absl::UnavailableError("the cluster has no serving node");
@@ -1033,7 +1039,34 @@ class ClusterClient::Impl {
   }
 
  private:
+  // Copies device memory into host memory through the device node_options.open_device
+  // gives (else gpu::OpenCudaDevice), opened once per ordinal.
+  absl::StatusOr<std::vector<std::byte>> StageFromDevice(const MemoryDescriptor& source)
+      ABSL_LOCKS_EXCLUDED(devices_mu_) {
+    std::shared_ptr<gpu::Device> device;
+    {
+      absl::MutexLock lock(&devices_mu_);
+      std::shared_ptr<gpu::Device>& slot = devices_[source.device];
+      if (slot == nullptr) {
+        absl::StatusOr<std::shared_ptr<gpu::Device>> opened =
+            options_.node_options.open_device
+                ? options_.node_options.open_device(source.device)
+                : absl::StatusOr<std::shared_ptr<gpu::Device>>(gpu::OpenCudaDevice(source.device));
+        if (!opened.ok()) return opened.status();
+        slot = *std::move(opened);
+      }
+      device = slot;
+    }
+    std::vector<std::byte> host(source.bytes);
+    STRATA_ASSIGN_OR_RETURN(gpu::Stream stream, device->CreateStream());
+    STRATA_RETURN_IF_ERROR(device->CopyToHostAsync(host.data(), source.ptr, source.bytes, stream));
+    STRATA_RETURN_IF_ERROR(device->Synchronize(stream));
+    return host;
+  }
+
   const ClusterClientOptions options_;
+  absl::Mutex devices_mu_;
+  absl::flat_hash_map<int, std::shared_ptr<gpu::Device>> devices_ ABSL_GUARDED_BY(devices_mu_);
   View static_view_;
   std::unique_ptr<cluster::EtcdClient> etcd_;
   std::unique_ptr<cluster::MembershipView> membership_;  // after etcd_: destroyed first

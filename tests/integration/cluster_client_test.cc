@@ -31,6 +31,7 @@
 #include "nlohmann/json.hpp"
 #include "strata/base/status_test_macros.h"
 #include "strata/client.h"
+#include "strata/gpu/device.h"
 #include "strata/radix/prefix_hash.h"
 #include "strata/testing/etcd_process.h"
 #include "strata/testing/file.h"
@@ -717,6 +718,48 @@ TEST_F(ClusterClientTest, TheClusterWorkerRebuildsBlobsThatStartASegment) {
 // remembered sequence) and by a fresh client (the earlier tokens gathered from the nodes) —
 // then matched, read whole, layer by layer, into a larger destination, by ranges, in
 // batches and asynchronously, every byte checked; a node's own calls say where they go.
+TEST_F(ClusterClientTest, DeviceMemoryWorksOnACluster) {
+  // The host gpu::Device stands in for a GPU: the cluster stages a device source it must
+  // cut into segments, and each node's client reads its segments into one device buffer.
+  StartNodes(3);
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<gpu::Device> device,
+                       gpu::CreateHostDevice({.memory_bytes = size_t{64} << 20}));
+  ClientOptions options = ClientOptionsFor(nodes_.front()->grpc_address(), "tcp");
+  for (const auto& node : nodes_) options.cluster_nodes.push_back(node->grpc_address());
+  options.segment_pages = kSegmentPages;
+  options.node_timeout = kNodeTimeout;
+  options.device_staging_bytes = size_t{4} << 20;
+  options.open_device = [device](int) -> absl::StatusOr<std::shared_ptr<gpu::Device>> {
+    return device;
+  };
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> client, Client::Connect(options));
+  constexpr uint32_t kPages = 14;  // four segments of 4 pages
+  const std::vector<TokenId> tokens = RandomTokens(43, size_t{kPages} * page_tokens());
+  const std::vector<std::byte> all = ModelBytes(tokens, 0, kPages);
+  ASSERT_OK_AND_ASSIGN(gpu::Stream stream, device->CreateStream());
+  ASSERT_OK_AND_ASSIGN(gpu::DeviceBuffer source, device->Allocate(all.size()));
+  ASSERT_OK(device->CopyToDeviceAsync(source.data(), all.data(), all.size(), stream));
+  ASSERT_OK_AND_ASSIGN(WriteResult written, client->Write(ns_, std::nullopt, tokens,
+                                                          MemoryDescriptor::CudaDevice(
+                                                              source.data(), source.size(), 0)));
+  EXPECT_EQ(written.key.hash,
+            radix::PrefixHashAt(radix::NamespaceHash(ns_), tokens, page_tokens()));
+  ASSERT_OK_AND_ASSIGN(MatchResult m, client->Match(ns_, tokens));
+  ASSERT_EQ(m.matched_pages, kPages);
+  ASSERT_OK_AND_ASSIGN(gpu::DeviceBuffer landing, device->Allocate(all.size()));
+  std::vector<uint32_t> layers;
+  ASSERT_OK(client->ReadLayers(ns_, m.segments, kPages,
+                               MemoryDescriptor::CudaDevice(landing.data(), landing.size(), 0),
+                               [&](uint32_t l) {
+                                 layers.push_back(l);
+                                 return absl::OkStatus();
+                               }));
+  EXPECT_EQ(layers.size(), ns_.layout().num_layers);
+  std::vector<std::byte> back(all.size());
+  ASSERT_OK(device->CopyToHostAsync(back.data(), landing.data(), back.size(), stream));
+  EXPECT_TRUE(back == all);
+}
+
 TEST_F(ClusterClientTest, TheClientApiWorksOnACluster) {
   StartNodes(3);
   ClientOptions options = ClientOptionsFor(nodes_.front()->grpc_address(), "tcp");
