@@ -17,7 +17,7 @@ mkdir -p "$STAGE/bin" "$STAGE/lib/ucx"
 # device, paged KV, CUDA status and open) and tests/gpu's CUDA device tests; the node and
 # the figures' program.
 binaries=(tests/gpu/strata_gpu_tests gpu/gpu_tests store/node/strata-node
-          client/tools/strata-gpu-bench)
+          client/tools/strata-gpu-bench client/tools/strata-moe-demo)
 libs() {  # the system libraries $1 loads, but the C library and the loader (the device's own)
   ldd "$1" | awk '$3 ~ /^\// {print $3}' |
     grep -vE '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' || true

@@ -4,7 +4,7 @@
 # staged and same-host reads into device memory against pinned cudaMemcpy H2D, the paged-KV
 # scatter kernel against device-to-device copies, and a 32K-token context of a 70B-like
 # layout (80 layers, 8 KV heads, head dim 128, bf16: 10 GiB) from a node into a paged GPU
-# cache. Runs from carried binaries (deploy/gpu-carry.sh packs them with every library they
+# cache; then the MoE reference worker's four phases with its paged cache on the GPU. Runs from carried binaries (deploy/gpu-carry.sh packs them with every library they
 # load); needs only the GPU's driver. Bounded: every step has a timeout; the whole run
 # stays under 8 minutes.
 #
@@ -54,4 +54,8 @@ echo "== figures (strata-gpu-bench)"
 timeout 300 "$BIN/strata-gpu-bench" --node "$GRPC" --device cuda --sizes 4MiB,64MiB,256MiB \
   --seconds 1 --context-tokens "$TOKENS" --blob-tokens 1024
 echo "rc=$? (strata-gpu-bench)"
+echo "== the MoE reference worker's four phases through the GPU (strata-moe-demo)"
+timeout 120 "$BIN/strata-moe-demo" --node "$GRPC" --device cuda --prompt-pages 64 \
+  --midfill-pages 8 --decode-steps 2
+echo "rc=$? (strata-moe-demo)"
 echo "== done in $(( $(date +%s) - START )) s"

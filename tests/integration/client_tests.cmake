@@ -17,6 +17,13 @@ if(TARGET strata::client AND TARGET strata::testing_node)
                          glog::glog
                     LABELS integration)
   endforeach()
+  # The MoE reference worker (client/tools/moe_demo.h) through device memory.
+  if(TARGET strata_moe_demo)
+    strata_add_test(NAME integration_moe_demo_test
+                    SOURCES ${CMAKE_CURRENT_LIST_DIR}/moe_demo_test.cc
+                    LIBS strata_client_e2e_support strata_moe_demo glog::glog
+                    LABELS integration)
+  endif()
   # Many nodes as one store (strata/cluster_client.h), with the CLI: static membership and
   # etcd's (cluster_client_test); joins, drains, etcd killed, restarts, hot replicas
   # (cluster_handover_test).

@@ -1,0 +1,346 @@
+#include "client/tools/moe_demo.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+#include "strata/base/status_macros.h"
+#include "strata/gpu/paged_kv.h"
+#include "strata/radix/namespace.h"
+#include "strata/worker/dtype_encoding.h"
+#include "strata/worker/reference_model.h"
+
+namespace strata::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+// One element of a blob of `pages` pages (radix::BlobLayout) as a float: K (half 0) or V
+// (half 1) of layer l, token t (from the blob's first page), column c (head * head_dim + e).
+float Element(const radix::KvLayout& layout, const std::vector<std::byte>& blob, uint32_t pages,
+              uint32_t l, uint64_t t, int half, uint32_t c) {
+  const uint64_t elem = radix::DTypeSize(layout.dtype);
+  const uint64_t row = uint64_t{layout.num_kv_heads} * layout.head_dim * elem;
+  const uint64_t block = uint64_t{layout.page_tokens} * row;
+  const uint64_t at = (uint64_t{l} * pages + t / layout.page_tokens) * layout.BytesPerLayerPage() +
+                      half * block + (t % layout.page_tokens) * row + c * elem;
+  const std::byte* p = blob.data() + at;
+  switch (layout.dtype) {
+    case radix::DType::kBFloat16: {
+      uint16_t code;
+      std::memcpy(&code, p, 2);
+      return worker::BFloat16ToFloat(code);
+    }
+    case radix::DType::kFloat16: {
+      uint16_t code;
+      std::memcpy(&code, p, 2);
+      return worker::Float16ToFloat(code);
+    }
+    default: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+  }
+}
+
+// Attention of the blob's last token over all of its tokens, summed over layers (header).
+std::vector<float> Attention(const radix::KvLayout& layout, const std::vector<std::byte>& blob,
+                             uint32_t pages) {
+  const uint32_t w = layout.num_kv_heads * layout.head_dim;
+  const uint64_t tokens = uint64_t{pages} * layout.page_tokens;
+  std::vector<float> o(w, 0.0f);
+  for (uint32_t l = 0; l < layout.num_layers; ++l) {
+    for (uint32_t a = 0; a < layout.num_kv_heads; ++a) {
+      const uint32_t c0 = a * layout.head_dim;
+      std::vector<float> acc(layout.head_dim, 0.0f);
+      float weights = 0.0f;
+      for (uint64_t j = 0; j < tokens; ++j) {
+        float score = 0.0f;
+        for (uint32_t e = 0; e < layout.head_dim; ++e) {
+          score = score + Element(layout, blob, pages, l, tokens - 1, 0, c0 + e) *
+                              Element(layout, blob, pages, l, j, 0, c0 + e);
+        }
+        const float wj = 1.0f / (1.0f + std::fabs(score));
+        weights = weights + wj;
+        for (uint32_t e = 0; e < layout.head_dim; ++e) {
+          acc[e] = acc[e] + wj * Element(layout, blob, pages, l, j, 1, c0 + e);
+        }
+      }
+      for (uint32_t e = 0; e < layout.head_dim; ++e) o[c0 + e] = o[c0 + e] + acc[e] / weights;
+    }
+  }
+  return o;
+}
+
+float Unit(std::mt19937_64& rng) {
+  const int32_t n = static_cast<int32_t>(rng() >> 40) - (int32_t{1} << 23);
+  return 0.25f * (static_cast<float>(n) * 0x1p-23f);
+}
+
+// The router and experts (header).
+struct Experts {
+  Experts(uint32_t width, uint32_t count, uint64_t seed) : w(width), e(count) {
+    std::mt19937_64 rng(seed ^ 0x6d6f652d64656d6fULL);
+    router.resize(size_t{e} * w);
+    for (float& x : router) x = Unit(rng);
+    weights.resize(size_t{e} * w * w);
+    for (float& x : weights) x = Unit(rng);
+  }
+
+  std::vector<float> Run(const std::vector<float>& o, uint32_t top_k,
+                         std::vector<uint32_t>* chosen) const {
+    std::vector<float> logits(e, 0.0f);
+    for (uint32_t x = 0; x < e; ++x) {
+      for (uint32_t c = 0; c < w; ++c) logits[x] = logits[x] + router[size_t{x} * w + c] * o[c];
+    }
+    std::vector<uint32_t> order(e);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return logits[a] > logits[b]; });
+    order.resize(top_k);
+    std::sort(order.begin(), order.end());
+    *chosen = order;
+    float norm = 0.0f;
+    for (uint32_t x : order) norm = norm + std::fabs(logits[x]);
+    std::vector<float> out(w, 0.0f);
+    for (uint32_t x : order) {
+      const float gate = norm > 0.0f ? logits[x] / norm : 0.0f;
+      for (uint32_t c = 0; c < w; ++c) {
+        float t = 0.0f;
+        const float* row = weights.data() + (size_t{x} * w + c) * w;
+        for (uint32_t d = 0; d < w; ++d) t = t + row[d] * o[d];
+        const float y = (2.0f * t) / (2.0f + std::fabs(t));
+        out[c] = out[c] + gate * y;
+      }
+    }
+    return out;
+  }
+
+  uint32_t w;
+  uint32_t e;
+  std::vector<float> router;
+  std::vector<float> weights;
+};
+
+// The worker's paged cache in device memory: vLLM's layout with K and V apart, one
+// engine block per page, the sequence's blocks in a shuffled order.
+class PagedCache {
+ public:
+  static absl::StatusOr<PagedCache> Create(gpu::Device& device, const radix::KvLayout& layout,
+                                           uint32_t pages, uint64_t seed) {
+    PagedCache c(device, layout);
+    const uint64_t row =
+        uint64_t{layout.num_kv_heads} * layout.head_dim * radix::DTypeSize(layout.dtype);
+    std::vector<void*> k, v;
+    for (uint32_t l = 0; l < layout.num_layers; ++l) {
+      for (int h = 0; h < 2; ++h) {
+        STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer t,
+                                device.Allocate(uint64_t{pages} * layout.page_tokens * row));
+        (h == 0 ? k : v).push_back(t.data());
+        c.tensors_.push_back(std::move(t));
+      }
+    }
+    c.cache_ = gpu::VllmSeparateCache(k, v, pages, layout.page_tokens, row);
+    std::vector<int32_t> table(pages);
+    std::iota(table.begin(), table.end(), 0);
+    std::shuffle(table.begin(), table.end(), std::mt19937_64(seed));
+    STRATA_RETURN_IF_ERROR(gpu::RowsFromBlockTable(table, layout.page_tokens, 0,
+                                                   uint64_t{pages} * layout.page_tokens, &c.rows_));
+    STRATA_ASSIGN_OR_RETURN(c.stream_, device.CreateStream());
+    return c;
+  }
+
+  // Forgets everything (a fresh worker).
+  absl::Status Clear() {
+    for (gpu::DeviceBuffer& t : tensors_) {
+      STRATA_RETURN_IF_ERROR(device_->MemsetAsync(t.data(), 0, t.size(), stream_));
+    }
+    return device_->Synchronize(stream_);
+  }
+  // Pages [first, first + count) of the sequence from / into a blob in device memory.
+  absl::Status Scatter(const void* blob, uint32_t first, uint32_t count) {
+    STRATA_RETURN_IF_ERROR(
+        device_->ScatterPagedAsync(blob, Shape(count), cache_, Rows(first, count), stream_));
+    return device_->Synchronize(stream_);
+  }
+  absl::Status Gather(void* blob, uint32_t first, uint32_t count) {
+    STRATA_RETURN_IF_ERROR(
+        device_->GatherPagedAsync(blob, Shape(count), cache_, Rows(first, count), stream_));
+    return device_->Synchronize(stream_);
+  }
+  gpu::Stream& stream() { return stream_; }
+
+ private:
+  PagedCache(gpu::Device& device, const radix::KvLayout& layout)
+      : device_(&device), layout_(layout) {}
+  gpu::BlobShape Shape(uint32_t count) const {
+    return gpu::BlobShape{
+        layout_.num_layers, count, layout_.page_tokens,
+        uint64_t{layout_.num_kv_heads} * layout_.head_dim * radix::DTypeSize(layout_.dtype), true};
+  }
+  absl::Span<const uint64_t> Rows(uint32_t first, uint32_t count) const {
+    return absl::MakeConstSpan(rows_).subspan(uint64_t{first} * layout_.page_tokens,
+                                              uint64_t{count} * layout_.page_tokens);
+  }
+
+  gpu::Device* device_;
+  radix::KvLayout layout_;
+  std::vector<gpu::DeviceBuffer> tensors_;
+  gpu::PagedCache cache_;
+  std::vector<uint64_t> rows_;
+  gpu::Stream stream_;
+};
+
+}  // namespace
+
+absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o) {
+  const radix::KvLayout& layout = o.layout;
+  STRATA_RETURN_IF_ERROR(layout.Validate());
+  if (layout.format != radix::KvFormat::kKeyValue ||
+      (layout.dtype != radix::DType::kBFloat16 && layout.dtype != radix::DType::kFloat16 &&
+       layout.dtype != radix::DType::kFloat32)) {
+    return absl::InvalidArgumentError("moe demo: a key_value layout of bf16, fp16 or f32");
+  }
+  if (o.device == nullptr || o.prompt_pages == 0 || o.top_k == 0 || o.top_k > o.experts) {
+    return absl::InvalidArgumentError(
+        "moe demo: a device, prompt_pages >= 1 and 1 <= top_k <= experts");
+  }
+  gpu::Device& device = *o.device;
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<worker::ReferenceModel> model,
+                          worker::ReferenceModel::Create(layout, o.seed));
+  STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns,
+                          radix::Namespace::Create(o.tenant, o.model, layout));
+  const uint32_t pt = layout.page_tokens;
+  const uint32_t total = o.prompt_pages + o.midfill_pages + o.decode_steps;
+  std::mt19937_64 rng(o.seed);
+  std::vector<TokenId> tokens(size_t{total} * pt);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng() % 50000);
+  auto span = [&](uint32_t first, uint32_t count) {
+    return absl::MakeConstSpan(tokens).subspan(size_t{first} * pt, size_t{count} * pt);
+  };
+  STRATA_ASSIGN_OR_RETURN(PagedCache cache, PagedCache::Create(device, layout, total, o.seed));
+  auto to_device = [&](const std::vector<std::byte>& bytes) -> absl::StatusOr<gpu::DeviceBuffer> {
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer b, device.Allocate(bytes.size()));
+    STRATA_RETURN_IF_ERROR(
+        device.CopyToDeviceAsync(b.data(), bytes.data(), bytes.size(), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
+    return b;
+  };
+  auto to_host = [&](const gpu::DeviceBuffer& b) -> absl::StatusOr<std::vector<std::byte>> {
+    std::vector<std::byte> out(b.size());
+    STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(out.data(), b.data(), b.size(), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
+    return out;
+  };
+  auto descriptor = [&](const gpu::DeviceBuffer& b) {
+    return MemoryDescriptor::CudaDevice(b.data(), b.size(), o.device_ordinal);
+  };
+  // Pages [first, first + count) from the cache written to strata, continuing `parent`.
+  auto write_from_cache = [&](uint32_t first, uint32_t count,
+                              std::optional<Parent> parent) -> absl::StatusOr<BlobKey> {
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer blob, device.Allocate(PagesBytes(layout, count)));
+    STRATA_RETURN_IF_ERROR(cache.Gather(blob.data(), first, count));
+    STRATA_ASSIGN_OR_RETURN(const WriteResult w,
+                            client.Write(ns, parent, span(first, count), descriptor(blob)));
+    return w.key;
+  };
+  // The first `pages` pages of the sequence from strata into the (emptied) cache.
+  auto load = [&](uint32_t pages) -> absl::Status {
+    STRATA_RETURN_IF_ERROR(cache.Clear());
+    STRATA_ASSIGN_OR_RETURN(const MatchResult match, client.Match(ns, span(0, pages)));
+    if (match.ReadablePages() < pages) {
+      return absl::DataLossError(absl::StrCat("moe demo: strata holds ", match.ReadablePages(),
+                                              " of the context's ", pages, " pages"));
+    }
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer landing, device.Allocate(PagesBytes(layout, pages)));
+    STRATA_RETURN_IF_ERROR(client.ReadLayers(ns, match.segments, pages, descriptor(landing),
+                                             [](uint32_t) { return absl::OkStatus(); }));
+    return cache.Scatter(landing.data(), 0, pages);
+  };
+
+  MoeDemoResult result;
+  // Prefill.
+  Clock::time_point t0 = Clock::now();
+  STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> prompt_kv,
+                          model->ComputeBlobBytes(span(0, o.prompt_pages), 0, o.prompt_pages));
+  {
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, to_device(prompt_kv));
+    STRATA_RETURN_IF_ERROR(cache.Scatter(computed.data(), 0, o.prompt_pages));
+  }
+  STRATA_ASSIGN_OR_RETURN(BlobKey last, write_from_cache(0, o.prompt_pages, std::nullopt));
+  result.phases.push_back({"prefill", 0, o.prompt_pages, Ms(t0)});
+
+  // Midfill, on a fresh worker: the prompt from strata, only the new pages computed.
+  t0 = Clock::now();
+  STRATA_RETURN_IF_ERROR(load(o.prompt_pages));
+  {
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer check,
+                            device.Allocate(PagesBytes(layout, o.prompt_pages)));
+    STRATA_RETURN_IF_ERROR(cache.Gather(check.data(), 0, o.prompt_pages));
+    STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> loaded, to_host(check));
+    if (loaded != prompt_kv) {
+      return absl::DataLossError("moe demo: the prompt's KV read back differs from the model's");
+    }
+  }
+  worker::ModelState state = model->InitialState();
+  STRATA_RETURN_IF_ERROR(model->Advance(&state, span(0, o.prompt_pages)));
+  uint32_t pages = o.prompt_pages;
+  auto append = [&](uint32_t count) -> absl::Status {
+    std::vector<std::byte> kv(PagesBytes(layout, count));
+    STRATA_RETURN_IF_ERROR(model->ComputeNextPages(&state, span(pages, count), absl::MakeSpan(kv)));
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, to_device(kv));
+    STRATA_RETURN_IF_ERROR(cache.Scatter(computed.data(), pages, count));
+    STRATA_ASSIGN_OR_RETURN(last, write_from_cache(pages, count, Parent{last, pages}));
+    pages += count;
+    return absl::OkStatus();
+  };
+  if (o.midfill_pages > 0) STRATA_RETURN_IF_ERROR(append(o.midfill_pages));
+  result.phases.push_back({"midfill", o.prompt_pages, o.midfill_pages, Ms(t0)});
+
+  // Decode: each step reads the whole context, appends a page, attends; then the experts.
+  const Experts experts(layout.num_kv_heads * layout.head_dim, o.experts, o.seed);
+  std::vector<float> attention;
+  for (uint32_t step = 0; step < o.decode_steps; ++step) {
+    t0 = Clock::now();
+    const uint32_t context = pages;
+    STRATA_RETURN_IF_ERROR(load(context));
+    STRATA_RETURN_IF_ERROR(append(1));
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer all, device.Allocate(PagesBytes(layout, pages)));
+    STRATA_RETURN_IF_ERROR(cache.Gather(all.data(), 0, pages));
+    STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> kv, to_host(all));
+    attention = Attention(layout, kv, pages);
+    result.phases.push_back({"decode attention", context, 1, Ms(t0)});
+    t0 = Clock::now();
+    result.output = experts.Run(attention, o.top_k, &result.experts_chosen);
+    result.phases.push_back({"decode experts", 0, 0, Ms(t0)});
+  }
+
+  // The same outputs from KV recomputed from the tokens alone, bit for bit.
+  if (o.decode_steps > 0) {
+    STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> recomputed,
+                            model->ComputeBlobBytes(span(0, pages), 0, pages));
+    std::vector<uint32_t> chosen;
+    const std::vector<float> want =
+        experts.Run(Attention(layout, recomputed, pages), o.top_k, &chosen);
+    if (chosen != result.experts_chosen ||
+        std::memcmp(want.data(), result.output.data(), want.size() * sizeof(float)) != 0) {
+      return absl::DataLossError(
+          "moe demo: the decode output from strata's KV differs from the recomputed one");
+    }
+  }
+  return result;
+}
+
+}  // namespace strata::tools
