@@ -1,0 +1,102 @@
+#include "strata/tiering/hbm_tier.h"
+
+#include <utility>
+
+#include "absl/memory/memory.h"
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+#include "strata/base/status_macros.h"
+
+namespace strata::tiering {
+
+absl::StatusOr<std::unique_ptr<HbmTier>> HbmTier::Create(std::shared_ptr<gpu::Device> device,
+                                                         const HbmTierOptions& options) {
+  if (device == nullptr) return absl::InvalidArgumentError("HBM tier: no device");
+  ExtentAllocatorOptions allocator_options;
+  allocator_options.capacity_bytes = options.capacity_bytes;
+  allocator_options.granule_bytes = options.granule_bytes;
+  allocator_options.max_extent_bytes = options.max_extent_bytes;
+  allocator_options.large_extent_bytes = options.large_extent_bytes;
+  STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(allocator_options));
+  STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer pool, device->Allocate(options.capacity_bytes));
+  STRATA_ASSIGN_OR_RETURN(gpu::Stream stream, device->CreateStream());
+  LOG(INFO) << "HBM tier: " << options.capacity_bytes << " bytes on " << device->name();
+  return absl::WrapUnique(
+      new HbmTier(std::move(device), std::move(pool), std::move(stream), allocator_options));
+}
+
+HbmTier::HbmTier(std::shared_ptr<gpu::Device> device, gpu::DeviceBuffer pool, gpu::Stream stream,
+                 const ExtentAllocatorOptions& allocator_options)
+    : device_(std::move(device)),
+      pool_(std::move(pool)),
+      capacity_(allocator_options.capacity_bytes),
+      stream_(std::move(stream)),
+      allocator_(allocator_options) {}
+
+HbmTier::~HbmTier() {
+  absl::MutexLock lock(&copy_mu_);
+  stream_.Reset();
+}
+
+void* HbmTier::DeviceAddress(const Extent& extent) const {
+  CHECK(extent.offset <= capacity_ && extent.length <= capacity_ - extent.offset)
+      << "extent [" << extent.offset << ", +" << extent.length << ") outside the HBM tier";
+  return static_cast<std::byte*>(pool_.data()) + extent.offset;
+}
+
+absl::StatusOr<Extent> HbmTier::Allocate(uint64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  return allocator_.Allocate(bytes);
+}
+
+void HbmTier::Free(const Extent& extent) {
+  absl::MutexLock lock(&mu_);
+  allocator_.Free(extent);
+}
+
+absl::Status HbmTier::CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const {
+  if (extent.length == 0 || extent.offset > capacity_ ||
+      extent.length > capacity_ - extent.offset) {
+    return absl::InvalidArgumentError(absl::StrCat("extent [", extent.offset, ", +", extent.length,
+                                                   ") is not inside the HBM tier"));
+  }
+  if (offset > extent.length || size > extent.length - offset) {
+    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", size,
+                                              ") leaves the extent of ", extent.length, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HbmTier::Write(const Extent& extent, uint64_t offset,
+                            absl::Span<const std::byte> src) {
+  STRATA_RETURN_IF_ERROR(CheckRange(extent, offset, src.size()));
+  if (src.empty()) return absl::OkStatus();
+  absl::MutexLock lock(&copy_mu_);
+  STRATA_RETURN_IF_ERROR(
+      device_->CopyToDeviceAsync(static_cast<std::byte*>(pool_.data()) + extent.offset + offset,
+                                 src.data(), src.size(), stream_));
+  return device_->Synchronize(stream_);
+}
+
+absl::Status HbmTier::Read(const Extent& extent, uint64_t offset, absl::Span<std::byte> dst) const {
+  STRATA_RETURN_IF_ERROR(CheckRange(extent, offset, dst.size()));
+  if (dst.empty()) return absl::OkStatus();
+  absl::MutexLock lock(&copy_mu_);
+  STRATA_RETURN_IF_ERROR(device_->CopyToHostAsync(
+      dst.data(), static_cast<const std::byte*>(pool_.data()) + extent.offset + offset, dst.size(),
+      stream_));
+  return device_->Synchronize(stream_);
+}
+
+TierStats HbmTier::Stats() const {
+  TierStats stats = counters_.Snapshot();
+  stats.tier = report::Tier::kHbm;
+  stats.capacity_bytes = capacity_;
+  absl::MutexLock lock(&mu_);
+  stats.used_bytes = allocator_.live_bytes();
+  stats.blobs = allocator_.live_extents();
+  return stats;
+}
+
+}  // namespace strata::tiering

@@ -1,0 +1,79 @@
+// HbmTier: device memory as a tier (report::Tier::kHbm): one gpu::Device::Allocate of
+// `capacity_bytes`, carved by an ExtentAllocator like the DRAM arena. The node engine will
+// keep copies of hot DRAM blobs here (docs/design/hbm-tier.md: an inclusive cache above
+// DRAM); this is the byte store, with no policy of its own.
+//
+// Moving bytes: Write / Read copy between host memory and the extent through the device on
+// the tier's stream (synchronous: they return once the copy completed; the host side may be
+// pageable, pinned, or the registered DRAM arena). DeviceAddress gives an extent's device
+// pointer for device-to-device copies and kernels (a same-host GPU reader through CUDA IPC).
+//
+// Errors: Create: INVALID_ARGUMENT bad allocator options (ExtentAllocator::Validate), the
+// device's Allocate errors (RESOURCE_EXHAUSTED: not that much device memory). Allocate / Free /
+// Read / Write as in Tier; a failed device copy is the device's status (INTERNAL, UNAVAILABLE).
+// Thread safety: all methods are thread-safe; copies of different callers take turns on the
+// tier's stream. REQUIRES: the Device outlives the tier (it is shared).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+
+#include "strata/gpu/device.h"
+#include "strata/tiering/extent_allocator.h"
+#include "strata/tiering/tier.h"
+
+namespace strata::tiering {
+
+struct HbmTierOptions {
+  // REQUIRES: > 0 and a multiple of granule_bytes.
+  uint64_t capacity_bytes = 0;
+  uint64_t granule_bytes = uint64_t{64} << 10;
+  uint64_t max_extent_bytes = uint64_t{1} << 30;
+  uint64_t large_extent_bytes = uint64_t{64} << 20;
+};
+
+class HbmTier final : public Tier {
+ public:
+  static absl::StatusOr<std::unique_ptr<HbmTier>> Create(std::shared_ptr<gpu::Device> device,
+                                                         const HbmTierOptions& options);
+  HbmTier(const HbmTier&) = delete;
+  HbmTier& operator=(const HbmTier&) = delete;
+  ~HbmTier() override;
+
+  gpu::Device& device() const { return *device_; }
+  // The extent's first byte in device memory. REQUIRES: a live extent of this tier.
+  void* DeviceAddress(const Extent& extent) const;
+
+  report::Tier kind() const override { return report::Tier::kHbm; }
+  uint64_t capacity() const override { return capacity_; }
+  absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
+  void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Write(const Extent& extent, uint64_t offset,
+                     absl::Span<const std::byte> src) override ABSL_LOCKS_EXCLUDED(copy_mu_);
+  absl::Status Read(const Extent& extent, uint64_t offset, absl::Span<std::byte> dst) const override
+      ABSL_LOCKS_EXCLUDED(copy_mu_);
+  TierStats Stats() const override ABSL_LOCKS_EXCLUDED(mu_);
+  TierCounters& counters() override { return counters_; }
+
+ private:
+  HbmTier(std::shared_ptr<gpu::Device> device, gpu::DeviceBuffer pool, gpu::Stream stream,
+          const ExtentAllocatorOptions& allocator_options);
+  absl::Status CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const;
+
+  // Declared first: destroyed last, after the buffer and stream it made.
+  const std::shared_ptr<gpu::Device> device_;
+  gpu::DeviceBuffer pool_;
+  const uint64_t capacity_;
+  mutable absl::Mutex copy_mu_;
+  mutable gpu::Stream stream_ ABSL_GUARDED_BY(copy_mu_);
+  mutable absl::Mutex mu_;
+  ExtentAllocator allocator_ ABSL_GUARDED_BY(mu_);
+  TierCounters counters_;
+};
+
+}  // namespace strata::tiering
