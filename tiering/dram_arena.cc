@@ -212,40 +212,16 @@ absl::StatusOr<internal::UniqueFd> DramArena::OpenReadOnlyFd() const {
 
 DramArena::DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
                      bool write_sealed, const ExtentAllocatorOptions& allocator_options)
-    : fd_(std::move(fd)),
+    : CarvedTier(allocator_options),
+      fd_(std::move(fd)),
       mapping_(std::move(mapping)),
       huge_page_mode_(mode),
-      write_sealed_(write_sealed),
-      capacity_(allocator_options.capacity_bytes),
-      allocator_(allocator_options) {}
+      write_sealed_(write_sealed) {}
 
 absl::Span<std::byte> DramArena::Data(const Extent& extent) const {
-  CHECK(extent.offset <= capacity_ && extent.length <= capacity_ - extent.offset)
+  CHECK(extent.offset <= capacity() && extent.length <= capacity() - extent.offset)
       << "extent [" << extent.offset << ", +" << extent.length << ") outside the arena";
   return absl::Span<std::byte>(mapping_.data() + extent.offset, extent.length);
-}
-
-absl::StatusOr<Extent> DramArena::Allocate(uint64_t bytes) {
-  absl::MutexLock lock(&mu_);
-  return allocator_.Allocate(bytes);
-}
-
-void DramArena::Free(const Extent& extent) {
-  absl::MutexLock lock(&mu_);
-  allocator_.Free(extent);
-}
-
-absl::Status DramArena::CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const {
-  if (extent.length == 0 || extent.offset > capacity_ ||
-      extent.length > capacity_ - extent.offset) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("extent [", extent.offset, ", +", extent.length, ") is not inside the arena"));
-  }
-  if (offset > extent.length || size > extent.length - offset) {
-    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", size,
-                                              ") leaves the extent of ", extent.length, " bytes"));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status DramArena::Write(const Extent& extent, uint64_t offset,
@@ -260,26 +236,6 @@ absl::Status DramArena::Read(const Extent& extent, uint64_t offset,
   STRATA_RETURN_IF_ERROR(CheckRange(extent, offset, dst.size()));
   if (!dst.empty()) std::memcpy(dst.data(), mapping_.data() + extent.offset + offset, dst.size());
   return absl::OkStatus();
-}
-
-TierStats DramArena::Stats() const {
-  TierStats stats = counters_.Snapshot();
-  stats.tier = report::Tier::kDram;
-  stats.capacity_bytes = capacity_;
-  absl::MutexLock lock(&mu_);
-  stats.used_bytes = allocator_.live_bytes();
-  stats.blobs = allocator_.live_extents();
-  return stats;
-}
-
-ExtentAllocatorStats DramArena::AllocatorStats() const {
-  absl::MutexLock lock(&mu_);
-  return allocator_.Stats();
-}
-
-double DramArena::ExternalFragmentation() const {
-  absl::MutexLock lock(&mu_);
-  return allocator_.ExternalFragmentation();
 }
 
 }  // namespace strata::tiering

@@ -28,11 +28,10 @@ absl::StatusOr<std::unique_ptr<HbmTier>> HbmTier::Create(std::shared_ptr<gpu::De
 
 HbmTier::HbmTier(std::shared_ptr<gpu::Device> device, gpu::DeviceBuffer pool, gpu::Stream stream,
                  const ExtentAllocatorOptions& allocator_options)
-    : device_(std::move(device)),
+    : CarvedTier(allocator_options),
+      device_(std::move(device)),
       pool_(std::move(pool)),
-      capacity_(allocator_options.capacity_bytes),
-      stream_(std::move(stream)),
-      allocator_(allocator_options) {}
+      stream_(std::move(stream)) {}
 
 HbmTier::~HbmTier() {
   absl::MutexLock lock(&copy_mu_);
@@ -40,32 +39,9 @@ HbmTier::~HbmTier() {
 }
 
 void* HbmTier::DeviceAddress(const Extent& extent) const {
-  CHECK(extent.offset <= capacity_ && extent.length <= capacity_ - extent.offset)
+  CHECK(extent.offset <= capacity() && extent.length <= capacity() - extent.offset)
       << "extent [" << extent.offset << ", +" << extent.length << ") outside the HBM tier";
   return static_cast<std::byte*>(pool_.data()) + extent.offset;
-}
-
-absl::StatusOr<Extent> HbmTier::Allocate(uint64_t bytes) {
-  absl::MutexLock lock(&mu_);
-  return allocator_.Allocate(bytes);
-}
-
-void HbmTier::Free(const Extent& extent) {
-  absl::MutexLock lock(&mu_);
-  allocator_.Free(extent);
-}
-
-absl::Status HbmTier::CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const {
-  if (extent.length == 0 || extent.offset > capacity_ ||
-      extent.length > capacity_ - extent.offset) {
-    return absl::InvalidArgumentError(absl::StrCat("extent [", extent.offset, ", +", extent.length,
-                                                   ") is not inside the HBM tier"));
-  }
-  if (offset > extent.length || size > extent.length - offset) {
-    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", size,
-                                              ") leaves the extent of ", extent.length, " bytes"));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status HbmTier::Write(const Extent& extent, uint64_t offset,
@@ -87,16 +63,6 @@ absl::Status HbmTier::Read(const Extent& extent, uint64_t offset, absl::Span<std
       dst.data(), static_cast<const std::byte*>(pool_.data()) + extent.offset + offset, dst.size(),
       stream_));
   return device_->Synchronize(stream_);
-}
-
-TierStats HbmTier::Stats() const {
-  TierStats stats = counters_.Snapshot();
-  stats.tier = report::Tier::kHbm;
-  stats.capacity_bytes = capacity_;
-  absl::MutexLock lock(&mu_);
-  stats.used_bytes = allocator_.live_bytes();
-  stats.blobs = allocator_.live_extents();
-  return stats;
 }
 
 }  // namespace strata::tiering

@@ -68,6 +68,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 
+#include "strata/tiering/carved_tier.h"
 #include "strata/tiering/extent_allocator.h"
 #include "strata/tiering/internal/memory_mapping.h"
 #include "strata/tiering/internal/unique_fd.h"
@@ -100,7 +101,7 @@ struct DramArenaOptions {
   uint64_t large_extent_bytes = uint64_t{64} << 20;
 };
 
-class DramArena final : public Tier {
+class DramArena final : public CarvedTier {
  public:
   static absl::StatusOr<std::unique_ptr<DramArena>> Create(const DramArenaOptions& options);
 
@@ -132,36 +133,19 @@ class DramArena final : public Tier {
   absl::Span<std::byte> Data(const Extent& extent) const;
 
   report::Tier kind() const override { return report::Tier::kDram; }
-  uint64_t capacity() const override { return capacity_; }
-  absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
-  void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Write(const Extent& extent, uint64_t offset,
                      absl::Span<const std::byte> src) override;
   absl::Status Read(const Extent& extent, uint64_t offset,
                     absl::Span<std::byte> dst) const override;
-  TierStats Stats() const override ABSL_LOCKS_EXCLUDED(mu_);
-  TierCounters& counters() override { return counters_; }
-
-  // The allocator's view, including the fragmentation measures.
-  ExtentAllocatorStats AllocatorStats() const ABSL_LOCKS_EXCLUDED(mu_);
-  double ExternalFragmentation() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   DramArena(internal::UniqueFd fd, internal::MemoryMapping mapping, HugePageMode mode,
             bool write_sealed, const ExtentAllocatorOptions& allocator_options);
 
-  // OK if [offset, offset + size) lies inside `extent` and `extent` inside the arena.
-  absl::Status CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const;
-
   const internal::UniqueFd fd_;
   const internal::MemoryMapping mapping_;
   const HugePageMode huge_page_mode_;
   const bool write_sealed_;
-  const uint64_t capacity_;
-
-  mutable absl::Mutex mu_;
-  ExtentAllocator allocator_ ABSL_GUARDED_BY(mu_);
-  TierCounters counters_;
 };
 
 }  // namespace strata::tiering

@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 
 #include "strata/gpu/device.h"
+#include "strata/tiering/carved_tier.h"
 #include "strata/tiering/extent_allocator.h"
 #include "strata/tiering/tier.h"
 
@@ -37,7 +38,7 @@ struct HbmTierOptions {
   uint64_t large_extent_bytes = uint64_t{64} << 20;
 };
 
-class HbmTier final : public Tier {
+class HbmTier final : public CarvedTier {
  public:
   static absl::StatusOr<std::unique_ptr<HbmTier>> Create(std::shared_ptr<gpu::Device> device,
                                                          const HbmTierOptions& options);
@@ -50,30 +51,20 @@ class HbmTier final : public Tier {
   void* DeviceAddress(const Extent& extent) const;
 
   report::Tier kind() const override { return report::Tier::kHbm; }
-  uint64_t capacity() const override { return capacity_; }
-  absl::StatusOr<Extent> Allocate(uint64_t bytes) override ABSL_LOCKS_EXCLUDED(mu_);
-  void Free(const Extent& extent) override ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Write(const Extent& extent, uint64_t offset,
                      absl::Span<const std::byte> src) override ABSL_LOCKS_EXCLUDED(copy_mu_);
   absl::Status Read(const Extent& extent, uint64_t offset, absl::Span<std::byte> dst) const override
       ABSL_LOCKS_EXCLUDED(copy_mu_);
-  TierStats Stats() const override ABSL_LOCKS_EXCLUDED(mu_);
-  TierCounters& counters() override { return counters_; }
 
  private:
   HbmTier(std::shared_ptr<gpu::Device> device, gpu::DeviceBuffer pool, gpu::Stream stream,
           const ExtentAllocatorOptions& allocator_options);
-  absl::Status CheckRange(const Extent& extent, uint64_t offset, uint64_t size) const;
 
   // Declared first: destroyed last, after the buffer and stream it made.
   const std::shared_ptr<gpu::Device> device_;
   gpu::DeviceBuffer pool_;
-  const uint64_t capacity_;
   mutable absl::Mutex copy_mu_;
   mutable gpu::Stream stream_ ABSL_GUARDED_BY(copy_mu_);
-  mutable absl::Mutex mu_;
-  ExtentAllocator allocator_ ABSL_GUARDED_BY(mu_);
-  TierCounters counters_;
 };
 
 }  // namespace strata::tiering
