@@ -38,6 +38,7 @@ struct SameHostServer::Connection {
   std::byte* staging = nullptr;
   uint64_t staging_bytes = 0;
   absl::flat_hash_set<uint64_t> leases;
+  bool admitted = false;  // greeted: counts toward max_clients
   std::atomic<bool> done{false};
 };
 
@@ -79,10 +80,11 @@ absl::StatusOr<std::unique_ptr<SameHostServer>> SameHostServer::Start(core::Node
         "same-host channel: this kernel does not write-seal the DRAM arena's file "
         "(F_SEAL_FUTURE_WRITE): a client could reopen it writable");
   }
-  if (options.staging_bytes == 0 || options.max_clients == 0 ||
+  if (options.staging_bytes == 0 || options.max_clients == 0 || options.max_greeting == 0 ||
       options.max_leases_per_client == 0) {
     return absl::InvalidArgumentError(
-        "same-host channel: staging_bytes, max_clients and max_leases_per_client must be > 0");
+        "same-host channel: staging_bytes, max_clients, max_greeting and max_leases_per_client "
+        "must be > 0");
   }
   if (options.socket.empty()) {
     options.socket = absl::StrCat("@strata-node-", ::getpid(), "-", next_socket.fetch_add(1));
@@ -90,7 +92,8 @@ absl::StatusOr<std::unique_ptr<SameHostServer>> SameHostServer::Start(core::Node
   std::unique_ptr<SameHostServer> server(new SameHostServer(engine, std::move(options)));
   STRATA_ASSIGN_OR_RETURN(
       server->listener_,
-      sh::Listen(server->options_.socket, static_cast<int>(server->options_.max_clients)));
+      sh::Listen(server->options_.socket,
+                 static_cast<int>(server->options_.max_clients + server->options_.max_greeting)));
   struct stat st;
   if (server->options_.socket[0] != '@' && ::stat(server->options_.socket.c_str(), &st) == 0) {
     server->socket_inode_ = st.st_ino;
@@ -180,16 +183,19 @@ void SameHostServer::AcceptLoop() {
     Connection* c = connection.get();
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) return;
-    if (connections_.size() >= options_.max_clients) {
+    // Connections that have not said HELLO yet have a cap of their own: a local process
+    // that opens sockets and says nothing takes no slot of a greeted client.
+    if (greeting_.load() >= options_.max_greeting) {
       counters_.refused.fetch_add(1, std::memory_order_relaxed);
       sh::Writer reply;
-      reply.Status(absl::ResourceExhaustedError(
-          absl::StrCat("same-host channel: ", options_.max_clients, " clients connected already")));
+      reply.Status(absl::ResourceExhaustedError(absl::StrCat(
+          "same-host channel: ", options_.max_greeting, " connections are greeting already")));
       const absl::Span<const uint8_t> parts[] = {View(reply.bytes())};
       (void)sh::Send(c->fd.get(), sh::Type::kHelloReply, parts, {},
                      absl::Now() + absl::Milliseconds(100));
       continue;
     }
+    greeting_.fetch_add(1);
     connections_.push_back(std::move(connection));
     c->thread = std::thread([this, c] { Serve(c); });
   }
@@ -206,7 +212,9 @@ bool SameHostServer::Reply(Connection& connection, sh::Type type,
 
 void SameHostServer::Serve(Connection* connection) {
   Connection& c = *connection;
-  if (Greet(c)) {
+  const bool greeted = Greet(c);
+  greeting_.fetch_sub(1);
+  if (greeted) {
     counters_.clients.fetch_add(1, std::memory_order_relaxed);
     counters_.clients_total.fetch_add(1, std::memory_order_relaxed);
     bool serving = true;
@@ -248,6 +256,7 @@ void SameHostServer::Serve(Connection* connection) {
     }
   }
   c.leases.clear();
+  if (c.admitted) admitted_.fetch_sub(1);
   if (c.staging != nullptr) ::munmap(c.staging, c.staging_bytes);
   c.staging = nullptr;
   ::shutdown(c.fd.get(), SHUT_RDWR);
@@ -297,6 +306,12 @@ bool SameHostServer::Greet(Connection& c) {
     identity = *std::move(who);
   }
   if (options_.scope_of) c.scope = options_.scope_of(identity);
+  if (admitted_.fetch_add(1) >= options_.max_clients) {
+    admitted_.fetch_sub(1);
+    return refuse(absl::ResourceExhaustedError(
+        absl::StrCat("same-host channel: ", options_.max_clients, " clients connected already")));
+  }
+  c.admitted = true;
 
   sh::Fd staging;
   if (absl::Status made = MakeStaging(options_.staging_bytes, &staging, &c.staging); !made.ok()) {

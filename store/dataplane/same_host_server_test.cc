@@ -469,10 +469,26 @@ TEST_F(SameHostServerTest, CredentialsAndTenantsAreChecked) {
 }
 
 TEST_F(SameHostServerTest, ClientsPastTheLimitAreRefused) {
-  StartServer({.max_clients = 1});
+  StartServer({.max_clients = 1, .max_greeting = 3, .hello_timeout = absl::Seconds(60)});
+  // Sockets that never say HELLO take no client's slot...
+  std::vector<sh::Fd> silent;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(sh::Fd fd, sh::Connect(server_->socket(), absl::Now() + kWait));
+    silent.push_back(std::move(fd));
+  }
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<RawClient> first, Connect());
+  // ...and clients past max_clients are refused in the greeting.
   EXPECT_EQ(Connect().status().code(), absl::StatusCode::kResourceExhausted);
   first.reset();
+  EXPECT_TRUE(Eventually([&] { return Connect().ok(); }));
+  // Past max_greeting silent sockets are refused when accepted (until one goes).
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(sh::Fd fd, sh::Connect(server_->socket(), absl::Now() + kWait));
+    silent.push_back(std::move(fd));
+  }
+  EXPECT_TRUE(Eventually(
+      [&] { return Connect().status().code() == absl::StatusCode::kResourceExhausted; }));
+  silent.clear();
   EXPECT_TRUE(Eventually([&] { return Connect().ok(); }));
 }
 

@@ -18,7 +18,8 @@
 //     staging bytes mid-put can only make its own put fail DATA_LOSS.
 //   - Every connection presents a data-plane credential in HELLO when options.authenticate
 //     is set, and is scoped to its tenant's namespaces like a UCX connection.
-//   - Bounded: options.max_clients connections (more are refused in HELLO_REPLY),
+//   - Bounded: options.max_clients greeted connections (more are refused in HELLO_REPLY)
+//     and options.max_greeting not yet greeted (a silent local process takes no client's slot),
 //     options.max_leases_per_client leases each (RESOURCE_EXHAUSTED), a frame must arrive
 //     and a reply be taken within options.io_timeout, or the connection is closed. Closing
 //     a connection releases its leases and aborts its put.
@@ -63,10 +64,13 @@ struct SameHostOptions {
   // Each connection's staging file: the largest blob a client puts this way (larger ones
   // go over UCX). Memory only as the client touches it.
   uint64_t staging_bytes = uint64_t{64} << 20;
+  // Greeted connections at once (more are refused in HELLO_REPLY), and connections that
+  // have not said HELLO yet (more are refused when accepted).
   uint32_t max_clients = 64;
+  uint32_t max_greeting = 16;
   uint32_t max_leases_per_client = 1024;
   // A connection must say HELLO within this (a client does so at once; a connection that
-  // does not holds a slot of max_clients until then).
+  // does not holds a slot of max_greeting until then).
   absl::Duration hello_timeout = absl::Seconds(2);
   absl::Duration io_timeout = absl::Seconds(30);
   // As DataPlaneOptions: the credential check (null admits all) and the tenant's scope.
@@ -120,6 +124,8 @@ class SameHostServer {
   transport::same_host::Fd wake_;  // an eventfd: readable once stopping
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint32_t> greeting_{0};  // connections in Greet
+  std::atomic<uint32_t> admitted_{0};  // greeted connections
 
   absl::Mutex stop_mu_;
   mutable absl::Mutex mu_;
