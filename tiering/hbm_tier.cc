@@ -13,17 +13,12 @@ namespace strata::tiering {
 absl::StatusOr<std::unique_ptr<HbmTier>> HbmTier::Create(std::shared_ptr<gpu::Device> device,
                                                          const HbmTierOptions& options) {
   if (device == nullptr) return absl::InvalidArgumentError("HBM tier: no device");
-  ExtentAllocatorOptions allocator_options;
-  allocator_options.capacity_bytes = options.capacity_bytes;
-  allocator_options.granule_bytes = options.granule_bytes;
-  allocator_options.max_extent_bytes = options.max_extent_bytes;
-  allocator_options.large_extent_bytes = options.large_extent_bytes;
-  STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(allocator_options));
+  STRATA_RETURN_IF_ERROR(ExtentAllocator::Validate(options));
   STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer pool, device->Allocate(options.capacity_bytes));
   STRATA_ASSIGN_OR_RETURN(gpu::Stream stream, device->CreateStream());
   LOG(INFO) << "HBM tier: " << options.capacity_bytes << " bytes on " << device->name();
   return absl::WrapUnique(
-      new HbmTier(std::move(device), std::move(pool), std::move(stream), allocator_options));
+      new HbmTier(std::move(device), std::move(pool), std::move(stream), options));
 }
 
 HbmTier::HbmTier(std::shared_ptr<gpu::Device> device, gpu::DeviceBuffer pool, gpu::Stream stream,

@@ -30,13 +30,9 @@
 
 namespace strata::tiering {
 
-struct HbmTierOptions {
-  // REQUIRES: > 0 and a multiple of granule_bytes.
-  uint64_t capacity_bytes = 0;
-  uint64_t granule_bytes = uint64_t{64} << 10;
-  uint64_t max_extent_bytes = uint64_t{1} << 30;
-  uint64_t large_extent_bytes = uint64_t{64} << 20;
-};
+// The pool's size and carving: capacity_bytes (REQUIRES: > 0, a multiple of granule_bytes)
+// and the allocator's shape.
+using HbmTierOptions = ExtentAllocatorOptions;
 
 class HbmTier final : public CarvedTier {
  public:
