@@ -106,6 +106,23 @@ absl::Status Device::RegisterHost(void* ptr, size_t bytes, bool read_only) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> Device::ExportIpc(const DeviceBuffer& buffer) {
+  if (buffer.empty() || buffer.owner_ != this || buffer.kind() != memory_kind()) {
+    return absl::InvalidArgumentError("ExportIpc: not a device buffer of this device");
+  }
+  return DoExportIpc(buffer.data(), buffer.size());
+}
+
+absl::StatusOr<void*> Device::OpenIpc(absl::string_view handle) {
+  if (handle.empty()) return absl::InvalidArgumentError("OpenIpc: empty handle");
+  return DoOpenIpc(handle);
+}
+
+absl::Status Device::CloseIpc(void* base) {
+  if (base == nullptr) return absl::InvalidArgumentError("CloseIpc: base is null");
+  return DoCloseIpc(base);
+}
+
 absl::Status Device::UnregisterHost(void* ptr) {
   if (ptr == nullptr) return absl::InvalidArgumentError("UnregisterHost: ptr is null");
   STRATA_RETURN_IF_ERROR(DoUnregisterHost(ptr));

@@ -2,12 +2,17 @@
 
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "glog/logging.h"
 
 #include "strata/base/status_macros.h"
@@ -59,6 +64,61 @@ HostDevice::HostDevice(size_t memory_bytes, size_t pinned_limit_bytes)
     : memory_bytes_(memory_bytes), pinned_limit_bytes_(pinned_limit_bytes) {
   CHECK_GT(memory_bytes_, 0u);
   CHECK_GT(pinned_limit_bytes_, 0u);
+}
+
+namespace {
+
+// Host-device buffers exported in this process (address -> bytes): a handle opens only
+// while its buffer is live, so a stale or forged handle never becomes a wild pointer.
+absl::Mutex exported_mu(absl::kConstInit);
+std::map<uintptr_t, size_t>& Exported() ABSL_EXCLUSIVE_LOCKS_REQUIRED(exported_mu) {
+  static auto* exported = new std::map<uintptr_t, size_t>();
+  return *exported;
+}
+
+constexpr absl::string_view kIpcPrefix = "strata-host-ipc";
+
+}  // namespace
+
+absl::StatusOr<std::string> HostDevice::DoExportIpc(void* data, size_t bytes) {
+  const auto p = reinterpret_cast<uintptr_t>(data);
+  absl::MutexLock lock(&exported_mu);
+  Exported()[p] = bytes;
+  return absl::StrCat(kIpcPrefix, ":", ::getpid(), ":", absl::Hex(p), ":", bytes);
+}
+
+absl::StatusOr<void*> HostDevice::DoOpenIpc(absl::string_view handle) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(handle, ':');
+  int64_t pid = 0;
+  uint64_t p = 0;
+  uint64_t bytes = 0;
+  if (parts.size() != 4 || parts[0] != kIpcPrefix || !absl::SimpleAtoi(parts[1], &pid) ||
+      !absl::SimpleHexAtoi(parts[2], &p) || !absl::SimpleAtoi(parts[3], &bytes)) {
+    return absl::InvalidArgumentError("host device: OpenIpc: not a host-device IPC handle");
+  }
+  if (pid != ::getpid()) {
+    return absl::FailedPreconditionError(
+        "host device: OpenIpc: host-device memory is not shared between processes (the handle "
+        "is another process's)");
+  }
+  {
+    absl::MutexLock lock(&exported_mu);
+    auto it = Exported().find(p);
+    if (it == Exported().end() || it->second != bytes) {
+      return absl::NotFoundError("host device: OpenIpc: no live exported buffer has this handle");
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  imported_[p] = bytes;
+  return reinterpret_cast<void*>(p);
+}
+
+absl::Status HostDevice::DoCloseIpc(void* base) {
+  absl::MutexLock lock(&mu_);
+  if (imported_.erase(reinterpret_cast<uintptr_t>(base)) == 0) {
+    return absl::NotFoundError("host device: CloseIpc of memory not opened");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<DeviceMemoryInfo> HostDevice::DoGetMemoryInfo() {
@@ -121,6 +181,10 @@ void HostDevice::DoFree(void* data, size_t bytes, MemoryKind kind) {
     CHECK_EQ(erased, 1u) << "host device: freeing unknown buffer " << data;
     device_bytes_in_use_ -= bytes;
   }
+  {
+    absl::MutexLock lock(&exported_mu);
+    Exported().erase(reinterpret_cast<uintptr_t>(data));
+  }
   ::operator delete(data, kDeviceAlignment);
 }
 
@@ -176,8 +240,9 @@ absl::Status HostDevice::CheckDeviceRange(const void* p, size_t bytes,
                                           absl::string_view what) const {
   const auto start = reinterpret_cast<uintptr_t>(p);
   absl::MutexLock lock(&mu_);
-  auto it = device_buffers_.upper_bound(start);
-  if (it != device_buffers_.begin()) {
+  for (const std::map<uintptr_t, size_t>* buffers : {&device_buffers_, &imported_}) {
+    auto it = buffers->upper_bound(start);
+    if (it == buffers->begin()) continue;
     --it;
     const uintptr_t buffer_end = it->first + it->second;
     if (start < buffer_end) {

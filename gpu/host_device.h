@@ -52,6 +52,9 @@ class HostDevice final : public Device {
   void DoFree(void* data, size_t bytes, MemoryKind kind) override;
   absl::Status DoRegisterHost(void* ptr, size_t bytes, bool read_only) override;
   absl::Status DoUnregisterHost(void* ptr) override;
+  absl::StatusOr<std::string> DoExportIpc(void* data, size_t bytes) override;
+  absl::StatusOr<void*> DoOpenIpc(absl::string_view handle) override;
+  absl::Status DoCloseIpc(void* base) override;
   absl::StatusOr<void*> DoCreateStream() override;
   void DoDestroyStream(void* stream) override;
   absl::StatusOr<void*> DoCreateEvent() override;
@@ -82,6 +85,9 @@ class HostDevice final : public Device {
   // Live Allocate() buffers and registered host ranges: start address -> bytes.
   std::map<uintptr_t, size_t> device_buffers_ ABSL_GUARDED_BY(mu_);
   std::map<uintptr_t, size_t> registered_ ABSL_GUARDED_BY(mu_);
+  // Buffers of (other) host devices of this process opened through OpenIpc: device memory
+  // to this one's copies too.
+  std::map<uintptr_t, size_t> imported_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::gpu

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "glog/logging.h"
@@ -134,6 +135,50 @@ TEST(HostDeviceTest, OverlappingRegistrationIsAlreadyExists) {
   EXPECT_OK(device->UnregisterHost(host.data()));
   EXPECT_OK(device->UnregisterHost(host.data() + 1024));
   EXPECT_OK(device->UnregisterHost(host.data() + 5120));
+}
+
+TEST(HostDeviceTest, IpcHandlesOpenInThisProcessOnlyAndOnlyForLiveBuffers) {
+  auto exporter = MakeHostDevice(1 << 20);
+  auto importer = MakeHostDevice(1 << 20);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer pool, exporter->Allocate(8192));
+  ASSERT_OK_AND_ASSIGN(Stream exporter_stream, exporter->CreateStream());
+  std::vector<uint8_t> pattern(8192);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 7);
+  ASSERT_OK(exporter->CopyToDeviceAsync(pool.data(), pattern.data(), 8192, exporter_stream));
+  ASSERT_OK_AND_ASSIGN(const std::string handle, exporter->ExportIpc(pool));
+
+  // Opened by another device of this process: its copies may read (and write) the pool.
+  ASSERT_OK_AND_ASSIGN(void* base, importer->OpenIpc(handle));
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer mine, importer->Allocate(4096));
+  ASSERT_OK_AND_ASSIGN(Stream stream, importer->CreateStream());
+  ASSERT_OK(importer->CopyDeviceToDeviceAsync(mine.data(), static_cast<uint8_t*>(base) + 4096, 4096,
+                                              stream));
+  std::vector<uint8_t> back(4096);
+  ASSERT_OK(importer->CopyToHostAsync(back.data(), mine.data(), 4096, stream));
+  EXPECT_EQ(std::memcmp(back.data(), pattern.data() + 4096, 4096), 0);
+  // Still range-checked: past the pool's end is OUT_OF_RANGE.
+  EXPECT_CODE(importer->CopyDeviceToDeviceAsync(mine.data(), static_cast<uint8_t*>(base) + 8000,
+                                                4096, stream),
+              StatusCode::kOutOfRange);
+
+  // Malformed, another process's, forged: refused, never a pointer.
+  EXPECT_CODE(importer->OpenIpc("not a handle").status(), StatusCode::kInvalidArgument);
+  std::string other_process = handle;
+  other_process.replace(other_process.find(':') + 1, other_process.find(':', 16) - 16, "1");
+  EXPECT_CODE(importer->OpenIpc(other_process).status(), StatusCode::kFailedPrecondition);
+  std::string forged = handle.substr(0, handle.rfind(':')) + ":4096";  // wrong size
+  EXPECT_CODE(importer->OpenIpc(forged).status(), StatusCode::kNotFound);
+  // A buffer of another device is not this device's to export.
+  EXPECT_CODE(importer->ExportIpc(pool).status(), StatusCode::kInvalidArgument);
+
+  ASSERT_OK(importer->CloseIpc(base));
+  EXPECT_CODE(importer->CloseIpc(base), StatusCode::kNotFound);
+  // Closed: no longer device memory to the importer.
+  EXPECT_CODE(importer->CopyDeviceToDeviceAsync(mine.data(), base, 16, stream),
+              StatusCode::kInvalidArgument);
+  // Freed: the handle no longer opens.
+  pool.Reset();
+  EXPECT_CODE(importer->OpenIpc(handle).status(), StatusCode::kNotFound);
 }
 
 TEST(HostDeviceDeathTest, DestroyingTheDeviceBeforeItsBuffersDies) {

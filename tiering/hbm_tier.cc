@@ -33,6 +33,8 @@ HbmTier::~HbmTier() {
   stream_.Reset();
 }
 
+absl::StatusOr<std::string> HbmTier::ExportIpc() const { return device_->ExportIpc(pool_); }
+
 void* HbmTier::DeviceAddress(const Extent& extent) const {
   CHECK(extent.offset <= capacity() && extent.length <= capacity() - extent.offset)
       << "extent [" << extent.offset << ", +" << extent.length << ") outside the HBM tier";

@@ -212,6 +212,7 @@ class ClientCore {
   std::atomic<uint64_t> checksum_failures_{0};
   std::atomic<uint64_t> device_reads_staged_{0};
   std::atomic<uint64_t> device_reads_direct_{0};
+  std::atomic<uint64_t> device_bytes_from_hbm_{0};
   std::atomic<uint64_t> device_writes_{0};
   std::atomic<uint64_t> same_host_reads_{0};
   std::atomic<uint64_t> same_host_writes_{0};

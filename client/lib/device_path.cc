@@ -63,7 +63,8 @@ absl::Status ClientCore::ReadToDevice(const Namespace& ns, std::vector<PlannedRa
       const std::vector<PlannedRange> cut =
           CutLargeRanges(plan, proto::kMaxChunksPerRead, ns.layout().BytesPerLayerPage());
       const auto runs = SplitIntoReads(cut, proto::kMaxReadRanges, proto::kMaxChunksPerRead);
-      const SameHostChannel::DeviceTarget target{&context->device(), &context->stream()};
+      const SameHostChannel::DeviceTarget target{&context->device(), &context->stream(),
+                                                 &device_bytes_from_hbm_};
       status = ReadSameHost(*local, ns, cut, runs, on_layer, deadline, &delivered, &target);
       if (status.ok()) device_reads_direct_.fetch_add(1, std::memory_order_relaxed);
     }

@@ -38,6 +38,8 @@ struct SameHostChannel::Greeting {
   sh::Fd staging;
   uint64_t arena_bytes = 0;
   uint64_t staging_bytes = 0;
+  std::string hbm_handle;
+  uint64_t hbm_bytes = 0;
 };
 
 SameHostChannel::Connection::~Connection() {
@@ -51,6 +53,10 @@ SameHostChannel::~SameHostChannel() {
   }
   {
     absl::MutexLock lock(&register_mu_);
+    for (const auto& [device, base] : hbm_open_) {
+      absl::Status s = device->CloseIpc(base);
+      LOG_IF(WARNING, !s.ok()) << "same-host channel: closing the node's HBM pool: " << s;
+    }
     for (gpu::Device* device : registered_) {
       absl::Status s = device->UnregisterHost(const_cast<std::byte*>(arena_));
       LOG_IF(WARNING, !s.ok()) << "same-host channel: unregistering the arena: " << s;
@@ -85,8 +91,13 @@ absl::StatusOr<SameHostChannel::Greeting> SameHostChannel::Hello(const Options& 
   greeting.arena_bytes = reader.U64();
   greeting.staging_bytes = reader.U64();
   (void)reader.U32();  // max leases
-  (void)reader.U32();
-  if (!reader.ok() || reply.fds.size() != 2 || greeting.arena_bytes == 0) {
+  const uint32_t handle_bytes = reader.U32();
+  if (handle_bytes > 0 && handle_bytes <= 1024) {
+    greeting.hbm_bytes = reader.U64();
+    const absl::Span<const uint8_t> handle = reader.Bytes(handle_bytes);
+    greeting.hbm_handle.assign(reinterpret_cast<const char*>(handle.data()), handle.size());
+  }
+  if (!reader.ok() || reply.fds.size() != 2 || greeting.arena_bytes == 0 || handle_bytes > 1024) {
     return Malformed("HELLO_REPLY");
   }
   greeting.arena = std::move(reply.fds[0]);
@@ -108,6 +119,8 @@ absl::StatusOr<std::unique_ptr<SameHostChannel>> SameHostChannel::Open(Options o
   channel->arena_dev_ = st.st_dev;
   channel->arena_ino_ = st.st_ino;
   channel->staging_bytes_ = greeting.staging_bytes;
+  channel->hbm_handle_ = greeting.hbm_handle;
+  channel->hbm_bytes_ = greeting.hbm_bytes;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> first, channel->Adopt(std::move(greeting)));
   absl::MutexLock lock(&channel->mu_);
   channel->idle_.push_back(std::move(first));
@@ -121,7 +134,8 @@ absl::StatusOr<std::unique_ptr<SameHostChannel::Connection>> SameHostChannel::Ad
   if (::fstat(greeting.arena.get(), &st) != 0) return base::ErrnoToStatus(errno, "fstat");
   if (static_cast<uint64_t>(st.st_dev) != arena_dev_ ||
       static_cast<uint64_t>(st.st_ino) != arena_ino_ || greeting.arena_bytes != arena_bytes_ ||
-      greeting.staging_bytes != staging_bytes_) {
+      greeting.staging_bytes != staging_bytes_ || greeting.hbm_handle != hbm_handle_ ||
+      greeting.hbm_bytes != hbm_bytes_) {
     return absl::UnavailableError("same-host channel: the node's arena changed (restarted?)");
   }
   auto connection = std::make_unique<Connection>();
@@ -200,6 +214,26 @@ absl::Status SameHostChannel::RegisterWith(gpu::Device& device) {
   return absl::OkStatus();
 }
 
+const std::byte* SameHostChannel::HbmOn(gpu::Device& device) {
+  if (hbm_handle_.empty()) return nullptr;
+  absl::MutexLock lock(&register_mu_);
+  for (const auto& [d, base] : hbm_open_) {
+    if (d == &device) return static_cast<const std::byte*>(base);
+  }
+  if (std::find(hbm_unopenable_.begin(), hbm_unopenable_.end(), &device) != hbm_unopenable_.end()) {
+    return nullptr;
+  }
+  absl::StatusOr<void*> base = device.OpenIpc(hbm_handle_);
+  if (!base.ok()) {
+    LOG(INFO) << "same-host channel: the node's HBM tier cannot be opened on " << device.name()
+              << " (" << base.status() << "): its blobs come from the DRAM arena";
+    hbm_unopenable_.push_back(&device);
+    return nullptr;
+  }
+  hbm_open_.emplace_back(&device, *base);
+  return static_cast<const std::byte*>(*base);
+}
+
 void SameHostChannel::Give(std::unique_ptr<Connection> connection) {
   absl::MutexLock lock(&mu_);
   idle_.push_back(std::move(connection));
@@ -218,6 +252,26 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
                                    const Client::LayerCallback* on_layer, absl::Time deadline,
                                    bool* delivered, uint64_t* checksum_failures,
                                    const DeviceTarget* device) {
+  absl::Status status = ReadOnce(header, payload, ranges, wire_ranges, chunk_bytes, num_layers,
+                                 on_layer, deadline, delivered, checksum_failures, device,
+                                 /*use_hbm=*/true);
+  if (absl::IsAborted(status) && device != nullptr && !*delivered && shares_hbm()) {
+    // The lease expired under device-to-device copies before anything was handed on: read
+    // again from the arena, verified. (ReadLayers that handed on a layer answers ABORTED.)
+    LOG(INFO) << "same-host channel: " << status.message() << "; reading from the arena";
+    status = ReadOnce(header, payload, ranges, wire_ranges, chunk_bytes, num_layers, on_layer,
+                      deadline, delivered, checksum_failures, device, /*use_hbm=*/false);
+  }
+  return status;
+}
+
+absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const uint8_t> payload,
+                                       absl::Span<const PlannedRange> ranges,
+                                       absl::Span<const wire::ReadRangeBits> wire_ranges,
+                                       uint64_t chunk_bytes, uint32_t num_layers,
+                                       const Client::LayerCallback* on_layer, absl::Time deadline,
+                                       bool* delivered, uint64_t* checksum_failures,
+                                       const DeviceTarget* device, bool use_hbm) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Take(deadline));
   header.request_id = next_request_.fetch_add(1, std::memory_order_relaxed);
   const auto encoded = wire::EncodeReadHeader(header);
@@ -245,11 +299,57 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
     Give(std::move(c));
     return status;
   }
+  // Device-to-device copies from the node's HBM tier: whether any was made, its bytes, and
+  // whether the connection broke asking about the lease.
+  bool used_hbm = false;
+  uint64_t hbm_copied = 0;
+  bool broken = false;
+  // LEASE_CHECK: whether the lease is still live (end: and release it).
+  auto check_lease = [&](bool end) -> absl::Status {
+    sh::Writer message;
+    message.U64(lease).U32(end ? 1 : 0);
+    const absl::Span<const uint8_t> check_parts[] = {absl::MakeConstSpan(message.bytes())};
+    absl::StatusOr<sh::Frame> answer = [&]() -> absl::StatusOr<sh::Frame> {
+      STRATA_RETURN_IF_ERROR(
+          sh::Send(c->fd.get(), sh::Type::kLeaseCheck, check_parts, {}, deadline));
+      return sh::Receive(c->fd.get(), 4096, deadline);
+    }();
+    if (!answer.ok() || answer->type != sh::Type::kLeaseCheckReply) {
+      broken = true;
+      return answer.ok() ? Malformed("LEASE_CHECK_REPLY") : answer.status();
+    }
+    sh::Reader at(answer->payload);
+    absl::Status checked = at.Status();
+    if (!at.ok()) {
+      broken = true;
+      return Malformed("LEASE_CHECK_REPLY");
+    }
+    return checked;
+  };
   // The lease is this connection's now: release it however the copy ends (dropping the
   // connection releases it too).
   auto release = [&](absl::Status result) -> absl::Status {
     // No DMA of this read may still be reading the leased bytes once the lease goes.
     if (device != nullptr) (void)device->device->Synchronize(*device->stream);
+    if (used_hbm && !broken) {
+      // The HBM copies could not be verified: they hold the blob's bytes if the lease was
+      // live after they completed (ABORTED otherwise: Read reads again from the arena).
+      const absl::Status checked = check_lease(/*end=*/true);
+      if (broken) {
+        Drop(std::move(c));
+      } else {
+        Give(std::move(c));
+      }
+      if (result.ok()) result = checked;
+      if (result.ok() && device->hbm_bytes != nullptr) {
+        device->hbm_bytes->fetch_add(hbm_copied, std::memory_order_relaxed);
+      }
+      return result;
+    }
+    if (broken) {
+      Drop(std::move(c));
+      return result;
+    }
     sh::Writer message;
     message.U64(lease);
     const absl::Span<const uint8_t> release_parts[] = {absl::MakeConstSpan(message.bytes())};
@@ -261,11 +361,22 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
     return result;
   };
   const absl::Span<const uint8_t> places = reader.Bytes(uint64_t{count} * 16);
-  const absl::Span<const uint8_t> sums = reader.rest();
-  if (!reader.ok() || count != items.total() ||
+  const absl::Span<const uint8_t> sums = reader.Bytes(items.total_checksums() * sizeof(uint64_t));
+  const absl::Span<const uint8_t> hbm_places =
+      shares_hbm() ? reader.Bytes(uint64_t{count} * sizeof(uint64_t)) : absl::Span<const uint8_t>();
+  if (!reader.ok() || count != items.total() || reader.left() != 0 ||
       sums.size() != items.total_checksums() * sizeof(uint64_t)) {
     return release(Malformed("READ_REPLY"));
   }
+  // The pool's base on the destination device, where HBM copies are offered and usable.
+  const std::byte* hbm =
+      use_hbm && device != nullptr && !hbm_places.empty() ? HbmOn(*device->device) : nullptr;
+  // Item `item`'s offset in the HBM pool, or kNoHbm.
+  auto hbm_place = [&](uint32_t item) {
+    if (hbm == nullptr) return sh::kNoHbm;
+    sh::Reader at(hbm_places.subspan(uint64_t{item} * sizeof(uint64_t), sizeof(uint64_t)));
+    return at.U64();
+  };
   auto place = [&](uint32_t item, uint64_t* offset, uint64_t* length) {
     sh::Reader at(places.subspan(uint64_t{item} * 16, 16));
     *offset = at.U64();
@@ -300,8 +411,11 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
   };
   // Into device memory: DMA each item of `layer` (all layers: -1) straight out of the
   // arena, wait for the copies, then verify their source (see DeviceTarget).
+  // Items with an HBM copy are copied device to device instead, unverified: the lease is
+  // checked once they completed (per layer for ReadLayers, at release otherwise).
   auto dma = [&](int64_t layer) -> absl::Status {
     std::vector<std::pair<size_t, uint32_t>> done;
+    bool from_hbm = false;
     for (size_t i = 0; i < ranges.size(); ++i) {
       const PlannedRange& r = ranges[i];
       for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
@@ -309,13 +423,25 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
         uint64_t offset = 0;
         uint64_t first_sum = 0;
         STRATA_RETURN_IF_ERROR(locate(i, l, &offset, &first_sum));
+        const uint64_t length = uint64_t{r.num_pages} * chunk_bytes;
+        const uint64_t at = hbm_place(items.Item(i, l));
+        if (at != sh::kNoHbm) {
+          if (at > hbm_bytes_ || length > hbm_bytes_ - at) {
+            return Malformed("READ_REPLY (an item outside the HBM pool)");
+          }
+          STRATA_RETURN_IF_ERROR(device->device->CopyDeviceToDeviceAsync(
+              r.layer_dest[l - r.layer_begin], hbm + at, length, *device->stream));
+          used_hbm = from_hbm = true;
+          hbm_copied += length;
+          continue;
+        }
         STRATA_RETURN_IF_ERROR(device->device->CopyToDeviceAsync(
-            r.layer_dest[l - r.layer_begin], arena_ + offset, uint64_t{r.num_pages} * chunk_bytes,
-            *device->stream));
+            r.layer_dest[l - r.layer_begin], arena_ + offset, length, *device->stream));
         done.emplace_back(i, l);
       }
     }
     STRATA_RETURN_IF_ERROR(device->device->Synchronize(*device->stream));
+    if (from_hbm && layer >= 0) STRATA_RETURN_IF_ERROR(check_lease(/*end=*/false));
     for (const auto& [i, l] : done) {
       const PlannedRange& r = ranges[i];
       uint64_t offset = 0;

@@ -11,6 +11,12 @@
 //          (DATA_LOSS naming blob, layer and page on a mismatch: a lease that expired and
 //          was reused shows up here, never as garbage), calls back each layer for
 //          ReadLayers, then releases the lease.
+//   (into device memory, where the node shares its HBM tier: items whose blob has an HBM
+//          copy are copied device to device from the pool, opened once per device through
+//          gpu::Device::OpenIpc; those bytes cannot be verified on the way, so the lease is
+//          checked (LEASE_CHECK) after the copies: live, nothing under it was freed; expired,
+//          the read is done again from the arena, verified — ReadLayers, whose earlier
+//          layers were handed on already, answers ABORTED instead.)
 //   Put    the blob's bytes are copied into the staging file and PUT names them; the node
 //          copies them into the put, verifies and commits. A blob larger than the staging
 //          file cannot go this way (staging_bytes()).
@@ -73,7 +79,11 @@ class SameHostChannel {
   struct DeviceTarget {
     gpu::Device* device = nullptr;
     gpu::Stream* stream = nullptr;
+    // Adds the bytes copied device to device from the node's HBM tier (null: not counted).
+    std::atomic<uint64_t>* hbm_bytes = nullptr;
   };
+  // Whether the node shares its HBM tier (HELLO_REPLY carried the pool's handle).
+  bool shares_hbm() const { return !hbm_handle_.empty(); }
   // Registers the arena mapping with `device`, read-only, once per device; the channel
   // unregisters it before it unmaps. REQUIRES: `device` outlives the channel.
   // A device that refused once is not asked again (FAILED_PRECONDITION).
@@ -114,6 +124,16 @@ class SameHostChannel {
   // Adopts a new connection's greeting: the same arena file as the first, else UNAVAILABLE
   // (the node restarted).
   absl::StatusOr<std::unique_ptr<Connection>> Adopt(Greeting greeting);
+  // Read's work; use_hbm: device-to-device copies from HBM items where offered.
+  absl::Status ReadOnce(store::transport::wire::ReadHeader header,
+                        absl::Span<const uint8_t> payload, absl::Span<const PlannedRange> ranges,
+                        absl::Span<const store::transport::wire::ReadRangeBits> wire_ranges,
+                        uint64_t chunk_bytes, uint32_t num_layers,
+                        const Client::LayerCallback* on_layer, absl::Time deadline, bool* delivered,
+                        uint64_t* checksum_failures, const DeviceTarget* device, bool use_hbm);
+  // The node's HBM pool opened on `device` (once; a device that cannot open it is not asked
+  // again): its base, or null.
+  const std::byte* HbmOn(gpu::Device& device) ABSL_LOCKS_EXCLUDED(register_mu_);
 
   const Options options_;
   const std::byte* arena_ = nullptr;
@@ -121,6 +141,8 @@ class SameHostChannel {
   uint64_t arena_dev_ = 0;
   uint64_t arena_ino_ = 0;
   uint64_t staging_bytes_ = 0;
+  std::string hbm_handle_;  // empty: the node does not share its HBM tier
+  uint64_t hbm_bytes_ = 0;
   std::atomic<uint64_t> next_request_{1};
 
   absl::Mutex mu_;
@@ -130,6 +152,9 @@ class SameHostChannel {
   // Devices the arena is registered with, and those that refused it.
   std::vector<gpu::Device*> registered_ ABSL_GUARDED_BY(register_mu_);
   std::vector<gpu::Device*> unregistrable_ ABSL_GUARDED_BY(register_mu_);
+  // Devices the HBM pool is open on (with its base there), and those that could not.
+  std::vector<std::pair<gpu::Device*, void*>> hbm_open_ ABSL_GUARDED_BY(register_mu_);
+  std::vector<gpu::Device*> hbm_unopenable_ ABSL_GUARDED_BY(register_mu_);
 };
 
 }  // namespace strata::client_internal

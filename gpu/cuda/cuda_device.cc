@@ -1,5 +1,7 @@
 #include "gpu/cuda/cuda_device.h"
 
+#include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -115,6 +117,32 @@ absl::Status CudaDevice::DoRegisterHost(void* ptr, size_t bytes, bool read_only)
 absl::Status CudaDevice::DoUnregisterHost(void* ptr) {
   STRATA_RETURN_IF_ERROR(Activate());
   return FromCudaError(cudaHostUnregister(ptr), "cudaHostUnregister");
+}
+
+absl::StatusOr<std::string> CudaDevice::DoExportIpc(void* data, size_t /*bytes*/) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  cudaIpcMemHandle_t handle;
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaIpcGetMemHandle(&handle, data), "cudaIpcGetMemHandle"));
+  return std::string(reinterpret_cast<const char*>(&handle), sizeof(handle));
+}
+
+absl::StatusOr<void*> CudaDevice::DoOpenIpc(absl::string_view handle) {
+  cudaIpcMemHandle_t h;
+  if (handle.size() != sizeof(h)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("OpenIpc: a CUDA IPC handle has ", sizeof(h), " bytes, not ", handle.size()));
+  }
+  std::memcpy(&h, handle.data(), sizeof(h));
+  STRATA_RETURN_IF_ERROR(Activate());
+  void* base = nullptr;
+  STRATA_RETURN_IF_ERROR(FromCudaError(
+      cudaIpcOpenMemHandle(&base, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle"));
+  return base;
+}
+
+absl::Status CudaDevice::DoCloseIpc(void* base) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(cudaIpcCloseMemHandle(base), "cudaIpcCloseMemHandle");
 }
 
 absl::StatusOr<void*> CudaDevice::DoCreateStream() {

@@ -60,6 +60,9 @@ class CudaDevice final : public Device {
   void DoFree(void* data, size_t bytes, MemoryKind kind) override;
   absl::Status DoRegisterHost(void* ptr, size_t bytes, bool read_only) override;
   absl::Status DoUnregisterHost(void* ptr) override;
+  absl::StatusOr<std::string> DoExportIpc(void* data, size_t bytes) override;
+  absl::StatusOr<void*> DoOpenIpc(absl::string_view handle) override;
+  absl::Status DoCloseIpc(void* base) override;
   absl::StatusOr<void*> DoCreateStream() override;
   void DoDestroyStream(void* stream) override;
   absl::StatusOr<void*> DoCreateEvent() override;

@@ -23,6 +23,7 @@ BlobInfo BlobInfoOf(const BlobRecord& record, bool with_tokens) {
   info.bytes = record.bytes;
   info.blob_checksum = BlobChecksum(record.checksums);
   if (record.extent.has_value()) {
+    if (record.in_hbm()) info.tiers.push_back(Tier::kHbm);
     info.tiers.push_back(Tier::kDram);
     info.extent = *record.extent;
   }
@@ -48,6 +49,7 @@ Segment MatchedSegmentOf(const radix::MatchSegment& s, const BlobRecord& record,
                          uint32_t page_tokens) {
   Segment segment{s.blob,       s.blob_page_offset, s.page_count, s.seq_page_begin,
                   record.pages, Tier::kDram,        {},           record.replicas};
+  if (record.in_hbm()) segment.tier = Tier::kHbm;
   if (!record.in_dram()) {
     if (record.on_ssd()) {
       segment.tier = Tier::kSsd;
@@ -86,6 +88,7 @@ absl::StatusOr<ReadRangeReply> ReadRangeReplyOf(const BlobRecord& record, const 
   ReadRangeReply out;
   out.blob_bytes = record.bytes;
   out.arena_offset = record.extent->offset;
+  if (record.in_hbm()) out.hbm_offset = record.hbm_extent->offset;
   out.layer_ranges.reserve(range.layer_end - range.layer_begin);
   out.checksums.reserve(size_t{range.layer_end - range.layer_begin} * range.num_pages);
   for (uint32_t l = range.layer_begin; l < range.layer_end; ++l) {

@@ -121,6 +121,8 @@ void LookupStats::Fill(NodeTiers* tiers) const {
   tiering::mrc::TierCapacities capacities;
   const report::TierStats* dram = tiers->Find(Tier::kDram);
   const report::TierStats* ssd = tiers->Find(Tier::kSsd);
+  const report::TierStats* hbm = tiers->Find(Tier::kHbm);
+  capacities.hbm_bytes = hbm != nullptr ? hbm->capacity_bytes : 0;
   capacities.dram_bytes = dram != nullptr ? dram->capacity_bytes : 0;
   capacities.ssd_bytes = ssd != nullptr ? ssd->capacity_bytes : 0;
   if (tiers->token_bytes_per_kv_byte > 0) {
@@ -139,8 +141,8 @@ void LookupStats::Fill(NodeTiers* tiers) const {
   std::vector<uint64_t> grid = tiering::mrc::CapacityGrid(top, points);
   const std::vector<uint64_t> fine = tiering::mrc::CapacityGrid(working_set, points);
   grid.insert(grid.end(), fine.begin(), fine.end());
-  for (const uint64_t c :
-       {capacities.dram_bytes, capacities.dram_bytes + capacities.ssd_bytes, total}) {
+  for (const uint64_t c : {capacities.hbm_bytes, capacities.dram_bytes,
+                           capacities.dram_bytes + capacities.ssd_bytes, total}) {
     grid.push_back(c);  // the current capacities themselves
   }
   std::sort(grid.begin(), grid.end());

@@ -39,6 +39,9 @@ absl::StatusOr<std::unique_ptr<NodeEngine>> NodeEngine::Create(const NodeEngineO
   STRATA_ASSIGN_OR_RETURN(policies.ssd, tiering::MakeEvictionPolicy(options.ssd_policy));
   STRATA_ASSIGN_OR_RETURN(policies.text, tiering::MakeEvictionPolicy("lru"));
   STRATA_ASSIGN_OR_RETURN(policies.admission, tiering::MakeAdmissionPolicy(options.admission));
+  if (options.hbm != nullptr) {
+    STRATA_ASSIGN_OR_RETURN(policies.hbm, tiering::MakeEvictionPolicy(options.hbm_policy));
+  }
   absl::BitGen gen;
   const uint64_t secret = absl::Uniform<uint64_t>(gen);
   auto engine = std::unique_ptr<NodeEngine>(
@@ -100,8 +103,9 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
                                                 static_cast<double>(arena_->capacity()))}),
       lookup_stats_(options.mrc_sampled_keys, options.mrc_curve_points),
       ssd_(options.ssd),
+      hbm_(options.hbm),
       ledger_(&table_, arena_.get(), options.ssd.get(), std::move(policies), options.text_bytes,
-              options.tenant_quotas),
+              options.tenant_quotas, options.hbm.get()),
       journal_(options.meta),
       rebuild_(RebuildQueueOptions{.max_queue = options.max_rebuild_queue,
                                    .task_ttl = options.rebuild_task_ttl,
@@ -134,16 +138,28 @@ NodeEngine::NodeEngine(const NodeEngineOptions& options, Clock* clock,
                                   .rebuild = &rebuild_,
                                   .mover = &mover_,
                                   .dram = arena_.get(),
-                                  .index_mu = &mu_}) {
+                                  .index_mu = &mu_}),
+      hbm_cache_(HbmCacheOptions{.admit_reads = options.hbm_admit_reads},
+                 HbmCache::Deps{.table = &table_,
+                                .ledger = &ledger_,
+                                .dram = arena_.get(),
+                                .hbm = options.hbm.get(),
+                                .records = &keeper_,
+                                .index_mu = &mu_,
+                                .lock_hold = lock_hold_}) {
   if (options_.reap_interval > absl::ZeroDuration()) {
     reaper_ = std::thread([this] { ReaperLoop(); });
   }
-  if (options_.background_demotion) mover_.Start();
+  if (options_.background_demotion) {
+    mover_.Start();
+    hbm_cache_.Start();
+  }
 }
 
 NodeEngine::~NodeEngine() {
   stop_reaper_.Notify();
   mover_.Stop();
+  hbm_cache_.Stop();
   if (reaper_.joinable()) reaper_.join();
   const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
   TimedMutexLock lock(&mu_, lock_hold_);
@@ -212,6 +228,7 @@ NodeTiers NodeEngine::Tiers() const {
     TimedReaderMutexLock lock(&mu_, lock_hold_);
     // Under the lock, so the tier's occupancy agrees with the counts below (extents are
     // allocated and freed only under the exclusive lock).
+    if (hbm_ != nullptr) tiers.tiers.push_back(hbm_->Stats());
     tiers.tiers.push_back(arena_->Stats());
     if (ssd_ != nullptr) tiers.tiers.push_back(ssd_->Stats());
     tiers.text = ledger_.text();

@@ -28,6 +28,7 @@ absl::Status Pinned(const radix::BlobKey& key) {
 // ------------------------------------------------------------------------- Evict
 
 absl::StatusOr<EvictReply> NodeEngine::Evict(Tier tier, uint64_t bytes) {
+  if (tier == Tier::kHbm && hbm_cache_.enabled()) return hbm_cache_.Evict(mu_, bytes);
   return mover_.Evict(mu_, tier, bytes);
 }
 

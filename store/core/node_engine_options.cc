@@ -7,6 +7,7 @@
 namespace strata::store::core {
 
 absl::Status NodeEngineOptions::Validate() const {
+  if (hbm_admit_reads == 0) return absl::InvalidArgumentError("hbm_admit_reads must be > 0");
   const NodeEngineOptions& o = *this;
   if (o.dram_bytes == 0) return absl::InvalidArgumentError("dram_bytes must be > 0");
   if (o.max_blob_bytes == 0 || o.max_blob_bytes > (uint64_t{1} << 30)) {

@@ -97,6 +97,7 @@ absl::StatusOr<ReadReply> NodeEngine::Read(const radix::Namespace& ns,
 
   Lease lease = keeper_.StartLease(mu_, records, ids_.Next(), now, now + options_.LeaseTtl(ttl));
   lease.tenant = ns.tenant();
+  for (BlobRecord* record : records) hbm_cache_.OnRead(mu_, record);
   if (options_.hot_reads > 0) {
     for (const BlobRecord* record : records) {
       if (record->hits != options_.hot_reads) continue;
@@ -138,6 +139,15 @@ absl::StatusOr<HeldSpan> NodeEngine::ReadSource(uint64_t lease_id, const radix::
   return HeldSpan(this, record->id, arena_->Data(*record->extent).subspan(offset, length));
 }
 
+absl::Status NodeEngine::CheckLease(uint64_t lease_id, const AccessScope& scope) const {
+  const absl::Time now = clock_->Now();
+  TimedReaderMutexLock lock(&mu_, lock_hold_);
+  if (!leases_.Visible(lease_id, scope) || !leases_.Live(lease_id, now)) {
+    return absl::NotFoundError(absl::StrCat("lease ", lease_id, " is not live (expired?)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<absl::Time> NodeEngine::RenewLease(uint64_t lease_id, absl::Duration ttl,
                                                   const AccessScope& scope) {
   if (ttl < absl::ZeroDuration()) {
@@ -167,6 +177,12 @@ absl::Status NodeEngine::Release(uint64_t lease_id, const AccessScope& scope) {
     return absl::NotFoundError(absl::StrCat("lease ", lease_id, " had expired"));
   }
   return absl::OkStatus();
+}
+
+uint64_t NodeEngine::AdmitToHbm() {
+  const MetaJournal::FlushOnExit flush(&journal_);  // after the lock below
+  TimedMutexLock lock(&mu_, lock_hold_);
+  return hbm_cache_.AdmitQueued(mu_);
 }
 
 std::vector<radix::BlobKey> NodeEngine::TakeHotBlobs() {

@@ -55,6 +55,10 @@ uint64_t RecordKeeper::Release(const absl::Mutex& mu, BlobRecord* record) {
     }
     if (record->state != BlobState::kUnlinked) break;
     if (record->leases > 0 || record->holds > 0 || record->moving) break;
+    if (record->hbm_extent.has_value()) {
+      deps_.ledger->FreeHbmExtent(*record->hbm_extent);
+      record->hbm_extent.reset();
+    }
     if (record->extent.has_value()) {
       deps_.ledger->FreeDramExtent(*record, *record->extent);
       freed += record->extent->length;

@@ -19,13 +19,16 @@ constexpr uint64_t kTextRecordOverhead = 256;
 }  // namespace
 
 TierLedger::TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd,
-                       TierPolicies policies, uint64_t text_capacity_bytes, TenantQuotas quotas)
+                       TierPolicies policies, uint64_t text_capacity_bytes, TenantQuotas quotas,
+                       tiering::Tier* hbm)
     : table_(table),
       dram_(dram),
       ssd_(ssd),
+      hbm_(hbm),
       policies_(std::move(policies)),
       quotas_(std::move(quotas)) {
   CHECK(policies_.dram && policies_.ssd && policies_.text && policies_.admission);
+  CHECK(hbm_ == nullptr || policies_.hbm != nullptr) << "an HBM tier needs its policy";
   text_.capacity_bytes = text_capacity_bytes;
 }
 
@@ -50,6 +53,10 @@ bool TierLedger::DramEvictable(const BlobRecord& r) {
          !r.moving && !r.pinned && r.path_pins == 0 && r.children_in_dram == 0;
 }
 
+bool TierLedger::HbmEvictable(const BlobRecord& r) {
+  return r.in_hbm() && r.leases == 0 && !r.hbm_filling && r.children_in_hbm == 0;
+}
+
 tiering::BlobAccessStats TierLedger::AccessStats(const BlobRecord& record) const {
   tiering::BlobAccessStats stats;
   stats.reads = record.hits;
@@ -64,6 +71,7 @@ void TierLedger::CountInParent(const BlobRecord& record, int sign) {
   BlobRecord* parent = table_->Find(record.parent_id);
   CHECK(parent != nullptr) << "parent record " << record.parent_id << " is gone";
   if (record.in_dram()) parent->children_in_dram += sign;
+  if (record.in_hbm()) parent->children_in_hbm += sign;
   if (record.has_bytes()) parent->children_with_bytes += sign;
 }
 
@@ -96,12 +104,43 @@ void TierLedger::AttachDram(BlobRecord* record, const tiering::Extent& extent) {
 void TierLedger::DetachDram(BlobRecord* record) {
   CHECK(record->in_dram());
   CHECK(record->leases == 0 && record->holds == 0) << "dropping held bytes";
+  if (record->in_hbm()) DetachHbm(record, /*demoted=*/false);  // inclusive: the HBM copy goes first
   CountInParent(*record, -1);
   FreeDramExtent(*record, *record->extent);
   record->extent.reset();
   CountInParent(*record, +1);
   policies_.dram->OnErase(record->id);
   SyncText(record);
+}
+
+void TierLedger::AttachHbm(BlobRecord* record, const tiering::Extent& extent) {
+  CHECK(hbm_ != nullptr && record->in_dram() && !record->in_hbm());
+  CountInParent(*record, -1);
+  record->hbm_extent = extent;
+  CountInParent(*record, +1);
+  if (record->state == BlobState::kLinked) {
+    policies_.hbm->OnInsert(record->id, TraitsOf(*record, extent.length));
+  }
+}
+
+void TierLedger::DetachHbm(BlobRecord* record, bool demoted) {
+  CHECK(record->in_hbm());
+  CHECK_EQ(record->leases, 0u) << "dropping the HBM copy of a leased blob";
+  CountInParent(*record, -1);
+  FreeHbmExtent(*record->hbm_extent);
+  record->hbm_extent.reset();
+  CountInParent(*record, +1);
+  policies_.hbm->OnErase(record->id);
+  if (demoted) {
+    hbm_->counters().RecordDemotion();
+  } else {
+    hbm_->counters().RecordEviction();
+  }
+}
+
+void TierLedger::FreeHbmExtent(const tiering::Extent& extent) {
+  CHECK(hbm_ != nullptr);
+  hbm_->Free(extent);
 }
 
 void TierLedger::AttachSsd(BlobRecord* record, const tiering::Extent& extent) {
@@ -206,12 +245,14 @@ void TierLedger::Unlinking(const BlobRecord& record) {
   CountInParent(record, -1);
   if (record.in_dram()) policies_.dram->OnErase(record.id);
   if (record.on_ssd()) policies_.ssd->OnErase(record.id);
+  if (record.in_hbm()) policies_.hbm->OnErase(record.id);
 }
 
 void TierLedger::Accessed(BlobRecord* record) {
   record->read_tick = ++tick_;
   policies_.dram->OnAccess(record->id);
   if (record->on_ssd()) policies_.ssd->OnAccess(record->id);
+  if (record->in_hbm()) policies_.hbm->OnAccess(record->id);
 }
 
 bool TierLedger::ShouldDemote(const BlobRecord& record) const {
@@ -228,7 +269,9 @@ bool TierLedger::ShouldPromote(const BlobRecord& record) const {
 void TierLedger::CountRecords(NodeTiers* tiers) const {
   report::TierStats* dram = nullptr;
   report::TierStats* ssd = nullptr;
+  report::TierStats* hbm = nullptr;
   for (report::TierStats& stats : tiers->tiers) {
+    if (stats.tier == Tier::kHbm) hbm = &stats;
     if (stats.tier == Tier::kDram) dram = &stats;
     if (stats.tier == Tier::kSsd) ssd = &stats;
   }
@@ -250,6 +293,7 @@ void TierLedger::CountRecords(NodeTiers* tiers) const {
     } else if (r.state == BlobState::kLinked) {
       if (r.in_dram() && dram != nullptr) dram->pages += r.pages;
       if (r.on_ssd() && ssd != nullptr) ssd->pages += r.pages;
+      if (r.in_hbm() && hbm != nullptr) hbm->pages += r.pages;
       if (r.text_tracked) tiers->text.pages += r.pages;
       if (!r.parent.has_value()) ++tiers->engine.segments;
       if (r.replicas >= 2) ++tiers->engine.replicated_blobs;

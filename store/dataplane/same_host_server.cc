@@ -90,6 +90,16 @@ absl::StatusOr<std::unique_ptr<SameHostServer>> SameHostServer::Start(core::Node
     options.socket = absl::StrCat("@strata-node-", ::getpid(), "-", next_socket.fetch_add(1));
   }
   std::unique_ptr<SameHostServer> server(new SameHostServer(engine, std::move(options)));
+  if (server->options_.share_hbm && engine->hbm() != nullptr) {
+    absl::StatusOr<std::string> handle = engine->hbm()->ExportIpc();
+    if (handle.ok()) {
+      server->hbm_handle_ = *std::move(handle);
+    } else {
+      LOG(WARNING) << server->options_.name
+                   << ": the HBM tier cannot be shared (same-host GPU readers copy from DRAM): "
+                   << handle.status();
+    }
+  }
   STRATA_ASSIGN_OR_RETURN(
       server->listener_,
       sh::Listen(server->options_.socket,
@@ -124,7 +134,9 @@ SameHostStats SameHostServer::stats() const {
                        .put_failures = get(counters_.put_failures),
                        .bytes_put = get(counters_.bytes_put),
                        .malformed = get(counters_.malformed),
-                       .leases_released_at_close = get(counters_.leases_released_at_close)};
+                       .leases_released_at_close = get(counters_.leases_released_at_close),
+                       .bytes_granted_hbm = get(counters_.bytes_granted_hbm),
+                       .leases_expired_in_copy = get(counters_.leases_expired_in_copy)};
 }
 
 void SameHostServer::Stop() {
@@ -236,6 +248,9 @@ void SameHostServer::Serve(Connection* connection) {
         case sh::Type::kRelease:
           serving = HandleRelease(c, frame->payload);
           break;
+        case sh::Type::kLeaseCheck:
+          serving = HandleLeaseCheck(c, frame->payload);
+          break;
         case sh::Type::kPut:
           serving = HandlePut(c, frame->payload);
           break;
@@ -325,7 +340,12 @@ bool SameHostServer::Greet(Connection& c) {
       .U64(engine_->dram().mapped_bytes())
       .U64(c.staging_bytes)
       .U32(options_.max_leases_per_client)
-      .U32(0);
+      .U32(static_cast<uint32_t>(hbm_handle_.size()));
+  if (!hbm_handle_.empty()) {
+    reply.U64(engine_->hbm()->capacity())
+        .Bytes(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(hbm_handle_.data()),
+                                   hbm_handle_.size()));
+  }
   const absl::Span<const uint8_t> parts[] = {View(reply.bytes())};
   const int fds[] = {arena->get(), staging.get()};
   const absl::Status sent =
@@ -397,6 +417,17 @@ bool SameHostServer::HandleRead(Connection& c, absl::Span<const uint8_t> payload
     reply.Bytes(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(r.checksums.data()),
                                     r.checksums.size() * sizeof(uint64_t)));
   }
+  if (!hbm_handle_.empty()) {
+    // Where each item's HBM copy is, if its blob has one (under the same lease).
+    uint64_t from_hbm = 0;
+    for (const core::ReadRangeReply& r : lease->ranges) {
+      for (const radix::ByteRange& bytes : r.layer_ranges) {
+        reply.U64(r.hbm_offset.has_value() ? *r.hbm_offset + bytes.offset : sh::kNoHbm);
+        if (r.hbm_offset.has_value()) from_hbm += bytes.length;
+      }
+    }
+    counters_.bytes_granted_hbm.fetch_add(from_hbm, std::memory_order_relaxed);
+  }
   c.leases.insert(lease->lease_id);
   counters_.reads.fetch_add(1, std::memory_order_relaxed);
   counters_.bytes_granted.fetch_add(granted, std::memory_order_relaxed);
@@ -415,6 +446,33 @@ bool SameHostServer::HandleRelease(Connection& c, absl::Span<const uint8_t> payl
   c.leases.erase(lease);
   (void)engine_->Release(lease, c.scope);  // NOT_FOUND: it expired meanwhile
   return true;
+}
+
+bool SameHostServer::HandleLeaseCheck(Connection& c, absl::Span<const uint8_t> payload) {
+  sh::Reader reader(payload);
+  const uint64_t lease = reader.U64();
+  const uint32_t release = reader.U32();
+  absl::Status status;
+  if (!reader.ok() || reader.left() != 0 || release > 1) {
+    counters_.malformed.fetch_add(1, std::memory_order_relaxed);
+    status = absl::InvalidArgumentError("LEASE_CHECK: malformed");
+  } else if (!c.leases.contains(lease)) {
+    counters_.malformed.fetch_add(1, std::memory_order_relaxed);
+    status = absl::NotFoundError(
+        absl::StrCat("LEASE_CHECK: lease ", lease, " is not this connection's"));
+  } else {
+    status = release == 1 ? engine_->Release(lease, c.scope) : engine_->CheckLease(lease, c.scope);
+    if (release == 1) c.leases.erase(lease);
+    if (absl::IsNotFound(status)) {
+      counters_.leases_expired_in_copy.fetch_add(1, std::memory_order_relaxed);
+      status = absl::AbortedError(absl::StrCat(
+          "lease ", lease, " expired before the copies under it were checked: read again"));
+    }
+  }
+  sh::Writer reply;
+  reply.Status(status);
+  const absl::Span<const uint8_t> parts[] = {View(reply.bytes())};
+  return Reply(c, sh::Type::kLeaseCheckReply, parts);
 }
 
 bool SameHostServer::HandlePut(Connection& c, absl::Span<const uint8_t> payload) {

@@ -26,6 +26,8 @@
 #include "store/dataplane/test_blobs.h"
 #include "strata/base/status_macros.h"
 #include "strata/base/status_test_macros.h"
+#include "strata/gpu/device.h"
+#include "strata/tiering/hbm_tier.h"
 
 namespace strata::store::dataplane {
 namespace {
@@ -525,6 +527,150 @@ TEST_F(SameHostServerTest, AnArenaThatCannotBeSharedIsRefused) {
                        core::NodeEngine::Create(options));
   EXPECT_EQ(SameHostServer::Start(anonymous.get(), {}).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// ---- the HBM tier shared with same-host GPU readers (share_hbm)
+
+class SameHostHbmTest : public SameHostServerTest {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(device_, gpu::CreateHostDevice({.memory_bytes = 64 << 20}));
+    core::NodeEngineOptions options = testing::EngineOptions(&clock_, uint64_t{16} << 20);
+    options.dram_backing = tiering::DramBacking::kMemfd;
+    ASSERT_OK_AND_ASSIGN(
+        options.hbm, tiering::HbmTier::Create(
+                         device_, {.capacity_bytes = uint64_t{4} << 20, .granule_bytes = 4096}));
+    ASSERT_OK_AND_ASSIGN(engine_, core::NodeEngine::Create(options));
+    StartServer({.share_hbm = true});
+  }
+
+  // HELLO on a fresh connection; the HBM handle and pool size its reply carried.
+  absl::StatusOr<std::pair<std::string, uint64_t>> HbmGreeting() {
+    STRATA_ASSIGN_OR_RETURN(sh::Fd fd, sh::Connect(server_->socket(), absl::Now() + kWait));
+    sh::Writer hello;
+    hello.U32(sh::kVersion).U32(0);
+    const absl::Span<const uint8_t> parts[] = {absl::MakeConstSpan(hello.bytes())};
+    STRATA_RETURN_IF_ERROR(sh::Send(fd.get(), sh::Type::kHello, parts, {}, absl::Now() + kWait));
+    STRATA_ASSIGN_OR_RETURN(sh::Frame reply, sh::Receive(fd.get(), 4096, absl::Now() + kWait));
+    sh::Reader reader(reply.payload);
+    STRATA_RETURN_IF_ERROR(reader.Status());
+    (void)reader.U64();
+    (void)reader.U64();
+    (void)reader.U32();
+    const uint32_t n = reader.U32();
+    if (n == 0) return std::pair<std::string, uint64_t>("", 0);
+    const uint64_t pool = reader.U64();
+    const absl::Span<const uint8_t> handle = reader.Bytes(n);
+    if (!reader.ok()) return absl::InternalError("short HELLO_REPLY");
+    return std::pair(std::string(reinterpret_cast<const char*>(handle.data()), n), pool);
+  }
+
+  // LEASE_CHECK of `lease`; the status it answered.
+  absl::Status LeaseCheck(RawClient& c, uint64_t lease, uint32_t release) {
+    sh::Writer message;
+    message.U64(lease).U32(release);
+    const absl::Span<const uint8_t> parts[] = {absl::MakeConstSpan(message.bytes())};
+    STRATA_RETURN_IF_ERROR(
+        sh::Send(c.fd.get(), sh::Type::kLeaseCheck, parts, {}, absl::Now() + kWait));
+    STRATA_ASSIGN_OR_RETURN(sh::Frame reply, sh::Receive(c.fd.get(), 4096, absl::Now() + kWait));
+    if (reply.type != sh::Type::kLeaseCheckReply) return absl::InternalError("not a reply");
+    sh::Reader reader(reply.payload);
+    return reader.Status();
+  }
+
+  // A grant's items as READ_REPLY gives them with share_hbm: the checksums are
+  // pages * layers values, then one HBM offset per item.
+  static std::vector<uint64_t> HbmOffsets(Grant& grant, size_t checksums) {
+    std::vector<uint64_t> hbm(grant.checksums.begin() + checksums, grant.checksums.end());
+    grant.checksums.resize(checksums);
+    return hbm;
+  }
+
+  // Whether `key` gets its HBM copy (admission runs now, or already ran on its thread).
+  bool InHbm(const radix::BlobKey& key) {
+    return Eventually([&] {
+      engine_->AdmitToHbm();
+      absl::StatusOr<core::BlobInfo> info = engine_->Stat(key);
+      return info.ok() && !info->tiers.empty() && info->tiers[0] == core::Tier::kHbm;
+    });
+  }
+
+  std::shared_ptr<gpu::Device> device_;
+};
+
+TEST_F(SameHostHbmTest, GpuReadersGetHbmPlacesTheyCopyFromAndTheLeaseCheckGuardsThem) {
+  ASSERT_OK_AND_ASSIGN(const auto greeting, HbmGreeting());
+  ASSERT_FALSE(greeting.first.empty());
+  EXPECT_EQ(greeting.second, uint64_t{4} << 20);
+  // A reader's device opens the pool (the host device: only in this process).
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<gpu::Device> reader_device, gpu::CreateHostDevice());
+  ASSERT_OK_AND_ASSIGN(void* pool, reader_device->OpenIpc(greeting.first));
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RawClient> c, Connect());
+  const BlobContent blob = MakeBlob(ns_, 4, 21);
+  ASSERT_OK_AND_ASSIGN(const radix::BlobKey key, PutBlob(*c, blob));
+  const size_t layers = ns_.layout().num_layers;
+  const size_t sums = blob.checksums.size();
+  // Not in HBM yet: every item says so.
+  ASSERT_OK_AND_ASSIGN(Grant first, Read(*c, key, 4));
+  ASSERT_OK(first.status);
+  EXPECT_EQ(HbmOffsets(first, sums), std::vector<uint64_t>(layers, sh::kNoHbm));
+  Release(*c, first.lease);
+  ASSERT_OK_AND_ASSIGN(Grant second, Read(*c, key, 4));
+  Release(*c, second.lease);
+  ASSERT_TRUE(InHbm(key));
+
+  ASSERT_OK_AND_ASSIGN(Grant grant, Read(*c, key, 4));
+  ASSERT_OK(grant.status);
+  const std::vector<uint64_t> hbm = HbmOffsets(grant, sums);
+  EXPECT_EQ(grant.checksums, blob.checksums);
+  ASSERT_EQ(hbm.size(), layers);
+  const uint64_t layer_bytes = blob.bytes.size() / layers;
+  ASSERT_OK_AND_ASSIGN(gpu::DeviceBuffer dest, reader_device->Allocate(blob.bytes.size()));
+  ASSERT_OK_AND_ASSIGN(gpu::Stream stream, reader_device->CreateStream());
+  for (size_t l = 0; l < layers; ++l) {
+    ASSERT_NE(hbm[l], sh::kNoHbm);
+    ASSERT_OK(reader_device->CopyDeviceToDeviceAsync(
+        static_cast<std::byte*>(dest.data()) + l * layer_bytes,
+        static_cast<const std::byte*>(pool) + hbm[l], layer_bytes, stream));
+  }
+  ASSERT_OK(reader_device->Synchronize(stream));
+  EXPECT_EQ(std::memcmp(dest.data(), blob.bytes.data(), blob.bytes.size()), 0);
+  // Live: the copies hold the blob's bytes.
+  EXPECT_OK(LeaseCheck(*c, grant.lease, 0));
+  // Expired (the clock past its TTL): ABORTED, whatever the copies hold.
+  clock_.Advance(absl::Minutes(11));
+  EXPECT_EQ(LeaseCheck(*c, grant.lease, 0).code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(LeaseCheck(*c, grant.lease, 1).code(), absl::StatusCode::kAborted);  // and ends it
+  EXPECT_EQ(LeaseCheck(*c, grant.lease, 1).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(server_->stats().leases_expired_in_copy, 2u);
+  // Another connection's lease, a malformed check: precise errors, the connection serves on.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RawClient> other, Connect());
+  ASSERT_OK_AND_ASSIGN(Grant others, Read(*other, key, 4));
+  EXPECT_EQ(LeaseCheck(*c, others.lease, 1).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(LeaseCheck(*c, others.lease, 7).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_OK(LeaseCheck(*other, others.lease, 1));
+  EXPECT_TRUE(Eventually([&] { return LeasesOn(key) == 0; }));
+  ASSERT_OK_AND_ASSIGN(Grant again, Read(*c, key, 4));
+  EXPECT_OK(again.status);
+  EXPECT_GT(server_->stats().bytes_granted_hbm, 0u);
+  ASSERT_OK(reader_device->CloseIpc(pool));
+}
+
+TEST_F(SameHostHbmTest, WithoutShareHbmNothingOfTheTierIsOffered) {
+  StartServer({});
+  ASSERT_OK_AND_ASSIGN(const auto greeting, HbmGreeting());
+  EXPECT_TRUE(greeting.first.empty());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RawClient> c, Connect());
+  const BlobContent blob = MakeBlob(ns_, 4, 22);
+  ASSERT_OK_AND_ASSIGN(const radix::BlobKey key, PutBlob(*c, blob));
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(Grant g, Read(*c, key, 4));
+    Release(*c, g.lease);
+  }
+  ASSERT_TRUE(InHbm(key));
+  ASSERT_OK_AND_ASSIGN(Grant grant, Read(*c, key, 4));
+  EXPECT_EQ(grant.checksums, blob.checksums);  // no HBM offsets after them
 }
 
 }  // namespace

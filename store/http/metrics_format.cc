@@ -347,6 +347,14 @@ void WriteSameHost(const core::SameHostStats& s, Writer& w) {
            "Bytes leased to same-host readers (read) and copied from staging files (put).");
   w.Sample({{"op", "read"}}, s.bytes_granted);
   w.Sample({{"op", "put"}}, s.bytes_put);
+  w.Family("strata_same_host_hbm_bytes_total", "counter",
+           "Bytes leased to same-host GPU readers that had an HBM copy to copy device to "
+           "device (the node shares its HBM tier: same_host_share_hbm).");
+  w.Sample({}, s.bytes_granted_hbm);
+  w.Family("strata_same_host_leases_expired_in_copy_total", "counter",
+           "Same-host leases found expired when a client checked them after its copies (those "
+           "copies were discarded and read again).");
+  w.Sample({}, s.leases_expired_in_copy);
   w.Family("strata_same_host_refused_total", "counter",
            "Same-host connections refused (credential, client limit) or never greeted.");
   w.Sample({}, s.refused);

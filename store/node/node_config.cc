@@ -165,6 +165,10 @@ const std::vector<OptionRow>& Table() {
          if (c->same_host_staging_bytes == 0) return Bad(k, "must be > 0");
          return absl::OkStatus();
        }},
+      {{"same_host_share_hbm", "bool", "false",
+        "give same-host GPU readers the HBM tier by CUDA IPC (device-to-device copies); the "
+        "pool is then writable by every same-host client: only where all are trusted"},
+       [](auto k, auto v, NodeConfig* c) { return SetBool(k, v, &c->same_host_share_hbm); }},
       {{"same_host_max_clients", "integer", "64", "same-host connections open at once"},
        [](auto k, auto v, NodeConfig* c) {
          return SetUint32(k, v, 1, 4096, &c->same_host_max_clients);
@@ -297,6 +301,24 @@ const std::vector<OptionRow>& Table() {
         "which blobs leaving DRAM are written to SSD (else TEXT) and which SSD hits are "
         "copied back into DRAM: always, reuse"},
        [](auto k, auto v, NodeConfig* c) { return SetAdmission(k, v, &c->admission); }},
+      {{"hbm_bytes", "bytes", "0",
+        "HBM tier size (device memory, a multiple of 64KiB): copies of hot DRAM blobs; 0 = none"},
+       [](auto k, auto v, NodeConfig* c) {
+         STRATA_RETURN_IF_ERROR(SetBytes(k, v, &c->hbm_bytes));
+         if (c->hbm_bytes % (uint64_t{64} << 10) != 0) return Bad(k, "not a multiple of 64KiB");
+         return absl::OkStatus();
+       }},
+      {{"hbm_device", "device", "cuda",
+        "what holds the HBM tier: cuda (GPU 0) or host (host memory standing in, for tests)"},
+       [](auto k, auto v, NodeConfig* c) {
+         if (v != "cuda" && v != "host") return Bad(k, "must be cuda or host");
+         c->hbm_device = std::string(v);
+         return absl::OkStatus();
+       }},
+      {{"hbm_admit_reads", "integer", "2", "a blob is copied into the HBM tier at this many reads"},
+       [](auto k, auto v, NodeConfig* c) {
+         return SetUint32(k, v, 1, 1000000, &c->hbm_admit_reads);
+       }},
       {{"text_bytes", "bytes", "64MiB",
         "TEXT tier budget: tokens kept for blobs whose KV bytes were dropped; 0 = none"},
        [](auto k, auto v, NodeConfig* c) { return SetBytes(k, v, &c->text_bytes); }},

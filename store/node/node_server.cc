@@ -15,6 +15,7 @@
 #include "strata/base/byte_size.h"
 #include "strata/base/read_file.h"
 #include "strata/base/status_macros.h"
+#include "strata/gpu/device.h"
 #include "strata/store/auth/data_plane_credential.h"
 #include "strata/store/auth/tenant_table.h"
 #include "strata/store/cluster/etcd_client.h"
@@ -30,6 +31,7 @@
 #include "strata/store/peer/hot_replicator.h"
 #include "strata/store/peer/text_repair.h"
 #include "strata/store/rpc/rpc_server.h"
+#include "strata/tiering/hbm_tier.h"
 #include "strata/tiering/io/ssd_tier.h"
 
 namespace strata::store::node {
@@ -111,6 +113,20 @@ absl::StatusOr<std::shared_ptr<tiering::io::SsdTier>> OpenSsdTier(const NodeConf
   return std::shared_ptr<tiering::io::SsdTier>(*std::move(tier));
 }
 
+// The HBM tier on config.hbm_device, or none (hbm_bytes = 0). Its errors name the device
+// (UNAVAILABLE: no GPU or driver; RESOURCE_EXHAUSTED: not that much device memory).
+absl::StatusOr<std::shared_ptr<tiering::HbmTier>> OpenHbmTier(const NodeConfig& config) {
+  if (config.hbm_bytes == 0) return nullptr;
+  absl::StatusOr<std::unique_ptr<gpu::Device>> device =
+      config.hbm_device == "host" ? gpu::CreateHostDevice({.memory_bytes = config.hbm_bytes})
+                                  : gpu::OpenCudaDevice(0);
+  if (!device.ok()) return Prefixed(device.status(), "HBM tier device " + config.hbm_device);
+  absl::StatusOr<std::unique_ptr<tiering::HbmTier>> tier = tiering::HbmTier::Create(
+      std::shared_ptr<gpu::Device>(*std::move(device)), {.capacity_bytes = config.hbm_bytes});
+  if (!tier.ok()) return Prefixed(tier.status(), "HBM tier");
+  return std::shared_ptr<tiering::HbmTier>(*std::move(tier));
+}
+
 // The bearer token in cluster_token_file (surrounding whitespace dropped); "" without a
 // file. What the node's pushes to other nodes (hand-over, hot replicas) carry.
 absl::StatusOr<std::string> ClusterToken(const std::string& path) {
@@ -150,6 +166,7 @@ core::NodeEngineOptions EngineOptions(const NodeConfig& config, uint64_t dram_by
   options.dram_high_watermark = config.dram_high_watermark;
   options.dram_low_watermark = config.dram_low_watermark;
   options.text_bytes = config.text_bytes;
+  options.hbm_admit_reads = config.hbm_admit_reads;
   options.mrc_sampled_keys = config.mrc_sampled_keys;
   options.mrc_curve_points = config.mrc_curve_points;
   options.rebuild_task_ttl = config.rebuild_task_ttl;
@@ -174,6 +191,10 @@ void LogTiers(const NodeConfig& config, const core::NodeEngine& engine) {
               << (config.ssd_preallocate ? "preallocated" : "sparse") << "), io_uring O_DIRECT"
               << " queue depth " << config.ssd_queue_depth << ", policy " << config.ssd_policy
               << ", admission " << config.admission;
+  }
+  if (const tiering::HbmTier* hbm = engine.hbm(); hbm != nullptr) {
+    LOG(INFO) << "HBM tier: " << hbm->capacity() << " bytes on " << hbm->device().name()
+              << ", copies of blobs read " << config.hbm_admit_reads << " times";
   }
   if (config.text_bytes == 0) {
     LOG(INFO) << "TEXT tier: none (text_bytes = 0): a blob whose bytes are dropped is forgotten";
@@ -335,6 +356,7 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
   // 4. The engine and its DRAM tier; it reloads the index from the metadata store.
   core::NodeEngineOptions engine_options = EngineOptions(config, dram_bytes);
   engine_options.ssd = ssd;
+  STRATA_ASSIGN_OR_RETURN(engine_options.hbm, OpenHbmTier(config));
   engine_options.meta = meta;
   engine_options.tenant_quotas = QuotasOf(tenants.get());
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<core::NodeEngine> engine,
@@ -377,7 +399,8 @@ absl::StatusOr<std::unique_ptr<NodeServer>> NodeServer::Start(const NodeConfig& 
                                           .staging_bytes = config.same_host_staging_bytes,
                                           .max_clients = config.same_host_max_clients,
                                           .authenticate = DataPlaneAuthenticator(credentials),
-                                          .scope_of = DataPlaneScopes(tenants)});
+                                          .scope_of = DataPlaneScopes(tenants),
+                                          .share_hbm = config.same_host_share_hbm});
     if (same_host.ok()) {
       server->same_host_ = *std::move(same_host);
     } else if (same_host.status().code() == absl::StatusCode::kFailedPrecondition) {

@@ -259,7 +259,8 @@ absl::StatusOr<Frame> Receive(int fd, uint64_t max_payload, absl::Time deadline)
   if (magic != kMagic || zero != 0) {
     return absl::InvalidArgumentError("same-host frame: bad magic or a reserved field set");
   }
-  if (type < static_cast<uint16_t>(Type::kHello) || type > static_cast<uint16_t>(Type::kPutReply)) {
+  if (type < static_cast<uint16_t>(Type::kHello) ||
+      type > static_cast<uint16_t>(Type::kLeaseCheckReply)) {
     return absl::InvalidArgumentError(absl::StrCat("same-host frame: unknown type ", type));
   }
   if (length > max_payload) {

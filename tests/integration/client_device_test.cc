@@ -24,98 +24,52 @@ namespace {
 using testing::NodeProcess;
 
 constexpr uint32_t kPageTokens = 16;
+constexpr auto Device = DeviceMemory::Descriptor;
 
 class ClientDeviceTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(node_, StartNodeWithDataPlane(GetParam()));
     ASSERT_OK_AND_ASSIGN(device_, gpu::CreateHostDevice({.memory_bytes = size_t{256} << 20}));
+    memory_ = std::make_unique<DeviceMemory>(device_);
     Connect(size_t{8} << 20);
   }
 
   void Connect(size_t staging_bytes) {
     ClientOptions options = ClientOptionsFor(node_->grpc_address(), GetParam());
     options.device_staging_bytes = staging_bytes;
-    std::shared_ptr<gpu::Device> device = device_;
-    options.open_device = [device](int ordinal) -> absl::StatusOr<std::shared_ptr<gpu::Device>> {
-      if (ordinal != 0) return absl::UnavailableError("one device here");
-      return device;
-    };
+    options.open_device = memory_->Opener();
     client_.reset();
     ASSERT_OK_AND_ASSIGN(client_, Client::Connect(options));
   }
 
-  // "Device" memory holding `bytes` (copied in by the device), or of `size` bytes.
-  gpu::DeviceBuffer DeviceWith(const std::vector<std::byte>& bytes) {
-    absl::StatusOr<gpu::DeviceBuffer> buffer = device_->Allocate(bytes.size());
-    EXPECT_OK(buffer.status());
-    absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
-    EXPECT_OK(device_->CopyToDeviceAsync(buffer->data(), bytes.data(), bytes.size(), *stream));
-    EXPECT_OK(device_->Synchronize(*stream));
-    return *std::move(buffer);
-  }
-  gpu::DeviceBuffer DeviceOf(size_t size) {
-    absl::StatusOr<gpu::DeviceBuffer> buffer = device_->Allocate(size);
-    EXPECT_OK(buffer.status());
-    absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
-    EXPECT_OK(device_->MemsetAsync(buffer->data(), 0xEE, size, *stream));
-    return *std::move(buffer);
-  }
-  std::vector<std::byte> HostCopy(const gpu::DeviceBuffer& buffer, size_t offset, size_t size) {
-    std::vector<std::byte> out(size);
-    absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
-    EXPECT_OK(device_->CopyToHostAsync(out.data(), static_cast<std::byte*>(buffer.data()) + offset,
-                                       size, *stream));
-    EXPECT_OK(device_->Synchronize(*stream));
-    return out;
-  }
-  static MemoryDescriptor Device(const gpu::DeviceBuffer& buffer) {
-    return MemoryDescriptor::CudaDevice(buffer.data(), buffer.size(), 0);
-  }
-
-  // A conversation of `turns` turns of `pages` pages each, written from device memory.
-  std::vector<TokenId> WriteTurns(const Namespace& ns, uint32_t turns, uint32_t pages,
-                                  uint64_t seed) {
-    const std::vector<TokenId> tokens = RandomTokens(seed, size_t{turns} * pages * kPageTokens);
-    std::optional<Parent> parent;
-    for (uint32_t t = 0; t < turns; ++t) {
-      const std::vector<TokenId> own(tokens.begin() + size_t{t} * pages * kPageTokens,
-                                     tokens.begin() + size_t{t + 1} * pages * kPageTokens);
-      const gpu::DeviceBuffer kv = DeviceWith(ModelBytes(tokens, t * pages, pages));
-      absl::StatusOr<WriteResult> written = client_->Write(ns, parent, own, Device(kv));
-      EXPECT_OK(written.status());
-      if (!written.ok()) break;
-      parent = Parent{written->key, (t + 1) * pages};
-    }
-    return tokens;
-  }
-
   std::unique_ptr<NodeProcess> node_;
   std::shared_ptr<gpu::Device> device_;
+  std::unique_ptr<DeviceMemory> memory_;
   std::unique_ptr<Client> client_;
   const uint64_t page_bytes_ = ClientTestLayout().BytesPerPage();
 };
 
 TEST_P(ClientDeviceTest, WritesFromAndReadsIntoDeviceMemoryByteForByte) {
   const Namespace ns = ClientTestNamespace("device");
-  const std::vector<TokenId> tokens = WriteTurns(ns, 3, 8, 1);
+  const std::vector<TokenId> tokens = WriteTurnsFromDevice(*client_, *memory_, ns, 3, 8, 1);
   EXPECT_EQ(client_->stats().device_writes, 3u);
   ASSERT_OK_AND_ASSIGN(const MatchResult match, client_->Match(ns, tokens));
   ASSERT_EQ(match.matched_pages, 24u);
 
   // The whole context into one device buffer, as the attention kernel wants it.
-  const gpu::DeviceBuffer context = DeviceOf(24 * page_bytes_);
+  const gpu::DeviceBuffer context = memory_->Of(24 * page_bytes_);
   ASSERT_OK(client_->Read(ns, match.segments, 24, Device(context)));
-  EXPECT_EQ(HostCopy(context, 0, context.size()), ModelBytes(tokens, 0, 24));
+  EXPECT_EQ(memory_->HostCopy(context, 0, context.size()), ModelBytes(tokens, 0, 24));
 
   // Ranges into buffers of their own.
-  const gpu::DeviceBuffer a = DeviceOf(3 * page_bytes_);
-  const gpu::DeviceBuffer b = DeviceOf(2 * page_bytes_);
+  const gpu::DeviceBuffer a = memory_->Of(3 * page_bytes_);
+  const gpu::DeviceBuffer b = memory_->Of(2 * page_bytes_);
   const ReadRange ranges[] = {{match.segments[0].blob, 2, 3}, {match.segments[2].blob, 6, 2}};
   const MemoryDescriptor destinations[] = {Device(a), Device(b)};
   ASSERT_OK(client_->Read(ns, ranges, destinations));
-  EXPECT_EQ(HostCopy(a, 0, a.size()), ModelBytes(tokens, 2, 3));
-  EXPECT_EQ(HostCopy(b, 0, b.size()), ModelBytes(tokens, 22, 2));
+  EXPECT_EQ(memory_->HostCopy(a, 0, a.size()), ModelBytes(tokens, 2, 3));
+  EXPECT_EQ(memory_->HostCopy(b, 0, b.size()), ModelBytes(tokens, 22, 2));
 
   const ClientStats stats = client_->stats();
   if (GetParam() == kSameHost) {
@@ -132,18 +86,18 @@ TEST_P(ClientDeviceTest, LayersAreHandedOnOnlyOnceTheyLandedInDeviceMemory) {
   // A small pool (2 MiB: halves of 1 MiB) makes the 4 MiB read many batches.
   Connect(size_t{2} << 20);
   const Namespace ns = ClientTestNamespace("device-layers");
-  const std::vector<TokenId> tokens = WriteTurns(ns, 4, 64, 2);
+  const std::vector<TokenId> tokens = WriteTurnsFromDevice(*client_, *memory_, ns, 4, 64, 2);
   ASSERT_OK_AND_ASSIGN(const MatchResult match, client_->Match(ns, tokens));
   ASSERT_EQ(match.matched_pages, 256u);
   ASSERT_GT(256 * page_bytes_, 3 * (size_t{1} << 20));
-  const gpu::DeviceBuffer context = DeviceOf(256 * page_bytes_);
+  const gpu::DeviceBuffer context = memory_->Of(256 * page_bytes_);
   const std::vector<std::byte> want = ModelBytes(tokens, 0, 256);
   const uint64_t layer_bytes = 256 * ClientTestLayout().BytesPerLayerPage();
   std::vector<uint32_t> seen;
   ASSERT_OK(client_->ReadLayers(ns, match.segments, 256, Device(context), [&](uint32_t layer) {
     seen.push_back(layer);
     // Layer `layer` is whole in device memory when it is handed on.
-    EXPECT_EQ(HostCopy(context, layer * layer_bytes, layer_bytes),
+    EXPECT_EQ(memory_->HostCopy(context, layer * layer_bytes, layer_bytes),
               std::vector<std::byte>(want.begin() + layer * layer_bytes,
                                      want.begin() + (layer + 1) * layer_bytes))
         << "layer " << layer;
@@ -152,7 +106,7 @@ TEST_P(ClientDeviceTest, LayersAreHandedOnOnlyOnceTheyLandedInDeviceMemory) {
   std::vector<uint32_t> in_order(ClientTestLayout().num_layers);
   for (uint32_t l = 0; l < in_order.size(); ++l) in_order[l] = l;
   EXPECT_EQ(seen, in_order);
-  EXPECT_EQ(HostCopy(context, 0, context.size()), want);
+  EXPECT_EQ(memory_->HostCopy(context, 0, context.size()), want);
 
   // A callback's error stops the read and is returned.
   const absl::Status stopped = client_->ReadLayers(
@@ -163,9 +117,9 @@ TEST_P(ClientDeviceTest, LayersAreHandedOnOnlyOnceTheyLandedInDeviceMemory) {
 
 TEST_P(ClientDeviceTest, WhatCannotBeDoneIsRefusedPrecisely) {
   const Namespace ns = ClientTestNamespace("device-refused");
-  const std::vector<TokenId> tokens = WriteTurns(ns, 1, 4, 3);
+  const std::vector<TokenId> tokens = WriteTurnsFromDevice(*client_, *memory_, ns, 1, 4, 3);
   ASSERT_OK_AND_ASSIGN(const MatchResult match, client_->Match(ns, tokens));
-  const gpu::DeviceBuffer device = DeviceOf(2 * page_bytes_);
+  const gpu::DeviceBuffer device = memory_->Of(2 * page_bytes_);
   std::vector<std::byte> host(2 * page_bytes_);
   const ReadRange ranges[] = {{match.segments[0].blob, 0, 2}, {match.segments[0].blob, 2, 2}};
 
@@ -182,14 +136,14 @@ TEST_P(ClientDeviceTest, WhatCannotBeDoneIsRefusedPrecisely) {
   Connect(size_t{2} << 20);
   const uint32_t big_pages = static_cast<uint32_t>((size_t{3} << 20) / page_bytes_ + 1);
   const std::vector<TokenId> big = RandomTokens(4, size_t{big_pages} * kPageTokens);
-  const gpu::DeviceBuffer big_kv = DeviceOf(big_pages * page_bytes_);
+  const gpu::DeviceBuffer big_kv = memory_->Of(big_pages * page_bytes_);
   EXPECT_EQ(client_->Write(ns, std::nullopt, big, Device(big_kv)).status().code(),
             absl::StatusCode::kResourceExhausted);
   // Registration of device memory for UCX is not what this build does.
   EXPECT_EQ(client_->RegisterMemory(Device(device)).code(), absl::StatusCode::kUnimplemented);
   // And the client still reads.
   ASSERT_OK(client_->Read(ns, {&ranges[1], 1}, {&mixed[0], 1}));
-  EXPECT_EQ(HostCopy(device, 0, device.size()), ModelBytes(tokens, 2, 2));
+  EXPECT_EQ(memory_->HostCopy(device, 0, device.size()), ModelBytes(tokens, 2, 2));
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, ClientDeviceTest,

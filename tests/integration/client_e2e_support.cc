@@ -1,5 +1,6 @@
 #include "client_e2e_support.h"
 
+#include <optional>
 #include <random>
 
 #include "glog/logging.h"
@@ -73,6 +74,67 @@ const worker::ReferenceModel& TestModel() {
   static const worker::ReferenceModel* model =
       worker::ReferenceModel::Create(ClientTestLayout(), 42).value().release();
   return *model;
+}
+
+namespace {
+
+void Must(const absl::Status& status) { CHECK(status.ok()) << status; }
+
+}  // namespace
+
+gpu::DeviceBuffer DeviceMemory::With(const std::vector<std::byte>& bytes) {
+  absl::StatusOr<gpu::DeviceBuffer> buffer = device_->Allocate(bytes.size());
+  CHECK(buffer.ok()) << buffer.status();
+  absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
+  CHECK(stream.ok()) << stream.status();
+  Must(device_->CopyToDeviceAsync(buffer->data(), bytes.data(), bytes.size(), *stream));
+  Must(device_->Synchronize(*stream));
+  return *std::move(buffer);
+}
+
+gpu::DeviceBuffer DeviceMemory::Of(size_t size) {
+  absl::StatusOr<gpu::DeviceBuffer> buffer = device_->Allocate(size);
+  CHECK(buffer.ok()) << buffer.status();
+  absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
+  CHECK(stream.ok()) << stream.status();
+  Must(device_->MemsetAsync(buffer->data(), 0xEE, size, *stream));
+  Must(device_->Synchronize(*stream));
+  return *std::move(buffer);
+}
+
+std::vector<std::byte> DeviceMemory::HostCopy(const gpu::DeviceBuffer& buffer, size_t offset,
+                                              size_t size) {
+  std::vector<std::byte> out(size);
+  absl::StatusOr<gpu::Stream> stream = device_->CreateStream();
+  CHECK(stream.ok()) << stream.status();
+  Must(device_->CopyToHostAsync(out.data(), static_cast<std::byte*>(buffer.data()) + offset, size,
+                                *stream));
+  Must(device_->Synchronize(*stream));
+  return out;
+}
+
+std::function<absl::StatusOr<std::shared_ptr<gpu::Device>>(int)> DeviceMemory::Opener() const {
+  return [device = device_](int ordinal) -> absl::StatusOr<std::shared_ptr<gpu::Device>> {
+    if (ordinal != 0) return absl::UnavailableError("one device here");
+    return device;
+  };
+}
+
+std::vector<TokenId> WriteTurnsFromDevice(Client& client, DeviceMemory& memory, const Namespace& ns,
+                                          uint32_t turns, uint32_t pages, uint64_t seed) {
+  const uint32_t page_tokens = ClientTestLayout().page_tokens;
+  const std::vector<TokenId> tokens = RandomTokens(seed, size_t{turns} * pages * page_tokens);
+  std::optional<Parent> parent;
+  for (uint32_t t = 0; t < turns; ++t) {
+    const std::vector<TokenId> own(tokens.begin() + size_t{t} * pages * page_tokens,
+                                   tokens.begin() + size_t{t + 1} * pages * page_tokens);
+    const gpu::DeviceBuffer kv = memory.With(ModelBytes(tokens, t * pages, pages));
+    absl::StatusOr<WriteResult> written =
+        client.Write(ns, parent, own, DeviceMemory::Descriptor(kv));
+    CHECK(written.ok()) << written.status();
+    parent = Parent{written->key, (t + 1) * pages};
+  }
+  return tokens;
 }
 
 std::vector<std::byte> ModelBytes(const std::vector<TokenId>& tokens, uint32_t first_page,

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 
 #include "strata/client.h"
+#include "strata/gpu/device.h"
 #include "strata/testing/node_process.h"
 #include "strata/worker/reference_model.h"
 
@@ -63,5 +65,31 @@ inline MemoryDescriptor Host(std::vector<std::byte>& bytes) {
 inline MemoryDescriptor Source(const std::vector<std::byte>& bytes) {
   return MemoryDescriptor::Host(static_cast<const void*>(bytes.data()), bytes.size());
 }
+
+// "Device" memory of a gpu::Device (the host device in CI) for the device-path tests. Each
+// call fails the test on a device error.
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(std::shared_ptr<gpu::Device> device) : device_(std::move(device)) {}
+  // A buffer holding `bytes` (copied in by the device), or of `size` bytes set to 0xEE.
+  gpu::DeviceBuffer With(const std::vector<std::byte>& bytes);
+  gpu::DeviceBuffer Of(size_t size);
+  // [offset, offset + size) of `buffer`, copied out by the device.
+  std::vector<std::byte> HostCopy(const gpu::DeviceBuffer& buffer, size_t offset, size_t size);
+  // The buffer as a kDevice descriptor of device 0.
+  static MemoryDescriptor Descriptor(const gpu::DeviceBuffer& buffer) {
+    return MemoryDescriptor::CudaDevice(buffer.data(), buffer.size(), 0);
+  }
+  // ClientOptions::open_device answering this device for ordinal 0.
+  std::function<absl::StatusOr<std::shared_ptr<gpu::Device>>(int)> Opener() const;
+
+ private:
+  std::shared_ptr<gpu::Device> device_;
+};
+
+// A conversation of `turns` turns of `pages` pages (ClientTestLayout), each written from
+// device memory holding the model's KV; its whole token sequence.
+std::vector<TokenId> WriteTurnsFromDevice(Client& client, DeviceMemory& memory, const Namespace& ns,
+                                          uint32_t turns, uint32_t pages, uint64_t seed);
 
 }  // namespace strata::integration

@@ -5,7 +5,7 @@ if(TARGET strata::client AND TARGET strata::testing_node)
   add_library(strata_client_e2e_support STATIC ${CMAKE_CURRENT_LIST_DIR}/client_e2e_support.cc)
   target_include_directories(strata_client_e2e_support PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(strata_client_e2e_support
-    PUBLIC strata::testing_node strata::client strata::reference_model absl::statusor
+    PUBLIC strata::testing_node strata::client strata::reference_model strata::gpu absl::statusor
     PRIVATE glog::glog)
   strata_target_defaults(strata_client_e2e_support)
 
@@ -41,6 +41,11 @@ if(TARGET strata::client AND TARGET strata::testing_node)
   strata_add_test(NAME integration_cluster_partition_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/cluster_partition_test.cc
                   LIBS strata_client_e2e_support strata::testing absl::time absl::strings
+                  LABELS integration)
+  # In-process node with an HBM tier on the host device (shared within the process only).
+  strata_add_test(NAME integration_client_hbm_test
+                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_hbm_test.cc
+                  LIBS strata_client_e2e_support strata::node_server strata::store_http strata::gpu
                   LABELS integration)
   # In-process node (to corrupt arena bytes behind its back).
   strata_add_test(NAME integration_client_data_loss_test

@@ -93,6 +93,9 @@ std::vector<TierCurve> PlanTiers(const MissRatioCurve& curve, const TierCapaciti
                                  uint32_t points) {
   points = std::max<uint32_t>(points, 1);
   std::vector<TierCurve> plan;
+  if (capacities.hbm_bytes > 0) {
+    plan.push_back(View(curve, report::Tier::kHbm, "HBM", 0, capacities.hbm_bytes, points));
+  }
   plan.push_back(View(curve, report::Tier::kDram, "DRAM", 0, capacities.dram_bytes, points));
   uint64_t faster = capacities.dram_bytes;
   if (capacities.ssd_bytes > 0) {

@@ -130,19 +130,21 @@ struct WriteItem {
 
 // Counters since Connect (a snapshot; monotonic).
 struct ClientStats {
-  uint64_t rpcs = 0;                 // gRPC attempts
-  uint64_t rpc_retries = 0;          // attempts after an UNAVAILABLE answer
-  uint64_t reads = 0;                // data-plane READs sent
-  uint64_t bytes_read = 0;           // bytes landed and verified
-  uint64_t writes_committed = 0;     // CommitPut OK
-  uint64_t writes_existing = 0;      // BeginPut answered `exists`: nothing sent
-  uint64_t bytes_written = 0;        // PUT_DATA payload bytes the node took
-  uint64_t checksum_failures = 0;    // chunks that did not verify (DATA_LOSS)
-  uint64_t device_reads_staged = 0;  // reads into device memory through the pinned pool
-  uint64_t device_reads_direct = 0;  // ... DMA'd from the node's arena (same host)
-  uint64_t device_writes = 0;        // writes from device memory
-  uint64_t same_host_reads = 0;      // READs served by the same-host channel
-  uint64_t same_host_writes = 0;     // PUTs through the same-host channel
+  uint64_t rpcs = 0;                   // gRPC attempts
+  uint64_t rpc_retries = 0;            // attempts after an UNAVAILABLE answer
+  uint64_t reads = 0;                  // data-plane READs sent
+  uint64_t bytes_read = 0;             // bytes landed and verified
+  uint64_t writes_committed = 0;       // CommitPut OK
+  uint64_t writes_existing = 0;        // BeginPut answered `exists`: nothing sent
+  uint64_t bytes_written = 0;          // PUT_DATA payload bytes the node took
+  uint64_t checksum_failures = 0;      // chunks that did not verify (DATA_LOSS)
+  uint64_t device_reads_staged = 0;    // reads into device memory through the pinned pool
+  uint64_t device_reads_direct = 0;    // ... DMA'd from the node's arena (same host)
+  uint64_t device_bytes_from_hbm = 0;  // ... of those, bytes copied device to device from the
+                                       // node's HBM tier (it shares it: same_host_share_hbm)
+  uint64_t device_writes = 0;          // writes from device memory
+  uint64_t same_host_reads = 0;        // READs served by the same-host channel
+  uint64_t same_host_writes = 0;       // PUTs through the same-host channel
 };
 
 class Client {
@@ -225,9 +227,12 @@ class Client {
   // As the Read above, layer by layer: asks for the layers in order and calls `on_layer(l)`
   // on this thread as soon as layer l of every segment has landed and verified, while
   // later layers are still in flight (attention on layer l overlaps the transfer of l + 1).
-  // Errors as Read, plus the first non-OK status on_layer returns. Into device memory the
-  // callback runs while the call holds that device's staging pool: it must not call the
-  // Client with memory of the same device (that call would wait for this one forever).
+  // Errors as Read, plus the first non-OK status on_layer returns, and ABORTED (read again)
+  // where layers copied device to device from a node's HBM tier (same host, the node sharing
+  // it) could not be proven — their lease expired — after earlier layers were handed on.
+  // Into device memory the callback runs while the call holds that device's staging pool: it
+  // must not call the Client with memory of the same device (that call would wait for this
+  // one forever).
   absl::Status ReadLayers(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
                           const MemoryDescriptor& destination, LayerCallback on_layer,
                           const CallOptions& call = {});
@@ -364,8 +369,9 @@ class Client {
   absl::StatusOr<NodeTiers> Tiers(const CallOptions& call = {});
   // Evicts at least `bytes` from `tier` (less when nothing more can go): kDram moves blobs
   // to SSD or drops their bytes (they become kText); kSsd drops SSD copies; kText deletes
-  // TEXT records from the index. INVALID_ARGUMENT a tier the node does not have (kHbm;
-  // kSsd on a node without one). Not retried.
+  // TEXT records from the index; kHbm drops HBM copies (the DRAM bytes stay).
+  // INVALID_ARGUMENT a tier the node does not have (kHbm without an HBM tier; kSsd on a
+  // node without one). Not retried.
   absl::StatusOr<EvictResult> Evict(Tier tier, uint64_t bytes, const CallOptions& call = {});
   // Stops the node accepting writes and waits up to `timeout` for pending puts and leases.
   // DEADLINE_EXCEEDED when some are still in flight then (draining stays on).

@@ -113,6 +113,19 @@ class Device {
   // REQUIRES: every registered range is unregistered before the Device is destroyed.
   absl::Status UnregisterHost(void* ptr);
 
+  // Sharing device memory with other processes of this machine (CUDA IPC): ExportIpc gives
+  // a handle to `buffer` (an Allocate() buffer of this device; INVALID_ARGUMENT else);
+  // OpenIpc, in another process, turns it into a pointer its device can copy from and to
+  // (CUDA: cudaIpcOpenMemHandle with lazy peer access: the importer's GPU may be another
+  // one with peer access; the mapping is readable AND writable); CloseIpc(base) ends it.
+  // The host device's memory is not shared between processes: its handle opens only in the
+  // exporting process (FAILED_PRECONDITION elsewhere), where it stands in for CUDA IPC in
+  // tests. Errors: INVALID_ARGUMENT a malformed handle; UNAVAILABLE / INTERNAL the
+  // driver's refusal. REQUIRES: the exported buffer outlives every opening of it.
+  absl::StatusOr<std::string> ExportIpc(const DeviceBuffer& buffer);
+  absl::StatusOr<void*> OpenIpc(absl::string_view handle);
+  absl::Status CloseIpc(void* base);
+
   absl::StatusOr<Stream> CreateStream();
   absl::StatusOr<Event> CreateEvent();
 
@@ -179,6 +192,9 @@ class Device {
   virtual void DoFree(void* data, size_t bytes, MemoryKind kind) = 0;
   virtual absl::Status DoRegisterHost(void* ptr, size_t bytes, bool read_only) = 0;
   virtual absl::Status DoUnregisterHost(void* ptr) = 0;
+  virtual absl::StatusOr<std::string> DoExportIpc(void* data, size_t bytes) = 0;
+  virtual absl::StatusOr<void*> DoOpenIpc(absl::string_view handle) = 0;
+  virtual absl::Status DoCloseIpc(void* base) = 0;
   virtual absl::StatusOr<void*> DoCreateStream() = 0;
   virtual void DoDestroyStream(void* stream) = 0;
   virtual absl::StatusOr<void*> DoCreateEvent() = 0;

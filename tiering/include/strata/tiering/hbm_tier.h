@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -45,6 +46,10 @@ class HbmTier final : public CarvedTier {
   gpu::Device& device() const { return *device_; }
   // The extent's first byte in device memory. REQUIRES: a live extent of this tier.
   void* DeviceAddress(const Extent& extent) const;
+  // A handle to the whole pool another process of this machine opens with
+  // gpu::Device::OpenIpc (CUDA IPC): extents are then offsets from the base it returns.
+  // The device's ExportIpc errors.
+  absl::StatusOr<std::string> ExportIpc() const;
 
   report::Tier kind() const override { return report::Tier::kHbm; }
   absl::Status Write(const Extent& extent, uint64_t offset,

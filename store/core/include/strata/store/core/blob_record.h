@@ -12,6 +12,11 @@
 //   extent     the DRAM bytes; none once freed or dropped. A pending record always has one.
 //   ssd_extent the SSD copy, if the blob was demoted (bytes durable there). A linked record
 //              with neither extent is TEXT: tokens and checksums kept, KV bytes gone.
+//   hbm_extent a copy of the DRAM bytes in device memory (the HBM tier, hbm_cache.h: an
+//              inclusive cache), only ever beside `extent`: it goes before the DRAM bytes do.
+//              hbm_queued: waiting for admission; hbm_filling: being copied in (the record
+//              held meanwhile). children_in_hbm: linked children with an HBM copy (the HBM
+//              copy is dropped leaf-first too).
 //   children_in_dram / children_with_bytes
 //              linked records whose parent_id is this record and that have DRAM bytes /
 //              any bytes (DRAM or SSD): eviction is leaf-first, so a blob leaves DRAM only
@@ -74,6 +79,7 @@ struct BlobRecord {
   std::vector<uint64_t> checksums;
   std::optional<tiering::Extent> extent;
   std::optional<tiering::Extent> ssd_extent;
+  std::optional<tiering::Extent> hbm_extent;
 
   BlobState state = BlobState::kPending;
   uint32_t pages_in_index = 0;
@@ -82,6 +88,9 @@ struct BlobRecord {
   uint32_t children = 0;
   uint32_t children_in_dram = 0;
   uint32_t children_with_bytes = 0;
+  uint32_t children_in_hbm = 0;
+  bool hbm_queued = false;
+  bool hbm_filling = false;
   uint32_t path_pins = 0;
   bool moving = false;
   bool text_tracked = false;  // counted in the TEXT tier (linked, no bytes)
@@ -101,6 +110,7 @@ struct BlobRecord {
   uint32_t end_page() const { return first_page + pages; }
   bool in_dram() const { return extent.has_value(); }
   bool on_ssd() const { return ssd_extent.has_value(); }
+  bool in_hbm() const { return hbm_extent.has_value(); }
   bool has_bytes() const { return in_dram() || on_ssd(); }
 };
 

@@ -51,6 +51,8 @@ struct SameHostStats {
   uint64_t bytes_put = 0;  // bytes copied from staging files into puts
   uint64_t malformed = 0;  // messages that did not decode, releases of leases not its own
   uint64_t leases_released_at_close = 0;
+  uint64_t bytes_granted_hbm = 0;       // of bytes_granted, those with an HBM copy offered
+  uint64_t leases_expired_in_copy = 0;  // LEASE_CHECKs that found the lease expired
 };
 
 }  // namespace strata::store::core

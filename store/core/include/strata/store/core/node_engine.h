@@ -45,7 +45,8 @@
 //   background thread calls it every options.reap_interval, so a dead client leaks
 //   nothing. A call naming an expired lease or put answers NOT_FOUND even before reaping.
 //
-// Tiers and eviction (store/core/README.md, "Tier states", "Eviction")
+// Tiers and eviction (store/core/README.md, "Tier states", "Eviction"; the HBM tier, an
+// inclusive cache of hot DRAM blobs on the node's GPU: hbm_cache.h)
 //   A linked blob's bytes are in DRAM, on SSD (options.ssd), both, or nowhere (TEXT:
 //   tokens and checksums kept, Match returns the tokens, Read is a miss). Eviction is per
 //   blob through one tiering::EvictionPolicy per tier, leaf-first, and never touches
@@ -119,7 +120,8 @@
 //   Pin, Unpin   NOT_FOUND not in the index (Pin and Unpin are idempotent)
 //   Stat         NOT_FOUND not in the index
 //   List         INVALID_ARGUMENT a page token this engine did not write
-//   Evict        INVALID_ARGUMENT a tier this node does not have (HBM; SSD when none)
+//   Evict        INVALID_ARGUMENT a tier this node does not have (HBM without options.hbm;
+//                SSD when none)
 //   RequestRebuild NOT_FOUND not in the index; RESOURCE_EXHAUSTED the queue is full
 //                (options.max_rebuild_queue)
 //   PullRebuildTasks INVALID_ARGUMENT max_tasks == 0
@@ -154,6 +156,7 @@
 #include "strata/store/core/access_scope.h"
 #include "strata/store/core/blob_table.h"
 #include "strata/store/core/clock.h"
+#include "strata/store/core/hbm_cache.h"
 #include "strata/store/core/held_span.h"
 #include "strata/store/core/id_generator.h"
 #include "strata/store/core/lease_table.h"
@@ -255,6 +258,10 @@ class NodeEngine {
                                       uint64_t offset, uint64_t length,
                                       const AccessScope& scope = AccessScope::All())
       ABSL_LOCKS_EXCLUDED(mu_);
+  // OK while the lease is live (not expired, released or reaped); NOT_FOUND else. A live
+  // lease was live since it was granted, so none of the bytes it names was freed meanwhile.
+  absl::Status CheckLease(uint64_t lease_id, const AccessScope& scope = AccessScope::All()) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the lease's expiry to now + ttl (0: the default TTL); returns the new expiry.
   absl::StatusOr<absl::Time> RenewLease(uint64_t lease_id, absl::Duration ttl,
                                         const AccessScope& scope = AccessScope::All())
@@ -294,6 +301,14 @@ class NodeEngine {
   // The blobs whose Reads reached options.hot_reads since the last call (each once), oldest
   // first; at most kMaxHotBlobs wait (more are not reported: not replicated).
   std::vector<radix::BlobKey> TakeHotBlobs() ABSL_LOCKS_EXCLUDED(mu_);
+  // ---- the HBM tier (options.hbm; hbm_cache.h)
+  // The HBM tier, if the node has one (a same-host GPU reader maps its pool).
+  tiering::HbmTier* hbm() const { return hbm_.get(); }
+  // Runs one HBM admission round now: copies the blobs that became due (read
+  // options.hbm_admit_reads times) into HBM. Returns the copies made. The admission thread
+  // does this on its own (it runs with options.background_demotion); tests and benchmarks
+  // call it to have the copies at a known point.
+  uint64_t AdmitToHbm() ABSL_LOCKS_EXCLUDED(mu_);
   // Records that `copies` nodes (this one included) hold the blob's bytes: Match reports it
   // (Segment.replicas). Unknown keys are ignored.
   void MarkReplicated(const radix::BlobKey& key, uint32_t copies) ABSL_LOCKS_EXCLUDED(mu_);
@@ -394,7 +409,8 @@ class NodeEngine {
   mutable LookupStats lookup_stats_;
 
   // ---- tiers
-  const std::shared_ptr<tiering::Tier> ssd_;  // null: no SSD tier
+  const std::shared_ptr<tiering::Tier> ssd_;     // null: no SSD tier
+  const std::shared_ptr<tiering::HbmTier> hbm_;  // null: no HBM tier
   // Each record's tier placement, the tier policies, the tick and the TEXT tier: one
   // with the records, so under mu_.
   TierLedger ledger_ ABSL_GUARDED_BY(mu_);
@@ -422,6 +438,9 @@ class NodeEngine {
   // What a put does to the records (begin, find, abort, commit or refill): no lock of its
   // own, every call is given mu_.
   PutKeeper put_keeper_;
+  // The HBM tier's copies of hot DRAM blobs: admission (its own thread and queue lock),
+  // demotion; the records' side is given mu_.
+  HbmCache hbm_cache_;
 
   absl::Notification stop_reaper_;
   std::thread reaper_;

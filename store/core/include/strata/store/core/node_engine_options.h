@@ -16,6 +16,7 @@
 #include "strata/store/core/node_engine_types.h"
 #include "strata/store/meta/meta_store.h"
 #include "strata/tiering/dram_arena.h"
+#include "strata/tiering/hbm_tier.h"
 #include "strata/tiering/tier.h"
 
 namespace strata::store::core {
@@ -64,6 +65,13 @@ struct NodeEngineOptions {
   // ---- tiers beyond DRAM, metadata, policies, rebuild
   // The SSD tier (tiering/io's SsdTier, opened by the node); none: DRAM and TEXT only.
   std::shared_ptr<tiering::Tier> ssd;
+  // The HBM tier (device memory, opened by the node on its GPU): an inclusive cache of hot
+  // DRAM blobs (hbm_cache.h); none: no HBM tier. A blob is copied in at its
+  // hbm_admit_reads-th read; hbm_policy orders the copies dropped for room
+  // (tiering::MakeEvictionPolicy names). REQUIRES: hbm_admit_reads > 0.
+  std::shared_ptr<tiering::HbmTier> hbm;
+  uint32_t hbm_admit_reads = 2;
+  std::string hbm_policy = "branch-lru";
   // Durable metadata (store/meta's RocksMetaStore, opened by the node). Create reloads
   // the index from it (a restart: SSD blobs come back on SSD, the rest as TEXT) and every
   // change of a blob's durable state is written to it. none: nothing survives a restart.

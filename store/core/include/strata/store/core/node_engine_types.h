@@ -148,6 +148,9 @@ struct ReadRangeReply {
   // client that maps the arena read-only).
   uint64_t blob_bytes = 0;
   uint64_t arena_offset = 0;
+  // The offset of the blob's copy in the HBM tier's pool, if it has one (a same-host GPU
+  // reader copies from there device to device; everyone else reads the DRAM copy).
+  std::optional<uint64_t> hbm_offset;
 };
 
 struct ReadReply {

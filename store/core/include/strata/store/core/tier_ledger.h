@@ -41,14 +41,16 @@ struct TierPolicies {
   std::unique_ptr<tiering::EvictionPolicy> dram;
   std::unique_ptr<tiering::EvictionPolicy> ssd;
   std::unique_ptr<tiering::EvictionPolicy> text;
+  // The HBM tier's copies (only with an HBM tier; null without).
+  std::unique_ptr<tiering::EvictionPolicy> hbm;
   std::unique_ptr<tiering::AdmissionPolicy> admission;
 };
 
 class TierLedger {
  public:
-  // REQUIRES: every policy set; table and dram not null.
+  // REQUIRES: every policy but hbm set, hbm set when `hbm` is; table and dram not null.
   TierLedger(BlobTable* table, tiering::Tier* dram, tiering::Tier* ssd, TierPolicies policies,
-             uint64_t text_capacity_bytes, TenantQuotas quotas = {});
+             uint64_t text_capacity_bytes, TenantQuotas quotas = {}, tiering::Tier* hbm = nullptr);
   TierLedger(const TierLedger&) = delete;
   TierLedger& operator=(const TierLedger&) = delete;
 
@@ -59,6 +61,9 @@ class TierLedger {
   // Whether the record's DRAM copy may go: linked, in DRAM, unleased, unheld, not moving,
   // unpinned and no child in DRAM (leaf-first).
   static bool DramEvictable(const BlobRecord& record);
+  // Whether the record's HBM copy may go: it has one, no lease (a same-host GPU reader
+  // copies from it under one), not being filled, and no linked child with one (leaf-first).
+  static bool HbmEvictable(const BlobRecord& record);
   // The record's reads as the admission policy sees them, at the current tick.
   tiering::BlobAccessStats AccessStats(const BlobRecord& record) const;
 
@@ -71,6 +76,15 @@ class TierLedger {
   void AttachDram(BlobRecord* record, const tiering::Extent& extent);
   // Frees the DRAM extent. REQUIRES: no lease or HeldSpan holds the record.
   void DetachDram(BlobRecord* record);
+  // The HBM copy (HbmCache): attached beside the DRAM extent, detached (freed) before it
+  // goes. DetachDram and Release drop a record's HBM copy first. REQUIRES for Attach: an
+  // HBM tier, the record in DRAM without an HBM copy; for Detach: no lease holds it.
+  void AttachHbm(BlobRecord* record, const tiering::Extent& extent);
+  // `demoted`: dropped for room in HBM, the DRAM copy staying (counted as the tier's
+  // demotion); else because the DRAM bytes go too (an eviction).
+  void DetachHbm(BlobRecord* record, bool demoted);
+  // Frees an HBM extent that is not (or no longer) attached to a linked record.
+  void FreeHbmExtent(const tiering::Extent& extent);
   void AttachSsd(BlobRecord* record, const tiering::Extent& extent);
   void DetachSsd(BlobRecord* record);
   // ---- tenant labels and their quotas
@@ -110,6 +124,9 @@ class TierLedger {
   tiering::EvictionPolicy& dram_policy() { return *policies_.dram; }
   tiering::EvictionPolicy& ssd_policy() { return *policies_.ssd; }
   tiering::EvictionPolicy& text_policy() { return *policies_.text; }
+  // REQUIRES: an HBM tier.
+  tiering::EvictionPolicy& hbm_policy() { return *policies_.hbm; }
+  tiering::Tier* hbm() const { return hbm_; }
 
   const TextTierStats& text() const { return text_; }
   void CountTextDrop() { ++text_.drops; }
@@ -128,6 +145,7 @@ class TierLedger {
   BlobTable* const table_;
   tiering::Tier* const dram_;
   tiering::Tier* const ssd_;  // null: no SSD tier
+  tiering::Tier* const hbm_;  // null: no HBM tier
   TierPolicies policies_;
   uint64_t tick_ = 0;
   TextTierStats text_;

@@ -77,6 +77,13 @@ struct SameHostOptions {
   transport::PeerAuthenticator authenticate;
   std::function<core::AccessScope(std::string_view identity)> scope_of;
   std::string name = "strata-same-host";
+  // Share the engine's HBM tier (if it has one) with same-host GPU readers: HELLO_REPLY
+  // carries its pool's IPC handle and READ_REPLY each item's HBM offset, so a client copies
+  // device to device (docs/design/hbm-tier.md). CUDA IPC maps the pool readable AND
+  // writable in the client, and those copies are not checksummed on the way (LEASE_CHECK
+  // proves only that the lease held): turn it on only where every same-host client is
+  // trusted not to write into the node's GPU memory. Off: HBM copies serve nobody yet.
+  bool share_hbm = false;
 };
 
 using SameHostStats = core::SameHostStats;
@@ -111,6 +118,7 @@ class SameHostServer {
   // One request; false ends the connection.
   bool HandleRead(Connection& connection, absl::Span<const uint8_t> payload);
   bool HandleRelease(Connection& connection, absl::Span<const uint8_t> payload);
+  bool HandleLeaseCheck(Connection& connection, absl::Span<const uint8_t> payload);
   bool HandlePut(Connection& connection, absl::Span<const uint8_t> payload);
   // Joins the threads of connections that ended.
   void ReapFinished() ABSL_LOCKS_EXCLUDED(mu_);
@@ -119,6 +127,7 @@ class SameHostServer {
 
   core::NodeEngine* const engine_;
   SameHostOptions options_;
+  std::string hbm_handle_;  // the HBM pool's IPC handle; empty: not shared
   transport::same_host::Fd listener_;
   uint64_t socket_inode_ = 0;      // a path socket's, so that Stop removes only its own
   transport::same_host::Fd wake_;  // an eventfd: readable once stopping
@@ -134,7 +143,7 @@ class SameHostServer {
   struct Counters {
     std::atomic<uint64_t> clients{0}, clients_total{0}, refused{0}, reads{0}, read_failures{0},
         bytes_granted{0}, puts{0}, put_failures{0}, bytes_put{0}, malformed{0},
-        leases_released_at_close{0};
+        leases_released_at_close{0}, bytes_granted_hbm{0}, leases_expired_in_copy{0};
   };
   mutable Counters counters_;
 };

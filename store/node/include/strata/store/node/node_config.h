@@ -63,6 +63,9 @@ struct NodeConfig {
   std::string same_host_socket;
   uint64_t same_host_staging_bytes = uint64_t{64} << 20;
   uint32_t same_host_max_clients = 64;
+  // Share the HBM tier with same-host GPU readers (CUDA IPC: the pool is mapped writable in
+  // every same-host client; SameHostOptions::share_hbm). Off by default.
+  bool same_host_share_hbm = false;
   // Authentication (store/auth): the tenants file; empty: an open node (no tokens; allowed
   // only on loopback addresses unless `insecure`).
   std::string tenants_file;
@@ -111,6 +114,14 @@ struct NodeConfig {
   // Admission (tiering::MakeAdmissionPolicy): which blobs leaving DRAM are written to SSD
   // (the others drop to TEXT), and which SSD hits keep a copy in DRAM.
   std::string admission = "always";
+
+  // HBM tier: device memory of hbm_bytes (a multiple of 64 KiB) on hbm_device ("cuda": GPU
+  // 0; "host": host memory standing in for one, for tests and machines without a GPU), an
+  // inclusive cache of hot DRAM blobs: a blob read hbm_admit_reads times is copied in.
+  // 0: no HBM tier.
+  uint64_t hbm_bytes = 0;
+  std::string hbm_device = "cuda";
+  uint32_t hbm_admit_reads = 2;
 
   // TEXT tier budget (token bytes of blobs whose KV bytes were dropped); 0: none.
   uint64_t text_bytes = uint64_t{64} << 20;

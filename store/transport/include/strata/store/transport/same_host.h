@@ -15,14 +15,24 @@
 // Messages (client -> node, then node -> client):
 //   HELLO        u32 version (1), u32 n, n credential bytes (Store.OpenDataPlane's; empty on
 //                an open node)
-//   HELLO_REPLY  status, u64 arena_bytes, u64 staging_bytes, u32 max_leases, u32 zero;
+//   HELLO_REPLY  status, u64 arena_bytes, u64 staging_bytes, u32 max_leases, u32 n; when
+//                n > 0: u64 hbm_bytes, n bytes: the node's HBM pool as a gpu::Device IPC
+//                handle (shared only where the node is told to: see SameHostOptions);
 //                when OK two descriptors: the arena (read-only, write-sealed: the client maps
 //                it PROT_READ) and the connection's staging file (read-write, size-sealed)
 //   READ         wire::ReadHeader + its payload, exactly as on the UCX data plane
 //   READ_REPLY   u64 request_id, status, u64 lease_id, u32 items, u32 zero, items x {u64
 //                arena offset, u64 length} in wire::ReadItems order, then every item's chunk
-//                checksums in the same order (u64 each). The client copies each item out of
-//                its mapping of the arena, verifies it, then sends RELEASE.
+//                checksums in the same order (u64 each), then — where HELLO_REPLY shared the
+//                HBM pool — items x u64 HBM pool offset (kNoHbm: the blob has no HBM copy).
+//                The client copies each item out of its mapping of the arena, verifies it,
+//                then sends RELEASE; or copies an HBM item device to device and asks
+//                LEASE_CHECK instead (it cannot verify device bytes).
+//   LEASE_CHECK  u64 lease_id, u32 release (0 or 1): whether the lease is still live — it
+//                was then live all along, so no byte under it was freed or reused — and
+//                with release = 1 ends it as RELEASE does
+//   LEASE_CHECK_REPLY  status: OK live; ABORTED expired (copies made under it may hold
+//                other bytes: read again); NOT_FOUND not this connection's lease
 //   RELEASE      u64 lease_id (no answer; the node also releases a connection's leases when
 //                it closes)
 //   PUT          u64 staging offset, then wire::PutHeader + its payload as on the UCX data
@@ -68,7 +78,12 @@ enum class Type : uint16_t {
   kRelease = 5,
   kPut = 6,
   kPutReply = 7,
+  kLeaseCheck = 8,
+  kLeaseCheckReply = 9,
 };
+
+// A READ_REPLY item without an HBM copy.
+inline constexpr uint64_t kNoHbm = ~uint64_t{0};
 
 // An owned descriptor (closed on destruction).
 class Fd {

@@ -29,6 +29,9 @@ struct TierCapacities {
   uint64_t dram_bytes = 0;
   uint64_t ssd_bytes = 0;           // 0: no SSD tier
   uint64_t text_kv_equivalent = 0;  // TEXT budget converted to KV bytes (0: no TEXT tier)
+  // The HBM tier (0: none): an inclusive cache above DRAM, so its view is the curve from 0
+  // to hbm_bytes on its own, and DRAM's view does not start after it.
+  uint64_t hbm_bytes = 0;
 };
 
 // A tier's view (report::TierCurve, strata/report/curve.h); PlanTiers always sets
