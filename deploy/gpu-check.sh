@@ -2,10 +2,12 @@
 # The GPU machine's one script (issue 14): the `gpu` tests, then one table of device-memory
 # figures, each beside its limit measured in the same run (client/tools/strata_gpu_bench.cc):
 # staged and same-host reads into device memory against pinned cudaMemcpy H2D, the paged-KV
-# scatter kernel against device-to-device copies, and a 32K-token context of a 70B-like
-# layout (80 layers, 8 KV heads, head dim 128, bf16: 10 GiB) from a node into a paged GPU
-# cache; then the MoE reference worker's four phases with its paged cache on the GPU. Runs from carried binaries (deploy/gpu-carry.sh packs them with every library they
-# load); needs only the GPU's driver. Bounded: every step has a timeout; the whole run
+# scatter kernel against device-to-device copies, reads from the node's HBM tier (8 GiB,
+# shared with same-host readers: CUDA IPC) against device-to-device copies, and a 32K-token
+# context of a 70B-like layout (80 layers, 8 KV heads, head dim 128, bf16: 10 GiB) from a
+# node into a paged GPU cache; then the MoE reference worker's four phases with its paged
+# cache on the GPU. Runs from carried binaries (deploy/gpu-carry.sh packs them with every
+# library they load); needs only the GPU's driver. Bounded: every step has a timeout; the whole run
 # stays under 8 minutes.
 #
 #   bash gpu-check.sh [DIR]     DIR holds bin/ and lib/ (default: this script's folder)
@@ -39,7 +41,8 @@ done
 echo "== node"
 # 16 GiB of DRAM tier: the 10 GiB context and the per-size blobs, one context at a time.
 "$BIN/strata-node" --grpc_listen=127.0.0.1:0 --dataplane_listen=127.0.0.1:0 --http_listen= \
-  --dram_bytes=16GiB --ssd_bytes=0 --data_dir="$WORK/data" >"$WORK/node.out" 2>"$WORK/node.err" &
+  --dram_bytes=16GiB --ssd_bytes=0 --hbm_bytes=8GiB --hbm_device=cuda \
+  --same_host_share_hbm=true --data_dir="$WORK/data" >"$WORK/node.out" 2>"$WORK/node.err" &
 NODE=$!
 for _ in $(seq 1 300); do
   grep -q "ready" "$WORK/node.out" 2>/dev/null && break

@@ -90,6 +90,12 @@ absl::Status Device::ScatterPagedAsync(const void* blob, const BlobShape& shape,
   return DoPagedCopyAsync(true, const_cast<void*>(blob), shape, cache, rows, handle);
 }
 
+absl::Status Device::ReferenceKvAsync(const ReferenceKvJob& job, Stream& stream) {
+  STRATA_RETURN_IF_ERROR(CheckReferenceKvJob(job));
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoReferenceKvAsync(job, handle);
+}
+
 absl::Status Device::GatherPagedAsync(void* blob, const BlobShape& shape, const PagedCache& cache,
                                       absl::Span<const uint64_t> rows, Stream& stream) {
   if (blob == nullptr) return absl::InvalidArgumentError("GatherPagedAsync: blob is null");

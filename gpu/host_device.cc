@@ -279,6 +279,25 @@ absl::Status HostDevice::DoMemsetAsync(void* dst, uint8_t value, size_t bytes, v
   return absl::OkStatus();
 }
 
+absl::Status HostDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* /*stream*/) {
+  using reference::kModelDim;
+  const uint64_t floats = sizeof(float);
+  STRATA_RETURN_IF_ERROR(
+      CheckDeviceRange(job.weights, uint64_t{job.layers} * kModelDim * job.layer_columns * floats,
+                       "reference KV: weights"));
+  STRATA_RETURN_IF_ERROR(
+      CheckDeviceRange(job.hidden, job.tokens * kModelDim * floats, "reference KV: hidden"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.projected, job.tokens * job.layer_columns * floats,
+                                          "reference KV: projected"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(
+      job.running_mean, uint64_t{job.layers} * kModelDim * floats, "reference KV: running mean"));
+  if (job.out != nullptr) {
+    STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.out, job.OutBytes(), "reference KV: the blob"));
+  }
+  RunReferenceKvOnHost(job);
+  return absl::OkStatus();
+}
+
 absl::Status HostDevice::DoSynchronizeStream(void* stream) { return absl::OkStatus(); }
 
 absl::Status HostDevice::DoWaitForEvent(void* stream, void* event) { return absl::OkStatus(); }

@@ -65,6 +65,7 @@ class HostDevice final : public Device {
   absl::Status DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
                                 const PagedCache& cache, absl::Span<const uint64_t> rows,
                                 void* stream) override;
+  absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) override;
   absl::Status DoSynchronizeStream(void* stream) override;
   absl::Status DoWaitForEvent(void* stream, void* event) override;
   absl::Status DoRecordEvent(void* event, void* stream) override;

@@ -14,6 +14,7 @@
 #include "strata/base/status_macros.h"
 #include "strata/gpu/paged_kv.h"
 #include "strata/radix/namespace.h"
+#include "strata/worker/device_reference_model.h"
 #include "strata/worker/dtype_encoding.h"
 #include "strata/worker/reference_model.h"
 
@@ -220,6 +221,9 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
   gpu::Device& device = *o.device;
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<worker::ReferenceModel> model,
                           worker::ReferenceModel::Create(layout, o.seed));
+  // The worker's model runs on its device (CUDA kernels on a GPU); the CPU model only checks.
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<worker::DeviceReferenceModel> on_device,
+                          worker::DeviceReferenceModel::Create(*model, o.device));
   STRATA_ASSIGN_OR_RETURN(const radix::Namespace ns,
                           radix::Namespace::Create(o.tenant, o.model, layout));
   const uint32_t pt = layout.page_tokens;
@@ -231,13 +235,6 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
     return absl::MakeConstSpan(tokens).subspan(size_t{first} * pt, size_t{count} * pt);
   };
   STRATA_ASSIGN_OR_RETURN(PagedCache cache, PagedCache::Create(device, layout, total, o.seed));
-  auto to_device = [&](const std::vector<std::byte>& bytes) -> absl::StatusOr<gpu::DeviceBuffer> {
-    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer b, device.Allocate(bytes.size()));
-    STRATA_RETURN_IF_ERROR(
-        device.CopyToDeviceAsync(b.data(), bytes.data(), bytes.size(), cache.stream()));
-    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
-    return b;
-  };
   auto to_host = [&](const gpu::DeviceBuffer& b) -> absl::StatusOr<std::vector<std::byte>> {
     std::vector<std::byte> out(b.size());
     STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(out.data(), b.data(), b.size(), cache.stream()));
@@ -271,16 +268,20 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
   };
 
   MoeDemoResult result;
-  // Prefill.
+  // Prefill: the prompt's KV computed on the device, into the cache, written from it.
   Clock::time_point t0 = Clock::now();
-  STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> prompt_kv,
-                          model->ComputeBlobBytes(span(0, o.prompt_pages), 0, o.prompt_pages));
   {
-    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, to_device(prompt_kv));
+    const uint64_t bytes = PagesBytes(layout, o.prompt_pages);
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, device.Allocate(bytes));
+    STRATA_RETURN_IF_ERROR(
+        on_device->ComputeBlob(span(0, o.prompt_pages), 0, o.prompt_pages, computed.data(), bytes));
     STRATA_RETURN_IF_ERROR(cache.Scatter(computed.data(), 0, o.prompt_pages));
   }
   STRATA_ASSIGN_OR_RETURN(BlobKey last, write_from_cache(0, o.prompt_pages, std::nullopt));
   result.phases.push_back({"prefill", 0, o.prompt_pages, Ms(t0)});
+  // What the CPU model computes for the prompt: the device's KV, through strata, must be it.
+  STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> prompt_kv,
+                          model->ComputeBlobBytes(span(0, o.prompt_pages), 0, o.prompt_pages));
 
   // Midfill, on a fresh worker: the prompt from strata, only the new pages computed.
   t0 = Clock::now();
@@ -295,12 +296,13 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
     }
   }
   worker::ModelState state = model->InitialState();
-  STRATA_RETURN_IF_ERROR(model->Advance(&state, span(0, o.prompt_pages)));
+  STRATA_RETURN_IF_ERROR(on_device->Advance(&state, span(0, o.prompt_pages)));
   uint32_t pages = o.prompt_pages;
   auto append = [&](uint32_t count) -> absl::Status {
-    std::vector<std::byte> kv(PagesBytes(layout, count));
-    STRATA_RETURN_IF_ERROR(model->ComputeNextPages(&state, span(pages, count), absl::MakeSpan(kv)));
-    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, to_device(kv));
+    const uint64_t bytes = PagesBytes(layout, count);
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer computed, device.Allocate(bytes));
+    STRATA_RETURN_IF_ERROR(
+        on_device->ComputeNextPages(&state, span(pages, count), computed.data(), bytes));
     STRATA_RETURN_IF_ERROR(cache.Scatter(computed.data(), pages, count));
     STRATA_ASSIGN_OR_RETURN(last, write_from_cache(pages, count, Parent{last, pages}));
     pages += count;

@@ -2,8 +2,9 @@
 // serves, with the KV read from strata landing in a paged cache in device memory through the
 // paged-KV kernels (gpu/paged_kv.h) and new KV written back from it.
 //
-//   prefill          the prompt's KV computed (worker::ReferenceModel), scattered into the
-//                    paged cache, gathered into a blob and written from device memory
+//   prefill          the prompt's KV computed on the device (worker::DeviceReferenceModel:
+//                    CUDA kernels on a GPU), scattered into the paged cache, gathered into a
+//                    blob and written from device memory
 //   midfill          a fresh worker (empty cache) matches prompt + new input, reads the
 //                    cached prompt layer by layer into device memory, scatters it into its
 //                    cache, computes only the new pages and writes them continuing the prompt
@@ -12,13 +13,15 @@
 //   decode experts   a router picks top_k of `experts` experts for that attention output and
 //                    mixes their outputs
 // Each phase's device memory is the Device the Client's open_device gives (the host device
-// in CI; a GPU's on a GPU machine). The compute runs on the CPU in this version (the cache is
-// gathered to the host for attention): the CUDA kernels of the model, the attention and the
-// experts are not built yet.
+// in CI; a GPU's on a GPU machine). The model's KV is computed on that device (midfill's
+// and decode's new pages too, from a ModelState advanced on it); the attention and the
+// experts run on the CPU in this version (the cache is gathered to the host for attention):
+// their CUDA kernels are not built yet.
 //
-// The demo checks itself: the prompt read back from the cache is byte-identical to the
-// model's KV, and the last decode's expert output computed from KV that came through strata
-// equals, bit for bit, the one computed from KV recomputed from the tokens alone.
+// The demo checks itself: the prompt read back from the cache (computed on the device,
+// written through strata) is byte-identical to the CPU model's KV, and the last decode's
+// expert output computed from KV that came through strata equals, bit for bit, the one
+// computed from KV the CPU model recomputed from the tokens alone.
 //
 // Attention and experts (only IEEE binary32 +, -, *, / and |x|, in the order written, so a
 // CUDA port can match bit for bit): with W = num_kv_heads * head_dim, the query of layer l

@@ -12,7 +12,11 @@
 //   same-host read     the same with the same-host channel: DMA from the node's arena
 //   scatter kernel     Device::ScatterPagedAsync of a SIZE blob in device memory into a
 //                      vLLM-layout paged cache (bytes moved / time), against d2d peak
-//   hbm read           not built (the HBM tier is not built yet): printed as such
+//   hbm read           the same-host read of the SIZE blob once the node holds it in its HBM
+//                      tier (strata-node --hbm_bytes, --same_host_share_hbm): device to device
+//                      from the node's pool (CUDA IPC), against d2d peak; printed as not run
+//                      where the node has no HBM tier, does not share it, or this device
+//                      cannot open it (--device host: another process's memory)
 //   context e2e        a context of CONTEXT-TOKENS tokens of a 70B-like layout (80 layers,
 //                      8 KV heads, head dim 128, bf16, 16-token pages: 320 KiB a token,
 //                      10 GiB at 32K) written in BLOB-TOKENS blobs, then Match + ReadLayers
@@ -35,6 +39,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -134,7 +139,6 @@ class Bench {
     std::printf("| figure | size | GB/s | limit | limit GB/s | ratio |\n");
     std::printf("| --- | ---: | ---: | --- | ---: | ---: |\n");
     for (uint64_t size : o_.sizes) STRATA_RETURN_IF_ERROR(PerSize(size));
-    std::printf("| hbm read         | (not built: the HBM tier does not exist yet) | | | | |\n");
     STRATA_RETURN_IF_ERROR(Context(true));
     STRATA_RETURN_IF_ERROR(Context(false));
     if (local_->stats().device_reads_direct == 0) {
@@ -236,6 +240,7 @@ class Bench {
                               }));
       Row(same_host ? "same-host read" : "staged read", bytes, read, "h2d peak", h2d);
     }
+    STRATA_RETURN_IF_ERROR(HbmRow(ns, tokens, range, dst, bytes, d2d));
 
     // The scatter kernel: the blob (in device memory) into a vLLM cache with K and V apart.
     STRATA_ASSIGN_OR_RETURN(const Paged paged, MakePaged(ns.layout(), pages, pages * 2, rng));
@@ -246,6 +251,39 @@ class Bench {
                             }));
     Row("scatter kernel", bytes, scatter, "d2d peak", d2d);
     (void)staged_->Delete(written.key);
+    return absl::OkStatus();
+  }
+
+  // The SIZE blob, read many times above, from the node's HBM tier: waits (up to 10 s) for
+  // Match to show it there, then reads it as the same-host read did; counted only if the
+  // bytes came device to device (ClientStats::device_bytes_from_hbm).
+  absl::Status HbmRow(const Namespace& ns, const std::vector<TokenId>& tokens,
+                      const ReadRange& range, const MemoryDescriptor& dst, uint64_t bytes,
+                      double d2d) {
+    const Clock::time_point give_up = Clock::now() + std::chrono::seconds(10);
+    bool in_hbm = false;
+    while (!in_hbm && Clock::now() < give_up) {
+      STRATA_ASSIGN_OR_RETURN(const MatchResult match, local_->Match(ns, tokens));
+      in_hbm = !match.segments.empty() && match.segments[0].tier == Tier::kHbm;
+      if (!in_hbm) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!in_hbm) {
+      std::printf(
+          "| hbm read         | (not run: the node keeps no HBM copy: no HBM tier) | | | | |\n");
+      return absl::OkStatus();
+    }
+    const uint64_t before = local_->stats().device_bytes_from_hbm;
+    STRATA_ASSIGN_OR_RETURN(const double read, Rate(bytes, o_.seconds, [&]() {
+                              return local_->Read(ns, {&range, 1}, {&dst, 1});
+                            }));
+    if (local_->stats().device_bytes_from_hbm == before) {
+      std::printf(
+          "| hbm read         | (not run: the node does not share its HBM tier, or %s cannot "
+          "open it) | | | | |\n",
+          device_->name().c_str());
+      return absl::OkStatus();
+    }
+    Row("hbm read", bytes, read, "d2d peak", d2d);
     return absl::OkStatus();
   }
 

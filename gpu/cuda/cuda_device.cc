@@ -119,6 +119,11 @@ absl::Status CudaDevice::DoUnregisterHost(void* ptr) {
   return FromCudaError(cudaHostUnregister(ptr), "cudaHostUnregister");
 }
 
+absl::Status CudaDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(LaunchReferenceKv(job, AsStream(stream)), "reference KV kernels");
+}
+
 absl::StatusOr<std::string> CudaDevice::DoExportIpc(void* data, size_t /*bytes*/) {
   STRATA_RETURN_IF_ERROR(Activate());
   cudaIpcMemHandle_t handle;

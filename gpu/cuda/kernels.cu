@@ -3,6 +3,7 @@
 // clang-format on
 
 #include "gpu/cuda/fill_pattern.h"
+#include "strata/gpu/reference_math.h"
 
 namespace strata::gpu {
 namespace {
@@ -62,6 +63,66 @@ cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors
       scatter, blob, tensors, rows, num_layers, num_pages, page_tokens, row_bytes, row_stride,
       halves);
   return cudaGetLastError();
+}
+
+namespace {
+
+constexpr unsigned kProjectThreads = 128;
+
+// Token blockIdx.x, columns first_column + blockIdx.y * kProjectThreads + threadIdx.x.
+__global__ void ReferenceProjectKernel(ReferenceKvJob job, uint32_t layer, uint32_t first_column) {
+  __shared__ float h[reference::kModelDim];
+  const uint64_t t = blockIdx.x;
+  if (threadIdx.x < reference::kModelDim) {
+    h[threadIdx.x] = job.hidden[t * reference::kModelDim + threadIdx.x];
+  }
+  __syncthreads();
+  const uint32_t j = first_column + blockIdx.y * kProjectThreads + threadIdx.x;
+  if (j >= job.layer_columns) return;
+  const uint64_t columns = job.layer_columns;
+  const float* w = job.weights + uint64_t{layer} * reference::kModelDim * columns;
+  const float y = reference::Dot(w + j, columns, h);
+  job.projected[t * columns + j] = y;
+  if (job.out == nullptr || j >= job.kv_columns) return;
+  const bool value = j >= job.padded_width;
+  const uint32_t e = value ? j - job.padded_width : j;
+  if (e >= job.kv_width) return;  // padding
+  const uint64_t position = job.first_position + t;
+  const uint64_t page = position / job.page_tokens - job.blob_first_page;
+  uint8_t* row = job.out + (uint64_t{layer} * job.blob_pages + page) * job.layer_page_bytes +
+                 (position % job.page_tokens) * job.row_bytes + (value ? job.kv_block_bytes : 0);
+  reference::EncodeElement(job.element, y,
+                           row + uint64_t{e} * reference::ElementBytes(job.element));
+}
+
+// Channel threadIdx.x, every token in order.
+__global__ void ReferenceMixKernel(ReferenceKvJob job, uint32_t layer) {
+  const uint32_t c = threadIdx.x;
+  float s = job.running_mean[uint64_t{layer} * reference::kModelDim + c];
+  for (uint64_t t = 0; t < job.tokens; ++t) {
+    float* h = job.hidden + t * reference::kModelDim + c;
+    float x = *h;
+    reference::MixStep(job.projected[t * job.layer_columns + job.kv_columns + c], &s, &x);
+    *h = x;
+  }
+  job.running_mean[uint64_t{layer} * reference::kModelDim + c] = s;
+}
+
+}  // namespace
+
+cudaError_t LaunchReferenceKv(const ReferenceKvJob& job, cudaStream_t stream) {
+  if (job.tokens > 0x7fffffffu) return cudaErrorInvalidValue;
+  const uint32_t first_column = job.out != nullptr ? 0 : job.kv_columns;
+  const uint32_t columns = job.layer_columns - first_column;
+  const dim3 grid(static_cast<unsigned>(job.tokens),
+                  (columns + kProjectThreads - 1) / kProjectThreads);
+  (void)cudaGetLastError();
+  for (uint32_t l = 0; l < job.layers; ++l) {
+    ReferenceProjectKernel<<<grid, kProjectThreads, 0, stream>>>(job, l, first_column);
+    ReferenceMixKernel<<<1, reference::kModelDim, 0, stream>>>(job, l);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
 }
 
 cudaError_t LaunchFillPattern(void* dst, size_t bytes, uint32_t seed, cudaStream_t stream) {

@@ -30,4 +30,11 @@ cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors
                             uint32_t page_tokens, uint64_t row_bytes, uint64_t row_stride,
                             uint32_t halves, cudaStream_t stream);
 
+// The reference model's job (strata/gpu/reference_kv.h), every pointer in it device memory,
+// CheckReferenceKvJob OK: per layer, a projection kernel (one thread per token and column,
+// the K/V elements encoded and written by the thread that computed them) and a mix kernel
+// (one thread per channel, the tokens in order: the running mean is a recurrence).
+struct ReferenceKvJob;
+cudaError_t LaunchReferenceKv(const ReferenceKvJob& job, cudaStream_t stream);
+
 }  // namespace strata::gpu

@@ -19,6 +19,9 @@
 #include "strata/base/status_test_macros.h"
 #include "strata/gpu/device.h"
 #include "strata/gpu/paged_kv.h"
+#include "strata/radix/kv_layout.h"
+#include "strata/worker/device_reference_model.h"
+#include "strata/worker/reference_model.h"
 
 // CUDA maps device and pinned memory into the address range ASan reserves as
 // its shadow gap; under ASan this binary must let it (no effect otherwise).
@@ -224,6 +227,54 @@ TEST_P(CudaPagedKvTest, KernelMatchesTheReferenceByteForByte) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, CudaPagedKvTest, ::testing::Range(0, 8));
+
+// The reference model's kernels (strata/gpu/reference_kv.h) against the CPU model: the
+// same bytes for every dtype and format, a run of several jobs, a 70B-like page.
+TEST(CudaReferenceModelTest, KernelsComputeTheCpuModelsBytes) {
+  absl::StatusOr<std::unique_ptr<Device>> opened = OpenCudaDevice(kOrdinal);
+  if (!opened.ok()) GTEST_SKIP() << "no CUDA device: " << opened.status();
+  std::shared_ptr<Device> device = *std::move(opened);
+  ASSERT_OK_AND_ASSIGN(Stream stream, device->CreateStream());
+  std::mt19937 rng(5);
+  auto layout = [](radix::DType dtype, uint32_t layers, uint32_t heads, uint32_t dim,
+                   uint32_t page_tokens, radix::KvFormat format) {
+    return radix::KvLayout{.num_layers = layers,
+                           .num_kv_heads = heads,
+                           .head_dim = dim,
+                           .dtype = dtype,
+                           .page_tokens = page_tokens,
+                           .format = format,
+                           .tp_rank = 0,
+                           .tp_world = 1};
+  };
+  std::vector<radix::KvLayout> layouts;
+  for (radix::DType dtype :
+       {radix::DType::kFloat16, radix::DType::kBFloat16, radix::DType::kFloat32,
+        radix::DType::kFloat8E4M3, radix::DType::kFloat8E5M2, radix::DType::kInt8,
+        radix::DType::kUInt8}) {
+    layouts.push_back(layout(dtype, 3, 3, 5, 4, radix::KvFormat::kKeyValue));
+    layouts.push_back(layout(dtype, 2, 1, 24, 4, radix::KvFormat::kMlaLatent));
+  }
+  layouts.push_back(layout(radix::DType::kBFloat16, 80, 8, 128, 16, radix::KvFormat::kKeyValue));
+  for (const radix::KvLayout& l : layouts) {
+    SCOPED_TRACE(l.ToString());
+    const uint32_t pages = l.num_layers == 80 ? 4 : 1250 / l.page_tokens;  // > 1 job when small
+    std::vector<radix::TokenId> tokens(size_t{pages} * l.page_tokens);
+    for (radix::TokenId& t : tokens) t = rng() % 128000;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<worker::ReferenceModel> cpu,
+                         worker::ReferenceModel::Create(l, 11));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<worker::DeviceReferenceModel> gpu,
+                         worker::DeviceReferenceModel::Create(*cpu, device));
+    ASSERT_OK_AND_ASSIGN(const std::vector<std::byte> want,
+                         cpu->ComputeBlobBytes(tokens, 0, pages));
+    ASSERT_OK_AND_ASSIGN(DeviceBuffer out, device->Allocate(want.size()));
+    ASSERT_OK(gpu->ComputeBlob(tokens, 0, pages, out.data(), want.size()));
+    std::vector<std::byte> got(want.size());
+    ASSERT_OK(device->CopyToHostAsync(got.data(), out.data(), got.size(), stream));
+    ASSERT_OK(device->Synchronize(stream));
+    EXPECT_TRUE(got == want) << "the kernels' bytes differ from the CPU model's";
+  }
+}
 
 }  // namespace
 }  // namespace strata::gpu

@@ -162,5 +162,48 @@ TEST_F(ClientHbmTest, ALeaseThatExpiresUnderTheDeviceCopiesIsCaught) {
   }
 }
 
+// A strata-node process with an HBM tier on the host device: it keeps copies, reports the
+// tier, drops them on Evict(kHbm); its same-host clients (another process: the host device's
+// pool cannot be opened there) read the arena, byte for byte.
+TEST(ClientHbmProcessTest, ANodeProcessKeepsReportsAndEvictsHbmCopies) {
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<strata::testing::NodeProcess> node,
+      StartNodeWithDataPlane(kSameHost, uint64_t{64} << 20,
+                             {"--hbm_bytes=8MiB", "--hbm_device=host", "--hbm_admit_reads=2",
+                              "--same_host_share_hbm=true"}));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<gpu::Device> device,
+                       gpu::CreateHostDevice({.memory_bytes = size_t{64} << 20}));
+  DeviceMemory memory(device);
+  ClientOptions options = ClientOptionsFor(node->grpc_address(), kSameHost);
+  options.open_device = memory.Opener();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> client, Client::Connect(options));
+  const Namespace ns = ClientTestNamespace("hbm-process");
+  const std::vector<TokenId> tokens = WriteTurnsFromDevice(*client, memory, ns, 2, 8, 3);
+  ASSERT_OK_AND_ASSIGN(const MatchResult match, client->Match(ns, tokens));
+  const uint64_t page_bytes = ClientTestLayout().BytesPerPage();
+  const gpu::DeviceBuffer context = memory.Of(16 * page_bytes);
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  bool hot = false;
+  while (!hot) {
+    ASSERT_OK(client->Read(ns, match.segments, 16, Device(context)));
+    EXPECT_EQ(memory.HostCopy(context, 0, context.size()), ModelBytes(tokens, 0, 16));
+    ASSERT_OK_AND_ASSIGN(const MatchResult now, client->Match(ns, tokens));
+    hot = now.segments.size() == 2 && now.segments[0].tier == Tier::kHbm &&
+          now.segments[1].tier == Tier::kHbm;
+    ASSERT_LT(absl::Now(), deadline) << "the node never copied the context into HBM";
+    if (!hot) absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(client->stats().device_bytes_from_hbm, 0u);  // not openable from this process
+  ASSERT_OK_AND_ASSIGN(const NodeTiers tiers, client->Tiers());
+  const report::TierStats* hbm = tiers.Find(Tier::kHbm);
+  ASSERT_NE(hbm, nullptr);
+  EXPECT_EQ(hbm->capacity_bytes, uint64_t{8} << 20);
+  EXPECT_EQ(hbm->blobs, 2u);
+  ASSERT_OK_AND_ASSIGN(const EvictResult evicted, client->Evict(Tier::kHbm, UINT64_MAX));
+  EXPECT_GT(evicted.bytes_freed, 0u);
+  ASSERT_OK_AND_ASSIGN(const MatchResult after, client->Match(ns, tokens));
+  for (const Segment& s : after.segments) EXPECT_EQ(s.tier, Tier::kDram);
+}
+
 }  // namespace
 }  // namespace strata::integration::client_hbm_test

@@ -226,7 +226,7 @@ struct EvictResult {
   uint64_t bytes_freed = 0;     // extent bytes (kText: token bytes) returned to the tier
   uint64_t pages_evicted = 0;   // index pages removed (TEXT records that went)
   uint64_t blobs_unlinked = 0;  // blobs that left the index
-  uint64_t blobs_demoted = 0;   // kDram: blobs whose bytes moved to SSD
+  uint64_t blobs_demoted = 0;   // kDram: blobs whose bytes moved to SSD; kHbm: copies dropped
   uint64_t blobs_dropped = 0;   // blobs whose bytes were dropped: now kText
 };
 

@@ -53,6 +53,7 @@
 #include "strata/gpu/event.h"
 #include "strata/gpu/memory_kind.h"
 #include "strata/gpu/paged_kv.h"
+#include "strata/gpu/reference_kv.h"
 #include "strata/gpu/stream.h"
 
 namespace strata::gpu {
@@ -150,6 +151,11 @@ class Device {
   absl::Status GatherPagedAsync(void* blob, const BlobShape& shape, const PagedCache& cache,
                                 absl::Span<const uint64_t> rows, Stream& stream);
 
+  // The reference model on this device (strata/gpu/reference_kv.h): enqueue `job`, every
+  // buffer of it this device's memory. Errors: CheckReferenceKvJob's; (host device) a
+  // buffer outside every live buffer as for copies.
+  absl::Status ReferenceKvAsync(const ReferenceKvJob& job, Stream& stream);
+
   // Blocks until all work enqueued on `stream` so far has completed; an
   // asynchronous failure of that work is returned here (INTERNAL).
   absl::Status Synchronize(Stream& stream);
@@ -206,6 +212,7 @@ class Device {
   virtual absl::Status DoPagedCopyAsync(bool scatter, void* blob, const BlobShape& shape,
                                         const PagedCache& cache, absl::Span<const uint64_t> rows,
                                         void* stream) = 0;
+  virtual absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) = 0;
   virtual absl::Status DoSynchronizeStream(void* stream) = 0;
   virtual absl::Status DoWaitForEvent(void* stream, void* event) = 0;
   virtual absl::Status DoRecordEvent(void* event, void* stream) = 0;

@@ -42,6 +42,7 @@ class ModelState {
 
  private:
   friend class ReferenceModel;
+  friend class DeviceReferenceModel;
 
   ModelState(const radix::KvLayout& layout, uint64_t seed, uint32_t model_dim)
       : layout_(layout), seed_(seed), running_mean_(size_t{layout.num_layers} * model_dim, 0.0f) {}

@@ -148,6 +148,8 @@ class ReferenceModel {
       uint32_t num_pages) const;
 
  private:
+  friend class DeviceReferenceModel;  // runs the same model on a gpu::Device
+
   ReferenceModel(const radix::KvLayout& layout, uint64_t seed);
 
   // Runs tokens [0, tokens.size()) at positions state->tokens() + i through
