@@ -90,6 +90,19 @@ absl::Status Device::ScatterPagedAsync(const void* blob, const BlobShape& shape,
   return DoPagedCopyAsync(true, const_cast<void*>(blob), shape, cache, rows, handle);
 }
 
+absl::Status Device::ChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
+                                    uint64_t seed, uint64_t* out, Stream& stream) {
+  if (chunks == 0) return absl::OkStatus();
+  if (data == nullptr || out == nullptr || chunk_bytes == 0) {
+    return absl::InvalidArgumentError("ChecksumChunks: null data or out, or chunk_bytes 0");
+  }
+  if (chunk_bytes > UINT64_MAX / chunks) {
+    return absl::InvalidArgumentError("ChecksumChunks: the range wraps");
+  }
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoChecksumChunks(data, chunk_bytes, chunks, seed, out, handle);
+}
+
 absl::Status Device::ReferenceKvAsync(const ReferenceKvJob& job, Stream& stream) {
   STRATA_RETURN_IF_ERROR(CheckReferenceKvJob(job));
   STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));

@@ -16,6 +16,7 @@
 #include "glog/logging.h"
 
 #include "strata/base/status_macros.h"
+#include "xxhash.h"
 
 namespace strata::gpu {
 namespace {
@@ -295,6 +296,16 @@ absl::Status HostDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* /*s
     STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.out, job.OutBytes(), "reference KV: the blob"));
   }
   RunReferenceKvOnHost(job);
+  return absl::OkStatus();
+}
+
+absl::Status HostDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
+                                          uint64_t seed, uint64_t* out, void* /*stream*/) {
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(data, chunk_bytes * chunks, "checksummed range"));
+  // libxxhash itself: the reference the portable XXH3 (the CUDA kernel's) is tested against.
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (uint64_t i = 0; i < chunks; ++i)
+    out[i] = XXH3_64bits_withSeed(p + i * chunk_bytes, chunk_bytes, seed);
   return absl::OkStatus();
 }
 

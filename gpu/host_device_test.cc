@@ -14,6 +14,7 @@
 #include "gpu/device_conformance_test_suite.h"
 #include "strata/base/status_test_macros.h"
 #include "strata/gpu/device.h"
+#include "strata/gpu/xxh3.h"
 
 namespace strata::gpu {
 namespace {
@@ -179,6 +180,27 @@ TEST(HostDeviceTest, IpcHandlesOpenInThisProcessOnlyAndOnlyForLiveBuffers) {
   // Freed: the handle no longer opens.
   pool.Reset();
   EXPECT_CODE(importer->OpenIpc(handle).status(), StatusCode::kNotFound);
+}
+
+TEST(HostDeviceTest, ChecksumChunksIsXxh3OfEachChunkOfDeviceMemoryOnly) {
+  auto device = MakeHostDevice(1 << 20);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer buffer, device->Allocate(5 * 1000));
+  ASSERT_OK_AND_ASSIGN(Stream stream, device->CreateStream());
+  std::vector<uint8_t> host(5 * 1000);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<uint8_t>(i * 31 + 7);
+  ASSERT_OK(device->CopyToDeviceAsync(buffer.data(), host.data(), host.size(), stream));
+  std::vector<uint64_t> sums(5);
+  ASSERT_OK(device->ChecksumChunks(buffer.data(), 1000, 5, 42, sums.data(), stream));
+  const Xxh3Secrets secrets = Xxh3Secrets::For(42);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(sums[i], Xxh3(host.data() + i * 1000, 1000, secrets));
+  // Host memory is not the device's; past the buffer is OUT_OF_RANGE; nothing is no-op.
+  EXPECT_CODE(device->ChecksumChunks(host.data(), 1000, 5, 42, sums.data(), stream),
+              StatusCode::kInvalidArgument);
+  EXPECT_CODE(device->ChecksumChunks(buffer.data(), 1000, 6, 42, sums.data(), stream),
+              StatusCode::kOutOfRange);
+  EXPECT_CODE(device->ChecksumChunks(buffer.data(), 0, 5, 42, sums.data(), stream),
+              StatusCode::kInvalidArgument);
+  EXPECT_OK(device->ChecksumChunks(nullptr, 1000, 0, 42, nullptr, stream));
 }
 
 TEST(HostDeviceDeathTest, DestroyingTheDeviceBeforeItsBuffersDies) {

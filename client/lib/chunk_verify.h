@@ -21,5 +21,10 @@ namespace strata::client_internal {
 absl::Status VerifyLayerRun(absl::Span<const std::byte> run, uint64_t chunk_bytes,
                             absl::Span<const uint64_t> expected, const radix::BlobKey& blob,
                             uint32_t layer, uint32_t first_page);
+// The same check of checksums computed elsewhere (on the device the bytes landed in).
+// REQUIRES: computed.size() == expected.size().
+absl::Status CompareLayerRun(absl::Span<const uint64_t> computed,
+                             absl::Span<const uint64_t> expected, const radix::BlobKey& blob,
+                             uint32_t layer, uint32_t first_page);
 
 }  // namespace strata::client_internal

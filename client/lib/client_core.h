@@ -138,13 +138,19 @@ class ClientCore {
   std::shared_ptr<const DataPlane::MemoryRegion> RegionFor(const void* p, size_t n)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Where a read's destinations are device memory the transport writes into directly
+  // (ClientOptions::device_direct): the device verifies what landed.
+  struct DirectTarget {
+    gpu::Device* device = nullptr;
+    gpu::Stream* stream = nullptr;
+  };
   // One data-plane READ over `ranges` (the node leases, grants and sends in one round
   // trip); calls *on_layer (if given) in layer order as layers of every range land.
   // read_path.cc.
   // *delivered: a layer was handed to *on_layer (the read cannot be repeated).
   absl::Status ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
-                        const Client::LayerCallback* on_layer, absl::Time deadline,
-                        bool* delivered);
+                        const Client::LayerCallback* on_layer, absl::Time deadline, bool* delivered,
+                        const DirectTarget* direct = nullptr);
   // The same in two steps (read_path.cc): StartRun sends the READ, FinishRun lands,
   // verifies and hands on its layers; destroying a run that has not finished abandons it.
   // ReadPlanned keeps up to ClientOptions::reads_in_flight runs started.
@@ -152,11 +158,14 @@ class ClientCore {
   absl::StatusOr<std::unique_ptr<ReadInFlight>> StartRun(const Namespace& ns,
                                                          absl::Span<const PlannedRange> ranges,
                                                          const Client::LayerCallback* on_layer,
-                                                         absl::Time deadline);
+                                                         absl::Time deadline,
+                                                         const DirectTarget* direct = nullptr);
   absl::Status FinishRun(ReadInFlight& run, const Client::LayerCallback* on_layer,
                          absl::Time deadline, bool* delivered);
+  // A read of host memory (or, with `direct`, of device memory the transport writes into).
   absl::Status ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
-                           const Client::LayerCallback* on_layer, absl::Time deadline);
+                           const Client::LayerCallback* on_layer, absl::Time deadline,
+                           const DirectTarget* direct = nullptr);
 
   // The node's same-host channel when options.same_host, the node offers one and this
   // process reaches it (opened on first use; after a failure tried again at most every
@@ -213,6 +222,7 @@ class ClientCore {
   std::atomic<uint64_t> device_reads_staged_{0};
   std::atomic<uint64_t> device_reads_direct_{0};
   std::atomic<uint64_t> device_bytes_from_hbm_{0};
+  std::atomic<uint64_t> device_reads_received_{0};
   std::atomic<uint64_t> device_writes_{0};
   std::atomic<uint64_t> same_host_reads_{0};
   std::atomic<uint64_t> same_host_writes_{0};

@@ -122,6 +122,8 @@ class DataPlane {
   void Abandon(const std::shared_ptr<TransferGroup>& group) ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::StatusOr<std::unique_ptr<MemoryRegion>> Register(void* data, size_t size);
+  // Messenger::AcceptsCudaMemory: whether reads may land in CUDA device memory directly.
+  bool accepts_cuda_memory() const { return messenger_->AcceptsCudaMemory(); }
   // Messenger::DescribePeer.
   absl::StatusOr<std::string> Describe(PeerId peer);
 

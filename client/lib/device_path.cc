@@ -71,6 +71,18 @@ absl::Status ClientCore::ReadToDevice(const Namespace& ns, std::vector<PlannedRa
     if (status.code() != absl::StatusCode::kUnavailable || delivered) return status;
     DropSameHost(local);
   }
+  // (a) Received by the transport straight into the device memory, verified there: where
+  // the transport can write it (UCX with CUDA for a GPU; the host device's host memory).
+  if (options_.device_direct) {
+    STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+    if (context->device().memory_kind() == gpu::MemoryKind::kHost || plane->accepts_cuda_memory()) {
+      const DirectTarget direct{&context->device(), &context->stream()};
+      STRATA_RETURN_IF_ERROR(ReadPlanned(ns, std::move(plan), on_layer, deadline, &direct));
+      device_reads_received_.fetch_add(1, std::memory_order_relaxed);
+      return absl::OkStatus();
+    }
+  }
+  // (b) Through the pinned staging pool.
   STRATA_RETURN_IF_ERROR(ReadStaged(*context, ns, std::move(plan), on_layer, deadline));
   device_reads_staged_.fetch_add(1, std::memory_order_relaxed);
   return absl::OkStatus();

@@ -25,6 +25,7 @@
 #include "strata/proto/key_convert.h"
 #include "strata/proto/limits.h"
 #include "strata/proto/namespace_convert.h"
+#include "strata/radix/prefix_hash.h"
 
 namespace strata::client_internal {
 namespace {
@@ -135,16 +136,20 @@ struct ClientCore::ReadInFlight {
   std::vector<uint64_t> checksums;      // filled in by the grant
   std::shared_ptr<TransferGroup> group = std::make_shared<TransferGroup>();
   DataPlane* plane = nullptr;  // set once the READ was sent
-  bool ended = false;          // finished, or abandoned after a failure
+  // Device memory received into directly: its device verifies (no device: the CPU does).
+  DirectTarget direct;
+  std::vector<uint64_t> computed;  // the device's checksums of one item
+  bool ended = false;              // finished, or abandoned after a failure
 };
 
 absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRange> plan,
-                                     const Client::LayerCallback* on_layer, absl::Time deadline) {
-  if (!plan.empty() && plan.front().device >= 0) {
+                                     const Client::LayerCallback* on_layer, absl::Time deadline,
+                                     const DirectTarget* direct) {
+  if (direct == nullptr && !plan.empty() && plan.front().device >= 0) {
     return ReadToDevice(ns, std::move(plan), on_layer, deadline);
   }
   for (const PlannedRange& r : plan) {
-    if (r.device >= 0) {
+    if ((r.device >= 0) != (direct != nullptr)) {
       return absl::InvalidArgumentError(
           "destinations: host and device memory mixed in one read; use one kind per call");
     }
@@ -159,7 +164,8 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
   auto callback_of = [&](size_t r) { return r + 1 == runs.size() ? on_layer : nullptr; };
   // On the node's host: copied out of its arena, verified, no network stack. A channel
   // that broke (the node restarted) leaves the read to UCX unless a layer went out.
-  if (std::shared_ptr<SameHostChannel> local = SameHost(deadline); local != nullptr) {
+  if (std::shared_ptr<SameHostChannel> local = direct == nullptr ? SameHost(deadline) : nullptr;
+      local != nullptr) {
     bool delivered = false;
     const absl::Status status =
         ReadSameHost(*local, ns, plan, runs, on_layer, deadline, &delivered);
@@ -174,7 +180,7 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
   size_t next = 0;
   for (size_t r = 0; r < runs.size(); ++r) {
     while (next < runs.size() && next < r + window) {
-      flying.push_back(StartRun(ns, run_span(next), callback_of(next), deadline));
+      flying.push_back(StartRun(ns, run_span(next), callback_of(next), deadline, direct));
       ++next;
     }
     absl::StatusOr<std::unique_ptr<ReadInFlight>> started = std::move(flying.front());
@@ -196,7 +202,7 @@ absl::Status ClientCore::ReadPlanned(const Namespace& ns, std::vector<PlannedRan
         return status;  // `flying` abandons the runs sent after this one
       }
       absl::SleepFor(backoff);
-      status = ReadOnce(ns, run_span(r), callback_of(r), deadline, &delivered);
+      status = ReadOnce(ns, run_span(r), callback_of(r), deadline, &delivered, direct);
     }
   }
   return absl::OkStatus();
@@ -238,18 +244,19 @@ absl::Status ClientCore::ReadSameHost(SameHostChannel& channel, const Namespace&
 
 absl::Status ClientCore::ReadOnce(const Namespace& ns, absl::Span<const PlannedRange> ranges,
                                   const Client::LayerCallback* on_layer, absl::Time deadline,
-                                  bool* delivered) {
+                                  bool* delivered, const DirectTarget* direct) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<ReadInFlight> run,
-                          StartRun(ns, ranges, on_layer, deadline));
+                          StartRun(ns, ranges, on_layer, deadline, direct));
   return FinishRun(*run, on_layer, deadline, delivered);
 }
 
 absl::StatusOr<std::unique_ptr<ClientCore::ReadInFlight>> ClientCore::StartRun(
     const Namespace& ns, absl::Span<const PlannedRange> ranges,
-    const Client::LayerCallback* on_layer, absl::Time deadline) {
+    const Client::LayerCallback* on_layer, absl::Time deadline, const DirectTarget* direct) {
   const radix::KvLayout& layout = ns.layout();
   const uint64_t chunk_bytes = layout.BytesPerLayerPage();
   auto run = std::make_unique<ReadInFlight>(layout, ranges, WireRanges(ranges));
+  if (direct != nullptr) run->direct = *direct;
   std::vector<absl::Span<uint8_t>> dests;
   for (const PlannedRange& r : ranges) {
     for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
@@ -326,12 +333,24 @@ absl::Status ClientCore::FinishRun(ReadInFlight& run, const Client::LayerCallbac
     const PlannedRange& range = run.ranges[i];
     const uint32_t j = item - items.First(i);
     const uint32_t layer = range.layer_begin + j;
-    absl::Status status = VerifyLayerRun(
-        absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
-        chunk_bytes,
+    const auto expected =
         absl::MakeConstSpan(run.checksums)
-            .subspan(items.FirstChecksum(i) + uint64_t{j} * range.num_pages, range.num_pages),
-        range.blob, layer, range.first_page);
+            .subspan(items.FirstChecksum(i) + uint64_t{j} * range.num_pages, range.num_pages);
+    absl::Status status;
+    if (run.direct.device != nullptr) {
+      // The bytes are in device memory: the device checksums them where they landed.
+      run.computed.resize(range.num_pages);
+      status = run.direct.device->ChecksumChunks(range.layer_dest[j], chunk_bytes, range.num_pages,
+                                                 radix::kPrefixHashSeed, run.computed.data(),
+                                                 *run.direct.stream);
+      if (status.ok()) {
+        status = CompareLayerRun(run.computed, expected, range.blob, layer, range.first_page);
+      }
+    } else {
+      status = VerifyLayerRun(
+          absl::MakeConstSpan(range.layer_dest[j], uint64_t{range.num_pages} * chunk_bytes),
+          chunk_bytes, expected, range.blob, layer, range.first_page);
+    }
     if (!status.ok()) {
       checksum_failures_.fetch_add(1, std::memory_order_relaxed);
       return status;

@@ -13,6 +13,7 @@
 #include "gpu/cuda/cuda_status.h"
 #include "gpu/cuda/kernels.h"
 #include "strata/base/status_macros.h"
+#include "strata/gpu/xxh3.h"
 
 namespace strata::gpu {
 namespace {
@@ -122,6 +123,27 @@ absl::Status CudaDevice::DoUnregisterHost(void* ptr) {
 absl::Status CudaDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) {
   STRATA_RETURN_IF_ERROR(Activate());
   return FromCudaError(LaunchReferenceKv(job, AsStream(stream)), "reference KV kernels");
+}
+
+absl::Status CudaDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
+                                          uint64_t seed, uint64_t* out, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  cudaStream_t s = AsStream(stream);
+  void* sums = nullptr;
+  STRATA_RETURN_IF_ERROR(FromCudaError(cudaMallocAsync(&sums, chunks * sizeof(uint64_t), s),
+                                       "cudaMallocAsync(chunk checksums)"));
+  absl::Status status =
+      FromCudaError(LaunchChecksumChunks(static_cast<const uint8_t*>(data), chunk_bytes, chunks,
+                                         Xxh3Secrets::For(seed), static_cast<uint64_t*>(sums), s),
+                    "checksum kernel");
+  if (status.ok()) {
+    status = FromCudaError(
+        cudaMemcpyAsync(out, sums, chunks * sizeof(uint64_t), cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync(chunk checksums)");
+  }
+  (void)cudaFreeAsync(sums, s);
+  const absl::Status synced = FromCudaError(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  return status.ok() ? synced : status;
 }
 
 absl::StatusOr<std::string> CudaDevice::DoExportIpc(void* data, size_t /*bytes*/) {

@@ -4,6 +4,7 @@
 
 #include "gpu/cuda/fill_pattern.h"
 #include "strata/gpu/reference_math.h"
+#include "strata/gpu/xxh3.h"
 
 namespace strata::gpu {
 namespace {
@@ -123,6 +124,28 @@ cudaError_t LaunchReferenceKv(const ReferenceKvJob& job, cudaStream_t stream) {
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   }
   return cudaSuccess;
+}
+
+namespace {
+
+__global__ void ChecksumChunksKernel(const uint8_t* data, uint64_t chunk_bytes, uint64_t chunks,
+                                     Xxh3Secrets secrets, uint64_t* sums) {
+  const uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i >= chunks) return;
+  sums[i] = Xxh3(data + i * chunk_bytes, chunk_bytes, secrets);
+}
+
+}  // namespace
+
+cudaError_t LaunchChecksumChunks(const uint8_t* data, uint64_t chunk_bytes, uint64_t chunks,
+                                 const Xxh3Secrets& secrets, uint64_t* sums, cudaStream_t stream) {
+  constexpr unsigned kThreads = 128;
+  const uint64_t blocks = (chunks + kThreads - 1) / kThreads;
+  if (blocks > 0x7fffffffu) return cudaErrorInvalidValue;
+  (void)cudaGetLastError();
+  ChecksumChunksKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      data, chunk_bytes, chunks, secrets, sums);
+  return cudaGetLastError();
 }
 
 cudaError_t LaunchFillPattern(void* dst, size_t bytes, uint32_t seed, cudaStream_t stream) {

@@ -35,6 +35,11 @@ cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors
 // the K/V elements encoded and written by the thread that computed them) and a mix kernel
 // (one thread per channel, the tokens in order: the running mean is a recurrence).
 struct ReferenceKvJob;
+struct Xxh3Secrets;
+// XXH3-64 (strata/gpu/xxh3.h) of each of `chunks` chunks of `chunk_bytes` bytes at `data`
+// into sums[0, chunks): one thread per chunk.
+cudaError_t LaunchChecksumChunks(const uint8_t* data, uint64_t chunk_bytes, uint64_t chunks,
+                                 const Xxh3Secrets& secrets, uint64_t* sums, cudaStream_t stream);
 cudaError_t LaunchReferenceKv(const ReferenceKvJob& job, cudaStream_t stream);
 
 }  // namespace strata::gpu

@@ -52,6 +52,8 @@ absl::StatusOr<std::unique_ptr<MemoryRegion>> Messenger::RegisterMemory(void* da
 
 size_t Messenger::max_header_size() const { return impl_->max_header_size(); }
 
+bool Messenger::AcceptsCudaMemory() const { return impl_->AcceptsCudaMemory(); }
+
 bool Messenger::OnProgressThread() const { return impl_->OnProgressThread(); }
 
 MessengerStats Messenger::stats() const { return impl_->stats(); }

@@ -133,6 +133,7 @@ class MessengerImpl {
   absl::StatusOr<std::string> PeerIdentity(PeerId peer);
   absl::StatusOr<std::unique_ptr<MemoryRegion>> RegisterMemory(void* data, size_t size);
   size_t max_header_size() const { return max_header_size_; }
+  bool AcceptsCudaMemory() const { return context_ != nullptr && context_->cuda_memory(); }
   bool OnProgressThread() const { return std::this_thread::get_id() == progress_thread_id_; }
   MessengerStats stats() const;
 

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "gtest/gtest.h"
 
 #include "gpu/cuda/fill_pattern.h"
@@ -227,6 +229,32 @@ TEST_P(CudaPagedKvTest, KernelMatchesTheReferenceByteForByte) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, CudaPagedKvTest, ::testing::Range(0, 8));
+
+// The checksum kernel (the portable XXH3 on the GPU) against libxxhash's, for chunk sizes
+// of every XXH3 length class and the store's layer pages.
+TEST(CudaChecksumTest, ChunkChecksumsOnTheDeviceAreLibxxhashs) {
+  absl::StatusOr<std::unique_ptr<Device>> opened = OpenCudaDevice(kOrdinal);
+  if (!opened.ok()) GTEST_SKIP() << "no CUDA device: " << opened.status();
+  Device& device = **opened;
+  ASSERT_OK_AND_ASSIGN(Stream stream, device.CreateStream());
+  std::mt19937_64 rng(3);
+  for (const uint64_t chunk : {uint64_t{7}, uint64_t{100}, uint64_t{200}, uint64_t{1000},
+                               uint64_t{65536}, uint64_t{64} << 10}) {
+    const uint64_t chunks = 257;
+    std::vector<uint8_t> host(chunk * chunks);
+    for (uint8_t& b : host) b = static_cast<uint8_t>(rng());
+    ASSERT_OK_AND_ASSIGN(DeviceBuffer data, device.Allocate(host.size()));
+    ASSERT_OK(device.CopyToDeviceAsync(data.data(), host.data(), host.size(), stream));
+    std::vector<uint64_t> sums(chunks);
+    ASSERT_OK(device.ChecksumChunks(data.data(), chunk, chunks, 0x7374726174612E31ULL, sums.data(),
+                                    stream));
+    for (uint64_t i = 0; i < chunks; ++i) {
+      ASSERT_EQ(sums[i],
+                XXH3_64bits_withSeed(host.data() + i * chunk, chunk, 0x7374726174612E31ULL))
+          << "chunk " << i << " of " << chunk << " bytes";
+    }
+  }
+}
 
 // The reference model's kernels (strata/gpu/reference_kv.h) against the CPU model: the
 // same bytes for every dtype and format, a run of several jobs, a 70B-like page.

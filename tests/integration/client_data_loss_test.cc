@@ -120,6 +120,43 @@ TEST_F(ClientDataLossTest, CorruptChunkIsDataLossAndCleanChunksStillRead) {
   EXPECT_CODE(statuses[1], absl::StatusCode::kDataLoss);
   EXPECT_TRUE(r0 == ModelBytes(tokens, 0, 2));
 
+  // Into device memory, every path: received straight into it and checksummed by the
+  // device (device_direct), staged through the pinned pool, DMA'd from the arena (same
+  // host): DATA_LOSS naming the chunk, layers before it handed on, never the bad one.
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<gpu::Device> device,
+                       gpu::CreateHostDevice({.memory_bytes = size_t{64} << 20}));
+  DeviceMemory memory(device);
+  for (const std::string& transport :
+       {std::string(kTcpDeviceDirect), std::string("tcp"), std::string(kSameHost)}) {
+    SCOPED_TRACE(transport);
+    ClientOptions options = ClientOptionsFor(server_->grpc_address(), transport);
+    options.open_device = memory.Opener();
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Client> on_device, Client::Connect(options));
+    const gpu::DeviceBuffer landing = memory.Of(kPages * page_bytes);
+    const MemoryDescriptor into = DeviceMemory::Descriptor(landing);
+    const absl::Status bad = on_device->Read(ns, match.segments, kPages, into);
+    EXPECT_CODE(bad, absl::StatusCode::kDataLoss);
+    EXPECT_NE(bad.message().find("layer 2 page 5"), std::string::npos) << bad;
+    delivered.clear();
+    EXPECT_CODE(on_device->ReadLayers(ns, match.segments, kPages, into,
+                                      [&](uint32_t layer) {
+                                        delivered.push_back(layer);
+                                        return absl::OkStatus();
+                                      }),
+                absl::StatusCode::kDataLoss);
+    if (transport == "tcp") {
+      // Staged: layers go out a pool half at a time; this read is one half, so none.
+      EXPECT_TRUE(delivered.empty());
+    } else {
+      EXPECT_EQ(delivered, (std::vector<uint32_t>{0, 1}));
+    }
+    const ClientStats stats = on_device->stats();
+    EXPECT_GE(stats.checksum_failures, 1u);
+    if (transport == kTcpDeviceDirect) {
+      EXPECT_EQ(stats.device_reads_staged, 0u);
+    }
+  }
+
   // Restored, everything reads again.
   *victim ^= std::byte{0x04};
   ASSERT_OK(client_->Read(ns, match.segments, kPages, Host(all)));

@@ -75,9 +75,12 @@ TEST_P(ClientDeviceTest, WritesFromAndReadsIntoDeviceMemoryByteForByte) {
   if (GetParam() == kSameHost) {
     EXPECT_EQ(stats.device_reads_direct, 2u);
     EXPECT_EQ(stats.device_reads_staged, 0u);
+  } else if (GetParam() == kTcpDeviceDirect) {
+    EXPECT_EQ(stats.device_reads_received, 2u);
+    EXPECT_EQ(stats.device_reads_staged, 0u);
   } else {
     EXPECT_EQ(stats.device_reads_staged, 2u);
-    EXPECT_EQ(stats.device_reads_direct, 0u);
+    EXPECT_EQ(stats.device_reads_direct + stats.device_reads_received, 0u);
   }
   EXPECT_EQ(stats.checksum_failures, 0u);
 }
@@ -147,7 +150,8 @@ TEST_P(ClientDeviceTest, WhatCannotBeDoneIsRefusedPrecisely) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, ClientDeviceTest,
-                         ::testing::Values(std::string("tcp"), std::string(kSameHost)),
+                         ::testing::Values(std::string("tcp"), std::string(kSameHost),
+                                           std::string(kTcpDeviceDirect)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return TransportTestName(info.param);
                          });

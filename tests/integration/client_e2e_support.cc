@@ -32,7 +32,9 @@ absl::StatusOr<std::unique_ptr<NodeProcess>> StartNodeWithDataPlane(
   options.default_listen_and_dram = true;
   options.args = {"--dram_bytes=" + std::to_string(dram_bytes)};
   options.args.insert(options.args.end(), extra_args.begin(), extra_args.end());
-  if (!ucx_tls.empty()) options.env["UCX_TLS"] = ucx_tls == kSameHost ? "tcp" : ucx_tls;
+  if (!ucx_tls.empty()) {
+    options.env["UCX_TLS"] = ucx_tls == kSameHost || ucx_tls == kTcpDeviceDirect ? "tcp" : ucx_tls;
+  }
   return NodeProcess::Start(std::move(options));
 }
 
@@ -51,7 +53,8 @@ ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::strin
   // "same-host": the node's same-host channel (UCX over TCP where it cannot be used);
   // anything else names UCX transports and keeps the channel off.
   options.same_host = ucx_tls == kSameHost;
-  options.ucx_transports = options.same_host ? "tcp" : ucx_tls;
+  options.device_direct = ucx_tls == kTcpDeviceDirect;
+  options.ucx_transports = options.same_host || options.device_direct ? "tcp" : ucx_tls;
   options.default_timeout = absl::Seconds(30);  // ASan on a shared 2-core machine
   options.retry.initial_backoff = absl::Milliseconds(20);
   options.retry.max_backoff = absl::Milliseconds(200);
@@ -60,6 +63,7 @@ ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::strin
 
 std::string TransportTestName(const std::string& ucx_tls) {
   if (ucx_tls == "tcp") return "Tcp";
+  if (ucx_tls == kTcpDeviceDirect) return "TcpDeviceDirect";
   return ucx_tls == kSameHost ? "SameHost" : "SharedMemory";
 }
 

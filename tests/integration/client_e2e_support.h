@@ -40,11 +40,15 @@ absl::StatusOr<std::unique_ptr<strata::testing::NodeProcess>> StartSecuredNode(
     const std::vector<std::string>& args);
 
 // Options of a client of `node` over `ucx_tls`, with short retries for tests.
-// ucx_tls: UCX transports (UCX_TLS syntax; the same-host channel off), or kSameHost.
+// ucx_tls: UCX transports (UCX_TLS syntax; the same-host channel off), or kSameHost, or
+// kTcpDeviceDirect. Reads into device memory: through the pinned staging pool
+// (ClientOptions::device_direct off) except with kTcpDeviceDirect (UCX over TCP, received
+// straight into the device memory and verified there) and kSameHost (DMA from the arena).
 inline constexpr char kSameHost[] = "same-host";
+inline constexpr char kTcpDeviceDirect[] = "tcp-device-direct";
 ClientOptions ClientOptionsFor(const std::string& grpc_address, const std::string& ucx_tls);
 // A test name for a ClientOptionsFor transport: "Tcp", "SharedMemory" (UCX shm + CMA),
-// "SameHost".
+// "SameHost", "TcpDeviceDirect".
 std::string TransportTestName(const std::string& ucx_tls);
 
 // `count` tokens drawn from a fixed-seed generator (ids < 50,000).

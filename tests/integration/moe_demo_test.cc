@@ -53,6 +53,8 @@ TEST_P(MoeDemoTest, FourPhasesThroughDeviceMemoryMatchTheRecomputedOutput) {
   EXPECT_EQ(stats.device_writes, 4u);  // prompt, midfill, two decode pages
   if (GetParam() == kSameHost) {
     EXPECT_EQ(stats.device_reads_direct, 3u);
+  } else if (GetParam() == kTcpDeviceDirect) {
+    EXPECT_EQ(stats.device_reads_received, 3u);
   } else {
     EXPECT_EQ(stats.device_reads_staged, 3u);
   }
@@ -64,7 +66,8 @@ TEST_P(MoeDemoTest, FourPhasesThroughDeviceMemoryMatchTheRecomputedOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, MoeDemoTest,
-                         ::testing::Values(std::string("tcp"), std::string(kSameHost)),
+                         ::testing::Values(std::string("tcp"), std::string(kSameHost),
+                                           std::string(kTcpDeviceDirect)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return TransportTestName(info.param);
                          });

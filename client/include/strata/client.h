@@ -140,6 +140,8 @@ struct ClientStats {
   uint64_t checksum_failures = 0;      // chunks that did not verify (DATA_LOSS)
   uint64_t device_reads_staged = 0;    // reads into device memory through the pinned pool
   uint64_t device_reads_direct = 0;    // ... DMA'd from the node's arena (same host)
+  uint64_t device_reads_received = 0;  // ... received by the transport into device memory
+                                       // and verified there (ClientOptions::device_direct)
   uint64_t device_bytes_from_hbm = 0;  // ... of those, bytes copied device to device from the
                                        // node's HBM tier (it shares it: same_host_share_hbm)
   uint64_t device_writes = 0;          // writes from device memory

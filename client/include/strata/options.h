@@ -120,6 +120,12 @@ struct ClientOptions {
   // other); a write from device memory stages the whole blob (larger blobs:
   // RESOURCE_EXHAUSTED). >= 2 * the largest layer run of one page (a few MiB at most).
   size_t device_staging_bytes = size_t{256} << 20;
+  // Reads into device memory from a node on another host: received by the transport
+  // straight into the device memory and verified there (chunk checksums computed by the
+  // device: gpu::Device::ChecksumChunks) — where the transport can write that memory: UCX
+  // built with CUDA support (GPUDirect RDMA on RDMA NICs) for a GPU, any transport for the
+  // host device (its memory is host memory). Elsewhere, or off: the pinned staging pool.
+  bool device_direct = true;
   // Connect calls Health (retrying UNAVAILABLE within default_timeout) and fails if the
   // node does not answer. Off: Connect never talks to the node; the first call does.
   bool wait_for_node = false;

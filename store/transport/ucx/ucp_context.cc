@@ -40,6 +40,12 @@ absl::StatusOr<std::shared_ptr<UcpContext>> UcpContext::Create(const UcpContextO
   ucp_context_h context = nullptr;
   STRATA_RETURN_IF_ERROR(UcsToStatus(ucp_init(&params, config.get(), &context), "ucp_init"));
   std::shared_ptr<UcpContext> owner(new UcpContext(context));
+  ucp_context_attr_t attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  if (ucp_context_query(context, &attr) == UCS_OK) {
+    owner->cuda_memory_ = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+  }
   // UCX has no query for its transports; its printed resource list names them
   // ("resource 2 : md 1 dev 2 flags -- sysv/memory").
   char* text = nullptr;

@@ -42,11 +42,14 @@ class UcpContext {
   // True when the context has a shared-memory transport (sysv or posix) and CMA among its
   // resources: messages over shared memory, rendezvous payloads pulled with CMA.
   bool has_shared_memory_and_cma() const { return has_shared_memory_and_cma_; }
+  // Whether this UCX build handles CUDA device memory (ucp_context_query's memory types).
+  bool cuda_memory() const { return cuda_memory_; }
 
  private:
   explicit UcpContext(ucp_context_h context) : context_(context) {}
   ucp_context_h context_;
   bool has_shared_memory_and_cma_ = false;
+  bool cuda_memory_ = false;
 };
 
 }  // namespace strata::store::transport::ucx

@@ -151,6 +151,14 @@ class Device {
   absl::Status GatherPagedAsync(void* blob, const BlobShape& shape, const PagedCache& cache,
                                 absl::Span<const uint64_t> rows, Stream& stream);
 
+  // Chunk checksums where the bytes are: XXH3-64 with `seed` (strata/gpu/xxh3.h) of each of
+  // `chunks` chunks of `chunk_bytes` bytes at `data` (this device's memory) into out[0,
+  // chunks) (host memory). Runs after the work enqueued on `stream` and returns once `out`
+  // is written. INVALID_ARGUMENT null pointers or chunk_bytes 0; (host device) `data`
+  // outside every live buffer as for copies. chunks == 0 is a no-op.
+  absl::Status ChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
+                              uint64_t seed, uint64_t* out, Stream& stream);
+
   // The reference model on this device (strata/gpu/reference_kv.h): enqueue `job`, every
   // buffer of it this device's memory. Errors: CheckReferenceKvJob's; (host device) a
   // buffer outside every live buffer as for copies.
@@ -213,6 +221,8 @@ class Device {
                                         const PagedCache& cache, absl::Span<const uint64_t> rows,
                                         void* stream) = 0;
   virtual absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) = 0;
+  virtual absl::Status DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
+                                        uint64_t seed, uint64_t* out, void* stream) = 0;
   virtual absl::Status DoSynchronizeStream(void* stream) = 0;
   virtual absl::Status DoWaitForEvent(void* stream, void* event) = 0;
   virtual absl::Status DoRecordEvent(void* event, void* stream) = 0;

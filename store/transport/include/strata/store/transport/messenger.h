@@ -221,6 +221,10 @@ class Messenger {
   // null range; RESOURCE_EXHAUSTED the transport could not pin it.
   absl::StatusOr<std::unique_ptr<MemoryRegion>> RegisterMemory(void* data, size_t size);
 
+  // Whether payloads may be CUDA device memory: sends from and receives into it go through
+  // UCX (a build with CUDA support: GPUDirect RDMA where the NIC has it). False where UCX
+  // has no CUDA transport or this messenger moves bytes over its own TCP stream.
+  bool AcceptsCudaMemory() const;
   // Largest header Send accepts (UCX's max_am_header for this worker).
   size_t max_header_size() const;
   // True on this messenger's progress thread (where handlers and completions run).
