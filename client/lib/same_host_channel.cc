@@ -14,6 +14,7 @@
 #include "client/lib/chunk_verify.h"
 #include "strata/base/errno_status.h"
 #include "strata/base/status_macros.h"
+#include "strata/radix/prefix_hash.h"
 
 namespace strata::client_internal {
 
@@ -252,15 +253,19 @@ absl::Status SameHostChannel::Read(wire::ReadHeader header, absl::Span<const uin
                                    const Client::LayerCallback* on_layer, absl::Time deadline,
                                    bool* delivered, uint64_t* checksum_failures,
                                    const DeviceTarget* device) {
+  bool hbm_failed = false;
   absl::Status status = ReadOnce(header, payload, ranges, wire_ranges, chunk_bytes, num_layers,
                                  on_layer, deadline, delivered, checksum_failures, device,
-                                 /*use_hbm=*/true);
-  if (absl::IsAborted(status) && device != nullptr && !*delivered && shares_hbm()) {
-    // The lease expired under device-to-device copies before anything was handed on: read
-    // again from the arena, verified. (ReadLayers that handed on a layer answers ABORTED.)
-    LOG(INFO) << "same-host channel: " << status.message() << "; reading from the arena";
-    status = ReadOnce(header, payload, ranges, wire_ranges, chunk_bytes, num_layers, on_layer,
-                      deadline, delivered, checksum_failures, device, /*use_hbm=*/false);
+                                 /*use_hbm=*/true, &hbm_failed);
+  if (hbm_failed && !*delivered) {
+    // A copy from the node's HBM tier did not verify (its pool is writable by the processes
+    // that opened it) and nothing was handed on yet: read again from the arena, whose
+    // copy is the node's own. (ReadLayers that handed on a layer answers DATA_LOSS.)
+    LOG(WARNING) << "same-host channel: " << status.message()
+                 << " (a copy from the node's HBM tier); reading from its DRAM arena";
+    status =
+        ReadOnce(header, payload, ranges, wire_ranges, chunk_bytes, num_layers, on_layer, deadline,
+                 delivered, checksum_failures, device, /*use_hbm=*/false, &hbm_failed);
   }
   return status;
 }
@@ -271,7 +276,7 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
                                        uint64_t chunk_bytes, uint32_t num_layers,
                                        const Client::LayerCallback* on_layer, absl::Time deadline,
                                        bool* delivered, uint64_t* checksum_failures,
-                                       const DeviceTarget* device, bool use_hbm) {
+                                       const DeviceTarget* device, bool use_hbm, bool* hbm_failed) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Take(deadline));
   header.request_id = next_request_.fetch_add(1, std::memory_order_relaxed);
   const auto encoded = wire::EncodeReadHeader(header);
@@ -299,56 +304,16 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
     Give(std::move(c));
     return status;
   }
-  // Device-to-device copies from the node's HBM tier: whether any was made, its bytes, and
-  // whether the connection broke asking about the lease.
+  // Device-to-device copies from the node's HBM tier: whether any was made, and its bytes.
   bool used_hbm = false;
   uint64_t hbm_copied = 0;
-  bool broken = false;
-  // LEASE_CHECK: whether the lease is still live (end: and release it).
-  auto check_lease = [&](bool end) -> absl::Status {
-    sh::Writer message;
-    message.U64(lease).U32(end ? 1 : 0);
-    const absl::Span<const uint8_t> check_parts[] = {absl::MakeConstSpan(message.bytes())};
-    absl::StatusOr<sh::Frame> answer = [&]() -> absl::StatusOr<sh::Frame> {
-      STRATA_RETURN_IF_ERROR(
-          sh::Send(c->fd.get(), sh::Type::kLeaseCheck, check_parts, {}, deadline));
-      return sh::Receive(c->fd.get(), 4096, deadline);
-    }();
-    if (!answer.ok() || answer->type != sh::Type::kLeaseCheckReply) {
-      broken = true;
-      return answer.ok() ? Malformed("LEASE_CHECK_REPLY") : answer.status();
-    }
-    sh::Reader at(answer->payload);
-    absl::Status checked = at.Status();
-    if (!at.ok()) {
-      broken = true;
-      return Malformed("LEASE_CHECK_REPLY");
-    }
-    return checked;
-  };
   // The lease is this connection's now: release it however the copy ends (dropping the
   // connection releases it too).
   auto release = [&](absl::Status result) -> absl::Status {
     // No DMA of this read may still be reading the leased bytes once the lease goes.
     if (device != nullptr) (void)device->device->Synchronize(*device->stream);
-    if (used_hbm && !broken) {
-      // The HBM copies could not be verified: they hold the blob's bytes if the lease was
-      // live after they completed (ABORTED otherwise: Read reads again from the arena).
-      const absl::Status checked = check_lease(/*end=*/true);
-      if (broken) {
-        Drop(std::move(c));
-      } else {
-        Give(std::move(c));
-      }
-      if (result.ok()) result = checked;
-      if (result.ok() && device->hbm_bytes != nullptr) {
-        device->hbm_bytes->fetch_add(hbm_copied, std::memory_order_relaxed);
-      }
-      return result;
-    }
-    if (broken) {
-      Drop(std::move(c));
-      return result;
+    if (result.ok() && used_hbm && device->hbm_bytes != nullptr) {
+      device->hbm_bytes->fetch_add(hbm_copied, std::memory_order_relaxed);
     }
     sh::Writer message;
     message.U64(lease);
@@ -411,11 +376,14 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
   };
   // Into device memory: DMA each item of `layer` (all layers: -1) straight out of the
   // arena, wait for the copies, then verify their source (see DeviceTarget).
-  // Items with an HBM copy are copied device to device instead, unverified: the lease is
-  // checked once they completed (per layer for ReadLayers, at release otherwise).
+  // Items with an HBM copy are copied device to device instead and verified where they
+  // landed: the device checksums the destination (the pool is writable by every process
+  // that opened it, so its bytes are checked like any received ones). A mismatch there is
+  // DATA_LOSS with *hbm_failed set: Read reads again from the arena.
+  std::vector<uint64_t> computed;
   auto dma = [&](int64_t layer) -> absl::Status {
     std::vector<std::pair<size_t, uint32_t>> done;
-    bool from_hbm = false;
+    std::vector<std::pair<size_t, uint32_t>> from_hbm;
     for (size_t i = 0; i < ranges.size(); ++i) {
       const PlannedRange& r = ranges[i];
       for (uint32_t l = r.layer_begin; l < r.layer_end; ++l) {
@@ -431,8 +399,9 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
           }
           STRATA_RETURN_IF_ERROR(device->device->CopyDeviceToDeviceAsync(
               r.layer_dest[l - r.layer_begin], hbm + at, length, *device->stream));
-          used_hbm = from_hbm = true;
+          used_hbm = true;
           hbm_copied += length;
+          from_hbm.emplace_back(i, l);
           continue;
         }
         STRATA_RETURN_IF_ERROR(device->device->CopyToDeviceAsync(
@@ -441,7 +410,23 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
       }
     }
     STRATA_RETURN_IF_ERROR(device->device->Synchronize(*device->stream));
-    if (from_hbm && layer >= 0) STRATA_RETURN_IF_ERROR(check_lease(/*end=*/false));
+    for (const auto& [i, l] : from_hbm) {
+      const PlannedRange& r = ranges[i];
+      uint64_t offset = 0;
+      uint64_t first_sum = 0;
+      STRATA_RETURN_IF_ERROR(locate(i, l, &offset, &first_sum));
+      computed.resize(r.num_pages);
+      STRATA_RETURN_IF_ERROR(
+          device->device->ChecksumChunks(r.layer_dest[l - r.layer_begin], chunk_bytes, r.num_pages,
+                                         radix::kPrefixHashSeed, computed.data(), *device->stream));
+      expected.resize(r.num_pages);
+      for (uint32_t k = 0; k < r.num_pages; ++k) expected[k] = checksum(first_sum + k);
+      if (absl::Status s = CompareLayerRun(computed, expected, r.blob, l, r.first_page); !s.ok()) {
+        ++*checksum_failures;
+        *hbm_failed = true;
+        return s;
+      }
+    }
     for (const auto& [i, l] : done) {
       const PlannedRange& r = ranges[i];
       uint64_t offset = 0;

@@ -13,10 +13,10 @@
 //          ReadLayers, then releases the lease.
 //   (into device memory, where the node shares its HBM tier: items whose blob has an HBM
 //          copy are copied device to device from the pool, opened once per device through
-//          gpu::Device::OpenIpc; those bytes cannot be verified on the way, so the lease is
-//          checked (LEASE_CHECK) after the copies: live, nothing under it was freed; expired,
-//          the read is done again from the arena, verified — ReadLayers, whose earlier
-//          layers were handed on already, answers ABORTED instead.)
+//          gpu::Device::OpenIpc, and verified where they landed (gpu::Device::ChecksumChunks):
+//          a copy that does not verify — the lease expired and the extent was reused, or a
+//          process that opened the pool wrote into it — makes the read go again from the
+//          arena; ReadLayers that already handed on layers answers DATA_LOSS instead.)
 //   Put    the blob's bytes are copied into the staging file and PUT names them; the node
 //          copies them into the put, verifies and commits. A blob larger than the staging
 //          file cannot go this way (staging_bytes()).
@@ -124,13 +124,15 @@ class SameHostChannel {
   // Adopts a new connection's greeting: the same arena file as the first, else UNAVAILABLE
   // (the node restarted).
   absl::StatusOr<std::unique_ptr<Connection>> Adopt(Greeting greeting);
-  // Read's work; use_hbm: device-to-device copies from HBM items where offered.
+  // Read's work; use_hbm: device-to-device copies from HBM items where offered;
+  // *hbm_failed: one of those did not verify.
   absl::Status ReadOnce(store::transport::wire::ReadHeader header,
                         absl::Span<const uint8_t> payload, absl::Span<const PlannedRange> ranges,
                         absl::Span<const store::transport::wire::ReadRangeBits> wire_ranges,
                         uint64_t chunk_bytes, uint32_t num_layers,
                         const Client::LayerCallback* on_layer, absl::Time deadline, bool* delivered,
-                        uint64_t* checksum_failures, const DeviceTarget* device, bool use_hbm);
+                        uint64_t* checksum_failures, const DeviceTarget* device, bool use_hbm,
+                        bool* hbm_failed);
   // The node's HBM pool opened on `device` (once; a device that cannot open it is not asked
   // again): its base, or null.
   const std::byte* HbmOn(gpu::Device& device) ABSL_LOCKS_EXCLUDED(register_mu_);

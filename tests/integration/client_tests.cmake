@@ -45,7 +45,8 @@ if(TARGET strata::client AND TARGET strata::testing_node)
   # In-process node with an HBM tier on the host device (shared within the process only).
   strata_add_test(NAME integration_client_hbm_test
                   SOURCES ${CMAKE_CURRENT_LIST_DIR}/client_hbm_test.cc
-                  LIBS strata_client_e2e_support strata::node_server strata::store_http strata::gpu
+                  LIBS strata_client_e2e_support strata::node_server strata::store_http strata::store_core
+                       strata::tiering strata::gpu
                   LABELS integration)
   # In-process node (to corrupt arena bytes behind its back).
   strata_add_test(NAME integration_client_data_loss_test

@@ -229,12 +229,9 @@ class Client {
   // As the Read above, layer by layer: asks for the layers in order and calls `on_layer(l)`
   // on this thread as soon as layer l of every segment has landed and verified, while
   // later layers are still in flight (attention on layer l overlaps the transfer of l + 1).
-  // Errors as Read, plus the first non-OK status on_layer returns, and ABORTED (read again)
-  // where layers copied device to device from a node's HBM tier (same host, the node sharing
-  // it) could not be proven — their lease expired — after earlier layers were handed on.
-  // Into device memory the callback runs while the call holds that device's staging pool: it
-  // must not call the Client with memory of the same device (that call would wait for this
-  // one forever).
+  // Errors as Read, plus the first non-OK status on_layer returns. Into device memory the callback
+  // runs while the call holds that device's staging pool: it must not call the Client with memory
+  // of the same device (that call would wait for this one forever).
   absl::Status ReadLayers(const Namespace& ns, absl::Span<const Segment> segments, uint32_t pages,
                           const MemoryDescriptor& destination, LayerCallback on_layer,
                           const CallOptions& call = {});

@@ -79,10 +79,10 @@ struct SameHostOptions {
   std::string name = "strata-same-host";
   // Share the engine's HBM tier (if it has one) with same-host GPU readers: HELLO_REPLY
   // carries its pool's IPC handle and READ_REPLY each item's HBM offset, so a client copies
-  // device to device (docs/design/hbm-tier.md). CUDA IPC maps the pool readable AND
-  // writable in the client, and those copies are not checksummed on the way (LEASE_CHECK
-  // proves only that the lease held): turn it on only where every same-host client is
-  // trusted not to write into the node's GPU memory. Off: HBM copies serve nobody yet.
+  // device to device (docs/design/hbm-tier.md). CUDA IPC maps the whole pool readable AND
+  // writable in the client: every same-host client can read every tenant's HBM copies, and
+  // write them (readers verify each copy on their device and fall back to DRAM, so a writer
+  // only costs them the fast path). Off: HBM copies serve nobody yet.
   bool share_hbm = false;
 };
 

@@ -25,12 +25,13 @@
 //                arena offset, u64 length} in wire::ReadItems order, then every item's chunk
 //                checksums in the same order (u64 each), then — where HELLO_REPLY shared the
 //                HBM pool — items x u64 HBM pool offset (kNoHbm: the blob has no HBM copy).
-//                The client copies each item out of its mapping of the arena, verifies it,
-//                then sends RELEASE; or copies an HBM item device to device and asks
-//                LEASE_CHECK instead (it cannot verify device bytes).
+//                The client copies each item out of its mapping of the arena (or an HBM
+//                item device to device), verifies it (on its device for device memory),
+//                then sends RELEASE.
 //   LEASE_CHECK  u64 lease_id, u32 release (0 or 1): whether the lease is still live — it
 //                was then live all along, so no byte under it was freed or reused — and
-//                with release = 1 ends it as RELEASE does
+//                with release = 1 ends it as RELEASE does: for a reader of HBM copies that
+//                cannot checksum device memory (strata's client verifies instead)
 //   LEASE_CHECK_REPLY  status: OK live; ABORTED expired (copies made under it may hold
 //                other bytes: read again); NOT_FOUND not this connection's lease
 //   RELEASE      u64 lease_id (no answer; the node also releases a connection's leases when
