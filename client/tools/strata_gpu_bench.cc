@@ -10,6 +10,10 @@
 //   staged read        Client::Read of a SIZE blob into device memory over UCX
 //                      (same_host off): the pinned pool, receive overlapping the copies
 //   same-host read     the same with the same-host channel: DMA from the node's arena
+//   direct read        the same received straight into device memory and checksummed there
+//                      (path (a): UCX with CUDA memory; printed as not run where UCX stages)
+//   checksum kernel    Device::ChecksumChunks over the SIZE blob in device memory (XXH3 of
+//                      each layer page: path (a)'s and the HBM reader's verification)
 //   scatter kernel     Device::ScatterPagedAsync of a SIZE blob in device memory into a
 //                      vLLM-layout paged cache (bytes moved / time), against d2d peak
 //   hbm read           the same-host read of the SIZE blob once the node holds it in its HBM
@@ -56,6 +60,8 @@
 #include "strata/gpu/paged_kv.h"
 #include "strata/options.h"
 #include "strata/types.h"
+#include "strata/worker/device_reference_model.h"
+#include "strata/worker/reference_model.h"
 
 namespace strata {
 namespace {
@@ -133,12 +139,14 @@ class Bench {
       STRATA_ASSIGN_OR_RETURN(device_, gpu::CreateHostDevice({}));
     }
     STRATA_ASSIGN_OR_RETURN(stream_, device_->CreateStream());
-    STRATA_ASSIGN_OR_RETURN(staged_, Connect(false));
-    STRATA_ASSIGN_OR_RETURN(local_, Connect(true));
+    STRATA_ASSIGN_OR_RETURN(staged_, Connect(false, false));
+    STRATA_ASSIGN_OR_RETURN(direct_, Connect(false, true));
+    STRATA_ASSIGN_OR_RETURN(local_, Connect(true, false));
     std::printf("# device: %s\n\n", device_->name().c_str());
     std::printf("| figure | size | GB/s | limit | limit GB/s | ratio |\n");
     std::printf("| --- | ---: | ---: | --- | ---: | ---: |\n");
     for (uint64_t size : o_.sizes) STRATA_RETURN_IF_ERROR(PerSize(size));
+    STRATA_RETURN_IF_ERROR(ModelRow());
     STRATA_RETURN_IF_ERROR(Context(true));
     STRATA_RETURN_IF_ERROR(Context(false));
     if (local_->stats().device_reads_direct == 0) {
@@ -149,10 +157,11 @@ class Bench {
   }
 
  private:
-  absl::StatusOr<std::unique_ptr<Client>> Connect(bool same_host) {
+  absl::StatusOr<std::unique_ptr<Client>> Connect(bool same_host, bool device_direct) {
     ClientOptions options = ClientOptions::FromEnvironment();
     options.node = o_.node;
     options.same_host = same_host;
+    options.device_direct = device_direct;
     options.wait_for_node = true;
     options.default_timeout = absl::Seconds(120);
     std::shared_ptr<gpu::Device> device(device_.get(), [](gpu::Device*) {});
@@ -240,6 +249,27 @@ class Bench {
                               }));
       Row(same_host ? "same-host read" : "staged read", bytes, read, "h2d peak", h2d);
     }
+    // Path (a): received straight into device memory and checksummed there — where the
+    // transport can write it (UCX with CUDA; the host device); else the client staged.
+    const uint64_t received = direct_->stats().device_reads_received;
+    STRATA_ASSIGN_OR_RETURN(const double direct, Rate(bytes, o_.seconds, [&]() {
+                              return direct_->Read(ns, {&range, 1}, {&dst, 1});
+                            }));
+    if (direct_->stats().device_reads_received > received) {
+      Row("direct read", bytes, direct, "h2d peak", h2d);
+    } else {
+      std::printf(
+          "| direct read      | (not run: this UCX cannot write %s memory: it staged) | | | | |\n",
+          device_->name().c_str());
+    }
+    // The device's chunk checksums (path (a)'s verification) over the blob in device memory.
+    std::vector<uint64_t> sums(bytes / ns.layout().BytesPerLayerPage());
+    STRATA_ASSIGN_OR_RETURN(const double checksum, Rate(bytes, o_.seconds, [&]() {
+                              return device_->ChecksumChunks(a.data(),
+                                                             ns.layout().BytesPerLayerPage(),
+                                                             sums.size(), 1, sums.data(), stream_);
+                            }));
+    Row("checksum kernel", bytes, checksum, "d2d peak", d2d);
     STRATA_RETURN_IF_ERROR(HbmRow(ns, tokens, range, dst, bytes, d2d));
 
     // The scatter kernel: the blob (in device memory) into a vLLM cache with K and V apart.
@@ -284,6 +314,41 @@ class Bench {
       return absl::OkStatus();
     }
     Row("hbm read", bytes, read, "d2d peak", d2d);
+    return absl::OkStatus();
+  }
+
+  // The reference model computing 64 pages (1024 tokens) of the 70B-like layout into device
+  // memory (worker::DeviceReferenceModel) against the CPU model into host memory: KV bytes
+  // produced per second, and the check that both produced the same bytes.
+  absl::Status ModelRow() {
+    const KvLayout layout = Layout70B();
+    const uint32_t pages = 64;
+    std::mt19937_64 rng(9);
+    const std::vector<TokenId> tokens = Tokens(rng, size_t{pages} * layout.page_tokens);
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<worker::ReferenceModel> cpu,
+                            worker::ReferenceModel::Create(layout, 42));
+    std::shared_ptr<gpu::Device> device(device_.get(), [](gpu::Device*) {});
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<worker::DeviceReferenceModel> on_device,
+                            worker::DeviceReferenceModel::Create(*cpu, device));
+    const uint64_t bytes = PagesBytes(layout, pages);
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer out, device_->Allocate(bytes));
+    std::vector<std::byte> host(bytes);
+    STRATA_ASSIGN_OR_RETURN(const double cpu_rate, Rate(bytes, o_.seconds, [&]() {
+                              return cpu->ComputeBlob(tokens, 0, pages, absl::MakeSpan(host));
+                            }));
+    STRATA_ASSIGN_OR_RETURN(const double device_rate, Rate(bytes, o_.seconds, [&]() {
+                              return on_device->ComputeBlob(tokens, 0, pages, out.data(), bytes);
+                            }));
+    std::vector<std::byte> back(bytes);
+    STRATA_RETURN_IF_ERROR(device_->CopyToHostAsync(back.data(), out.data(), bytes, stream_));
+    STRATA_RETURN_IF_ERROR(device_->Synchronize(stream_));
+    if (back != host) {
+      return absl::DataLossError("the device model's KV differs from the CPU model's");
+    }
+    Row("model on device", bytes, device_rate, "cpu model", cpu_rate);
+    std::printf(
+        "|   (%u tokens of the 70B-like layout; the same bytes as the CPU model's) | | | | | |\n",
+        pages * layout.page_tokens);
     return absl::OkStatus();
   }
 
@@ -356,8 +421,9 @@ class Bench {
   const Options o_;
   std::unique_ptr<gpu::Device> device_;
   gpu::Stream stream_;
-  std::unique_ptr<Client> staged_;
-  std::unique_ptr<Client> local_;
+  std::unique_ptr<Client> staged_;  // device_direct off: the pinned staging pool
+  std::unique_ptr<Client> direct_;  // device_direct on
+  std::unique_ptr<Client> local_;   // the same-host channel
 };
 
 int Main(int argc, char** argv) {
