@@ -103,6 +103,12 @@ absl::Status Device::ChecksumChunks(const void* data, uint64_t chunk_bytes, uint
   return DoChecksumChunks(data, chunk_bytes, chunks, seed, out, handle);
 }
 
+absl::Status Device::AttentionAsync(const AttentionJob& job, Stream& stream) {
+  STRATA_RETURN_IF_ERROR(CheckAttentionJob(job));
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoAttentionAsync(job, handle);
+}
+
 absl::Status Device::ReferenceKvAsync(const ReferenceKvJob& job, Stream& stream) {
   STRATA_RETURN_IF_ERROR(CheckReferenceKvJob(job));
   STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));

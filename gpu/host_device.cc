@@ -299,6 +299,14 @@ absl::Status HostDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* /*s
   return absl::OkStatus();
 }
 
+absl::Status HostDevice::DoAttentionAsync(const AttentionJob& job, void* /*stream*/) {
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.blob, job.BlobBytes(), "attention: the blob"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(
+      job.out, uint64_t{job.heads} * job.head_dim * sizeof(float), "attention: out"));
+  RunAttentionOnHost(job);
+  return absl::OkStatus();
+}
+
 absl::Status HostDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                           uint64_t seed, uint64_t* out, void* /*stream*/) {
   STRATA_RETURN_IF_ERROR(CheckDeviceRange(data, chunk_bytes * chunks, "checksummed range"));

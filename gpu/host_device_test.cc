@@ -203,6 +203,50 @@ TEST(HostDeviceTest, ChecksumChunksIsXxh3OfEachChunkOfDeviceMemoryOnly) {
   EXPECT_OK(device->ChecksumChunks(nullptr, 1000, 0, 42, nullptr, stream));
 }
 
+TEST(HostDeviceTest, AttentionRunsTheHostArithmeticOnDeviceMemoryOnly) {
+  auto device = MakeHostDevice(1 << 20);
+  ASSERT_OK_AND_ASSIGN(Stream stream, device->CreateStream());
+  AttentionJob job;
+  job.layers = 2;
+  job.pages = 3;
+  job.page_tokens = 4;
+  job.heads = 2;
+  job.head_dim = 8;
+  job.element = reference::Element::kFloat16;
+  job.row_bytes = 2 * 8 * 2;
+  job.kv_block_bytes = 4 * job.row_bytes;
+  job.layer_page_bytes = 2 * job.kv_block_bytes;
+  std::vector<uint8_t> blob(job.BlobBytes());
+  for (size_t i = 0; i < blob.size(); i += 2) {
+    reference::EncodeElement(job.element, static_cast<float>(i % 97) / 64.0f - 0.75f, &blob[i]);
+  }
+  std::vector<float> want(16);
+  AttentionJob on_host = job;
+  on_host.blob = blob.data();
+  on_host.out = want.data();
+  RunAttentionOnHost(on_host);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer data, device->Allocate(blob.size()));
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer out, device->Allocate(16 * sizeof(float)));
+  ASSERT_OK(device->CopyToDeviceAsync(data.data(), blob.data(), blob.size(), stream));
+  job.blob = static_cast<const uint8_t*>(data.data());
+  job.out = static_cast<float*>(out.data());
+  ASSERT_OK(device->AttentionAsync(job, stream));
+  std::vector<float> got(16);
+  ASSERT_OK(device->CopyToHostAsync(got.data(), out.data(), 16 * sizeof(float), stream));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), sizeof(float) * 16), 0);
+  for (float x : got) EXPECT_TRUE(x == x);  // finite numbers, not NaN
+  // Host memory as the blob, a blob past its buffer, a malformed job: refused.
+  AttentionJob host_blob = job;
+  host_blob.blob = blob.data();
+  EXPECT_CODE(device->AttentionAsync(host_blob, stream), StatusCode::kInvalidArgument);
+  AttentionJob longer = job;
+  longer.pages = 4;
+  EXPECT_CODE(device->AttentionAsync(longer, stream), StatusCode::kOutOfRange);
+  AttentionJob no_heads = job;
+  no_heads.heads = 0;
+  EXPECT_CODE(device->AttentionAsync(no_heads, stream), StatusCode::kInvalidArgument);
+}
+
 TEST(HostDeviceDeathTest, DestroyingTheDeviceBeforeItsBuffersDies) {
   EXPECT_DEATH(
       {

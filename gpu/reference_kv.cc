@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "strata/gpu/moe_reference.h"
+
 namespace strata::gpu {
 
 using reference::kModelDim;
@@ -73,6 +75,29 @@ void RunReferenceKvOnHost(const ReferenceKvJob& job) {
       for (uint32_t c = 0; c < kModelDim; ++c) reference::MixStep(mix[c], &s[c], &h[c]);
     }
   }
+}
+
+absl::Status CheckAttentionJob(const AttentionJob& job) {
+  if (job.blob == nullptr || job.out == nullptr) {
+    return absl::InvalidArgumentError("attention job: blob and out must be set");
+  }
+  if (job.layers == 0 || job.pages == 0 || job.page_tokens == 0 || job.heads == 0 ||
+      job.head_dim == 0) {
+    return absl::InvalidArgumentError("attention job: no layers, pages, tokens, heads or dims");
+  }
+  const uint32_t element = reference::ElementBytes(job.element);
+  if (element == 0) return absl::InvalidArgumentError("attention job: not an element code");
+  if (job.row_bytes < uint64_t{job.heads} * job.head_dim * element ||
+      uint64_t{job.page_tokens} * job.row_bytes > job.kv_block_bytes ||
+      2 * job.kv_block_bytes > job.layer_page_bytes) {
+    return absl::InvalidArgumentError("attention job: rows do not fit their page");
+  }
+  return absl::OkStatus();
+}
+
+void RunAttentionOnHost(const AttentionJob& job) {
+  const uint32_t width = job.heads * job.head_dim;
+  for (uint32_t c = 0; c < width; ++c) job.out[c] = reference::AttentionOutput(job, c);
 }
 
 }  // namespace strata::gpu

@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 
 #include "strata/base/status_macros.h"
+#include "strata/gpu/moe_reference.h"
 #include "strata/gpu/paged_kv.h"
 #include "strata/radix/namespace.h"
 #include "strata/worker/device_reference_model.h"
-#include "strata/worker/dtype_encoding.h"
 #include "strata/worker/reference_model.h"
 
 namespace strata::tools {
@@ -27,62 +27,25 @@ double Ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-// One element of a blob of `pages` pages (radix::BlobLayout) as a float: K (half 0) or V
-// (half 1) of layer l, token t (from the blob's first page), column c (head * head_dim + e).
-float Element(const radix::KvLayout& layout, const std::vector<std::byte>& blob, uint32_t pages,
-              uint32_t l, uint64_t t, int half, uint32_t c) {
-  const uint64_t elem = radix::DTypeSize(layout.dtype);
-  const uint64_t row = uint64_t{layout.num_kv_heads} * layout.head_dim * elem;
-  const uint64_t block = uint64_t{layout.page_tokens} * row;
-  const uint64_t at = (uint64_t{l} * pages + t / layout.page_tokens) * layout.BytesPerLayerPage() +
-                      half * block + (t % layout.page_tokens) * row + c * elem;
-  const std::byte* p = blob.data() + at;
-  switch (layout.dtype) {
-    case radix::DType::kBFloat16: {
-      uint16_t code;
-      std::memcpy(&code, p, 2);
-      return worker::BFloat16ToFloat(code);
-    }
-    case radix::DType::kFloat16: {
-      uint16_t code;
-      std::memcpy(&code, p, 2);
-      return worker::Float16ToFloat(code);
-    }
-    default: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-  }
-}
-
-// Attention of the blob's last token over all of its tokens, summed over layers (header).
-std::vector<float> Attention(const radix::KvLayout& layout, const std::vector<std::byte>& blob,
-                             uint32_t pages) {
-  const uint32_t w = layout.num_kv_heads * layout.head_dim;
-  const uint64_t tokens = uint64_t{pages} * layout.page_tokens;
-  std::vector<float> o(w, 0.0f);
-  for (uint32_t l = 0; l < layout.num_layers; ++l) {
-    for (uint32_t a = 0; a < layout.num_kv_heads; ++a) {
-      const uint32_t c0 = a * layout.head_dim;
-      std::vector<float> acc(layout.head_dim, 0.0f);
-      float weights = 0.0f;
-      for (uint64_t j = 0; j < tokens; ++j) {
-        float score = 0.0f;
-        for (uint32_t e = 0; e < layout.head_dim; ++e) {
-          score = score + Element(layout, blob, pages, l, tokens - 1, 0, c0 + e) *
-                              Element(layout, blob, pages, l, j, 0, c0 + e);
-        }
-        const float wj = 1.0f / (1.0f + std::fabs(score));
-        weights = weights + wj;
-        for (uint32_t e = 0; e < layout.head_dim; ++e) {
-          acc[e] = acc[e] + wj * Element(layout, blob, pages, l, j, 1, c0 + e);
-        }
-      }
-      for (uint32_t e = 0; e < layout.head_dim; ++e) o[c0 + e] = o[c0 + e] + acc[e] / weights;
-    }
-  }
-  return o;
+// The attention job (strata/gpu/moe_reference.h: the header's attention) over a blob of
+// `pages` pages of `layout` at `blob`, into `out`.
+gpu::AttentionJob AttentionOver(const radix::KvLayout& layout, const void* blob, uint32_t pages,
+                                float* out) {
+  gpu::AttentionJob job;
+  job.blob = static_cast<const uint8_t*>(blob);
+  job.layers = layout.num_layers;
+  job.pages = pages;
+  job.page_tokens = layout.page_tokens;
+  job.heads = layout.num_kv_heads;
+  job.head_dim = layout.head_dim;
+  job.element = layout.dtype == radix::DType::kBFloat16  ? gpu::reference::Element::kBFloat16
+                : layout.dtype == radix::DType::kFloat16 ? gpu::reference::Element::kFloat16
+                                                         : gpu::reference::Element::kFloat32;
+  job.layer_page_bytes = layout.BytesPerLayerPage();
+  job.kv_block_bytes = layout.BytesPerKvBlock();
+  job.row_bytes = uint64_t{layout.num_kv_heads} * layout.head_dim * radix::DTypeSize(layout.dtype);
+  job.out = out;
+  return job;
 }
 
 float Unit(std::mt19937_64& rng) {
@@ -312,17 +275,24 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
   result.phases.push_back({"midfill", o.prompt_pages, o.midfill_pages, Ms(t0)});
 
   // Decode: each step reads the whole context, appends a page, attends; then the experts.
-  const Experts experts(layout.num_kv_heads * layout.head_dim, o.experts, o.seed);
+  const uint32_t width = layout.num_kv_heads * layout.head_dim;
+  const Experts experts(width, o.experts, o.seed);
   std::vector<float> attention;
   for (uint32_t step = 0; step < o.decode_steps; ++step) {
     t0 = Clock::now();
     const uint32_t context = pages;
     STRATA_RETURN_IF_ERROR(load(context));
     STRATA_RETURN_IF_ERROR(append(1));
+    // Attention on the device, over the context gathered from the cache in device memory.
     STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer all, device.Allocate(PagesBytes(layout, pages)));
     STRATA_RETURN_IF_ERROR(cache.Gather(all.data(), 0, pages));
-    STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> kv, to_host(all));
-    attention = Attention(layout, kv, pages);
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer out, device.Allocate(width * sizeof(float)));
+    STRATA_RETURN_IF_ERROR(device.AttentionAsync(
+        AttentionOver(layout, all.data(), pages, static_cast<float*>(out.data())), cache.stream()));
+    attention.resize(width);
+    STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(attention.data(), out.data(),
+                                                  width * sizeof(float), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
     result.phases.push_back({"decode attention", context, 1, Ms(t0)});
     t0 = Clock::now();
     result.output = experts.Run(attention, o.top_k, &result.experts_chosen);
@@ -334,8 +304,10 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
     STRATA_ASSIGN_OR_RETURN(const std::vector<std::byte> recomputed,
                             model->ComputeBlobBytes(span(0, pages), 0, pages));
     std::vector<uint32_t> chosen;
-    const std::vector<float> want =
-        experts.Run(Attention(layout, recomputed, pages), o.top_k, &chosen);
+    std::vector<float> recomputed_attention(width);
+    gpu::RunAttentionOnHost(
+        AttentionOver(layout, recomputed.data(), pages, recomputed_attention.data()));
+    const std::vector<float> want = experts.Run(recomputed_attention, o.top_k, &chosen);
     if (chosen != result.experts_chosen ||
         std::memcmp(want.data(), result.output.data(), want.size() * sizeof(float)) != 0) {
       return absl::DataLossError(

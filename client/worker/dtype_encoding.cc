@@ -11,31 +11,12 @@ namespace strata::worker {
 namespace {
 
 using gpu::reference::BitsToFloat;
+using gpu::reference::DecodeMinifloat;
 using gpu::reference::FloatBits;
 using gpu::reference::Minifloat;
 constexpr Minifloat kFloat16 = gpu::reference::Float16Format();
 constexpr Minifloat kE4M3 = gpu::reference::E4M3Format();
 constexpr Minifloat kE5M2 = gpu::reference::E5M2Format();
-
-float DecodeMinifloat(const Minifloat& f, uint32_t code) {
-  const uint32_t width = f.exponent_bits + f.mantissa_bits;
-  const uint32_t sign = ((code >> width) & 1) << 31;
-  const uint32_t magnitude = code & ((1u << width) - 1);
-  if (f.infinity != 0 && magnitude == f.infinity) return BitsToFloat(sign | 0x7F800000);
-  if (magnitude > f.max_finite && magnitude != f.infinity) return BitsToFloat(sign | 0x7FC00000);
-  const uint32_t exponent_field = magnitude >> f.mantissa_bits;
-  const uint32_t mantissa = magnitude & ((1u << f.mantissa_bits) - 1);
-  if (exponent_field == 0) {
-    // mantissa * 2^(1 - bias - mantissa_bits): an exact product (the power of
-    // two is a normal float for every format here).
-    const int32_t scale_exponent = 1 - f.bias - static_cast<int32_t>(f.mantissa_bits);
-    const float scale = BitsToFloat(static_cast<uint32_t>(scale_exponent + 127) << 23);
-    const float value = static_cast<float>(mantissa) * scale;
-    return sign != 0 ? -value : value;
-  }
-  const uint32_t float_exponent = exponent_field + static_cast<uint32_t>(127 - f.bias);
-  return BitsToFloat(sign | (float_exponent << 23) | (mantissa << (23 - f.mantissa_bits)));
-}
 
 void PutLittleEndian16(uint16_t v, std::byte* out) {
   out[0] = static_cast<std::byte>(v & 0xFF);

@@ -125,6 +125,11 @@ absl::Status CudaDevice::DoReferenceKvAsync(const ReferenceKvJob& job, void* str
   return FromCudaError(LaunchReferenceKv(job, AsStream(stream)), "reference KV kernels");
 }
 
+absl::Status CudaDevice::DoAttentionAsync(const AttentionJob& job, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(LaunchAttention(job, AsStream(stream)), "attention kernel");
+}
+
 absl::Status CudaDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                           uint64_t seed, uint64_t* out, void* stream) {
   STRATA_RETURN_IF_ERROR(Activate());

@@ -3,6 +3,7 @@
 // clang-format on
 
 #include "gpu/cuda/fill_pattern.h"
+#include "strata/gpu/moe_reference.h"
 #include "strata/gpu/reference_math.h"
 #include "strata/gpu/xxh3.h"
 
@@ -145,6 +146,24 @@ cudaError_t LaunchChecksumChunks(const uint8_t* data, uint64_t chunk_bytes, uint
   (void)cudaGetLastError();
   ChecksumChunksKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       data, chunk_bytes, chunks, secrets, sums);
+  return cudaGetLastError();
+}
+
+namespace {
+
+__global__ void AttentionKernel(AttentionJob job) {
+  const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= job.heads * job.head_dim) return;
+  job.out[c] = reference::AttentionOutput(job, c);
+}
+
+}  // namespace
+
+cudaError_t LaunchAttention(const AttentionJob& job, cudaStream_t stream) {
+  constexpr unsigned kThreads = 128;
+  const unsigned blocks = (job.heads * job.head_dim + kThreads - 1) / kThreads;
+  (void)cudaGetLastError();
+  AttentionKernel<<<blocks, kThreads, 0, stream>>>(job);
   return cudaGetLastError();
 }
 

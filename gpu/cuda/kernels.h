@@ -36,6 +36,9 @@ cudaError_t LaunchPagedCopy(bool scatter, uint8_t* blob, uint8_t* const* tensors
 // (one thread per channel, the tokens in order: the running mean is a recurrence).
 struct ReferenceKvJob;
 struct Xxh3Secrets;
+struct AttentionJob;
+// The MoE reference attention (strata/gpu/moe_reference.h): one thread per output column.
+cudaError_t LaunchAttention(const AttentionJob& job, cudaStream_t stream);
 // XXH3-64 (strata/gpu/xxh3.h) of each of `chunks` chunks of `chunk_bytes` bytes at `data`
 // into sums[0, chunks): one thread per chunk.
 cudaError_t LaunchChecksumChunks(const uint8_t* data, uint64_t chunk_bytes, uint64_t chunks,

@@ -256,6 +256,51 @@ TEST(CudaChecksumTest, ChunkChecksumsOnTheDeviceAreLibxxhashs) {
   }
 }
 
+// The MoE reference attention kernel against the same arithmetic run on the CPU.
+TEST(CudaAttentionTest, KernelOutputIsTheHostRunsBits) {
+  absl::StatusOr<std::unique_ptr<Device>> opened = OpenCudaDevice(kOrdinal);
+  if (!opened.ok()) GTEST_SKIP() << "no CUDA device: " << opened.status();
+  Device& device = **opened;
+  ASSERT_OK_AND_ASSIGN(Stream stream, device.CreateStream());
+  for (reference::Element element : {reference::Element::kBFloat16, reference::Element::kFloat16,
+                                     reference::Element::kFloat32}) {
+    AttentionJob job;
+    job.layers = 3;
+    job.pages = 5;
+    job.page_tokens = 16;
+    job.heads = 4;
+    job.head_dim = 32;
+    job.element = element;
+    job.row_bytes = uint64_t{job.heads} * job.head_dim * reference::ElementBytes(element);
+    job.kv_block_bytes = job.page_tokens * job.row_bytes;
+    job.layer_page_bytes = 2 * job.kv_block_bytes;
+    // Small finite values of every element type: random floats in [-1, 1) encoded.
+    std::mt19937 rng(static_cast<uint32_t>(element));
+    std::vector<uint8_t> blob(job.BlobBytes());
+    const uint32_t size = reference::ElementBytes(element);
+    for (size_t i = 0; i + size <= blob.size(); i += size) {
+      reference::EncodeElement(element, static_cast<float>(rng() % 2048) / 1024.0f - 1.0f,
+                               blob.data() + i);
+    }
+    std::vector<float> want(job.heads * job.head_dim);
+    AttentionJob on_host = job;
+    on_host.blob = blob.data();
+    on_host.out = want.data();
+    RunAttentionOnHost(on_host);
+    ASSERT_OK_AND_ASSIGN(DeviceBuffer data, device.Allocate(blob.size()));
+    ASSERT_OK_AND_ASSIGN(DeviceBuffer out, device.Allocate(want.size() * sizeof(float)));
+    ASSERT_OK(device.CopyToDeviceAsync(data.data(), blob.data(), blob.size(), stream));
+    job.blob = static_cast<const uint8_t*>(data.data());
+    job.out = static_cast<float*>(out.data());
+    ASSERT_OK(device.AttentionAsync(job, stream));
+    std::vector<float> got(want.size());
+    ASSERT_OK(device.CopyToHostAsync(got.data(), out.data(), got.size() * sizeof(float), stream));
+    ASSERT_OK(device.Synchronize(stream));
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+        << "element " << static_cast<int>(element);
+  }
+}
+
 // The reference model's kernels (strata/gpu/reference_kv.h) against the CPU model: the
 // same bytes for every dtype and format, a run of several jobs, a 70B-like page.
 TEST(CudaReferenceModelTest, KernelsComputeTheCpuModelsBytes) {

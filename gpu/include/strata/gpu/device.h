@@ -52,6 +52,7 @@
 #include "strata/gpu/device_buffer.h"
 #include "strata/gpu/event.h"
 #include "strata/gpu/memory_kind.h"
+#include "strata/gpu/moe_reference.h"
 #include "strata/gpu/paged_kv.h"
 #include "strata/gpu/reference_kv.h"
 #include "strata/gpu/stream.h"
@@ -159,6 +160,11 @@ class Device {
   absl::Status ChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                               uint64_t seed, uint64_t* out, Stream& stream);
 
+  // The MoE reference worker's attention on this device (strata/gpu/moe_reference.h):
+  // enqueue `job`, its blob and out this device's memory. Errors: CheckAttentionJob's;
+  // (host device) a buffer outside every live buffer as for copies.
+  absl::Status AttentionAsync(const AttentionJob& job, Stream& stream);
+
   // The reference model on this device (strata/gpu/reference_kv.h): enqueue `job`, every
   // buffer of it this device's memory. Errors: CheckReferenceKvJob's; (host device) a
   // buffer outside every live buffer as for copies.
@@ -221,6 +227,7 @@ class Device {
                                         const PagedCache& cache, absl::Span<const uint64_t> rows,
                                         void* stream) = 0;
   virtual absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) = 0;
+  virtual absl::Status DoAttentionAsync(const AttentionJob& job, void* stream) = 0;
   virtual absl::Status DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                         uint64_t seed, uint64_t* out, void* stream) = 0;
   virtual absl::Status DoSynchronizeStream(void* stream) = 0;

@@ -208,6 +208,49 @@ STRATA_HOST_DEVICE inline int32_t ScaledRoundEven(float x) {
   return (bits >> 31) != 0 ? -rounded : rounded;
 }
 
+// The float a minifloat code stands for (exact; NaN codes: a quiet NaN).
+STRATA_HOST_DEVICE inline float DecodeMinifloat(Minifloat f, uint32_t code) {
+  const uint32_t width = f.exponent_bits + f.mantissa_bits;
+  const uint32_t sign = ((code >> width) & 1) << 31;
+  const uint32_t magnitude = code & ((1u << width) - 1);
+  if (f.infinity != 0 && magnitude == f.infinity) return BitsToFloat(sign | 0x7F800000);
+  if (magnitude > f.max_finite && magnitude != f.infinity) return BitsToFloat(sign | 0x7FC00000);
+  const uint32_t exponent_field = magnitude >> f.mantissa_bits;
+  const uint32_t mantissa = magnitude & ((1u << f.mantissa_bits) - 1);
+  if (exponent_field == 0) {
+    // mantissa * 2^(1 - bias - mantissa_bits): an exact product (the power of two is a
+    // normal float for every format here).
+    const int32_t scale_exponent = 1 - f.bias - static_cast<int32_t>(f.mantissa_bits);
+    const float scale = BitsToFloat(static_cast<uint32_t>(scale_exponent + 127) << 23);
+    const float value = Mul(static_cast<float>(mantissa), scale);
+    return sign != 0 ? -value : value;
+  }
+  const uint32_t float_exponent = exponent_field + static_cast<uint32_t>(127 - f.bias);
+  return BitsToFloat(sign | (float_exponent << 23) | (mantissa << (23 - f.mantissa_bits)));
+}
+
+// The element encoded as `e` at p[0, ElementBytes(e)), little-endian.
+STRATA_HOST_DEVICE inline float DecodeElement(Element e, const uint8_t* p) {
+  switch (e) {
+    case Element::kFloat16:
+      return DecodeMinifloat(Float16Format(), p[0] | (uint32_t{p[1]} << 8));
+    case Element::kBFloat16:
+      return BitsToFloat((p[0] | (uint32_t{p[1]} << 8)) << 16);
+    case Element::kFloat32:
+      return BitsToFloat(p[0] | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) |
+                         (uint32_t{p[3]} << 24));
+    case Element::kFloat8E4M3:
+      return DecodeMinifloat(E4M3Format(), p[0]);
+    case Element::kFloat8E5M2:
+      return DecodeMinifloat(E5M2Format(), p[0]);
+    case Element::kInt8:
+      return Div(static_cast<float>(static_cast<int8_t>(p[0])), 64.0f);
+    case Element::kUInt8:
+      return Div(static_cast<float>(int32_t{p[0]} - 128), 64.0f);
+  }
+  return 0.0f;
+}
+
 // Writes `x` encoded as `e` at out[0, ElementBytes(e)), little-endian.
 STRATA_HOST_DEVICE inline void EncodeElement(Element e, float x, uint8_t* out) {
   switch (e) {
