@@ -109,6 +109,12 @@ absl::Status Device::AttentionAsync(const AttentionJob& job, Stream& stream) {
   return DoAttentionAsync(job, handle);
 }
 
+absl::Status Device::ExpertsAsync(const ExpertsJob& job, Stream& stream) {
+  STRATA_RETURN_IF_ERROR(CheckExpertsJob(job));
+  STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));
+  return DoExpertsAsync(job, handle);
+}
+
 absl::Status Device::ReferenceKvAsync(const ReferenceKvJob& job, Stream& stream) {
   STRATA_RETURN_IF_ERROR(CheckReferenceKvJob(job));
   STRATA_ASSIGN_OR_RETURN(void* handle, StreamHandle(stream));

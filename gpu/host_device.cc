@@ -307,6 +307,21 @@ absl::Status HostDevice::DoAttentionAsync(const AttentionJob& job, void* /*strea
   return absl::OkStatus();
 }
 
+absl::Status HostDevice::DoExpertsAsync(const ExpertsJob& job, void* /*stream*/) {
+  const uint64_t w = job.width;
+  const uint64_t f = sizeof(float);
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.o, w * f, "experts: o"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.router, job.experts * w * f, "experts: router"));
+  STRATA_RETURN_IF_ERROR(
+      CheckDeviceRange(job.weights, job.experts * w * w * f, "experts: weights"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.logits, job.experts * f, "experts: logits"));
+  STRATA_RETURN_IF_ERROR(
+      CheckDeviceRange(job.chosen, job.top_k * sizeof(uint32_t), "experts: chosen"));
+  STRATA_RETURN_IF_ERROR(CheckDeviceRange(job.out, w * f, "experts: out"));
+  RunExpertsOnHost(job);
+  return absl::OkStatus();
+}
+
 absl::Status HostDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                           uint64_t seed, uint64_t* out, void* /*stream*/) {
   STRATA_RETURN_IF_ERROR(CheckDeviceRange(data, chunk_bytes * chunks, "checksummed range"));

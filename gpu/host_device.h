@@ -67,6 +67,7 @@ class HostDevice final : public Device {
                                 void* stream) override;
   absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) override;
   absl::Status DoAttentionAsync(const AttentionJob& job, void* stream) override;
+  absl::Status DoExpertsAsync(const ExpertsJob& job, void* stream) override;
   absl::Status DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                 uint64_t seed, uint64_t* out, void* stream) override;
   absl::Status DoSynchronizeStream(void* stream) override;

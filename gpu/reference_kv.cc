@@ -95,6 +95,24 @@ absl::Status CheckAttentionJob(const AttentionJob& job) {
   return absl::OkStatus();
 }
 
+absl::Status CheckExpertsJob(const ExpertsJob& job) {
+  if (job.o == nullptr || job.router == nullptr || job.weights == nullptr ||
+      job.logits == nullptr || job.chosen == nullptr || job.out == nullptr) {
+    return absl::InvalidArgumentError("experts job: every pointer must be set");
+  }
+  if (job.width == 0 || job.experts == 0 || job.top_k == 0 || job.top_k > job.experts) {
+    return absl::InvalidArgumentError(absl::StrCat("experts job: width ", job.width, ", ",
+                                                   job.experts, " experts, top_k ", job.top_k));
+  }
+  return absl::OkStatus();
+}
+
+void RunExpertsOnHost(const ExpertsJob& job) {
+  for (uint32_t x = 0; x < job.experts; ++x) job.logits[x] = reference::RouterLogit(job, x);
+  reference::ChooseExperts(job.logits, job.experts, job.top_k, job.chosen);
+  for (uint32_t c = 0; c < job.width; ++c) job.out[c] = reference::ExpertOutput(job, c);
+}
+
 void RunAttentionOnHost(const AttentionJob& job) {
   const uint32_t width = job.heads * job.head_dim;
   for (uint32_t c = 0; c < width; ++c) job.out[c] = reference::AttentionOutput(job, c);

@@ -63,32 +63,28 @@ struct Experts {
     for (float& x : weights) x = Unit(rng);
   }
 
+  // The job over `o` with these weights (host or device pointers as the caller gives).
+  gpu::ExpertsJob Job(const float* o, const float* router_at, const float* weights_at,
+                      uint32_t top_k, float* logits, uint32_t* chosen, float* out) const {
+    return gpu::ExpertsJob{.o = o,
+                           .router = router_at,
+                           .weights = weights_at,
+                           .width = w,
+                           .experts = e,
+                           .top_k = top_k,
+                           .logits = logits,
+                           .chosen = chosen,
+                           .out = out};
+  }
+
+  // The layer on the CPU (gpu::RunExpertsOnHost: the kernels' arithmetic).
   std::vector<float> Run(const std::vector<float>& o, uint32_t top_k,
                          std::vector<uint32_t>* chosen) const {
-    std::vector<float> logits(e, 0.0f);
-    for (uint32_t x = 0; x < e; ++x) {
-      for (uint32_t c = 0; c < w; ++c) logits[x] = logits[x] + router[size_t{x} * w + c] * o[c];
-    }
-    std::vector<uint32_t> order(e);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return logits[a] > logits[b]; });
-    order.resize(top_k);
-    std::sort(order.begin(), order.end());
-    *chosen = order;
-    float norm = 0.0f;
-    for (uint32_t x : order) norm = norm + std::fabs(logits[x]);
-    std::vector<float> out(w, 0.0f);
-    for (uint32_t x : order) {
-      const float gate = norm > 0.0f ? logits[x] / norm : 0.0f;
-      for (uint32_t c = 0; c < w; ++c) {
-        float t = 0.0f;
-        const float* row = weights.data() + (size_t{x} * w + c) * w;
-        for (uint32_t d = 0; d < w; ++d) t = t + row[d] * o[d];
-        const float y = (2.0f * t) / (2.0f + std::fabs(t));
-        out[c] = out[c] + gate * y;
-      }
-    }
+    std::vector<float> logits(e);
+    std::vector<float> out(w);
+    chosen->assign(top_k, 0);
+    gpu::RunExpertsOnHost(Job(o.data(), router.data(), weights.data(), top_k, logits.data(),
+                              chosen->data(), out.data()));
     return out;
   }
 
@@ -277,7 +273,19 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
   // Decode: each step reads the whole context, appends a page, attends; then the experts.
   const uint32_t width = layout.num_kv_heads * layout.head_dim;
   const Experts experts(width, o.experts, o.seed);
-  std::vector<float> attention;
+  // The experts' weights in device memory, and the layer's scratch there.
+  auto upload = [&](const std::vector<float>& v) -> absl::StatusOr<gpu::DeviceBuffer> {
+    STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer b, device.Allocate(v.size() * sizeof(float)));
+    STRATA_RETURN_IF_ERROR(
+        device.CopyToDeviceAsync(b.data(), v.data(), v.size() * sizeof(float), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
+    return b;
+  };
+  STRATA_ASSIGN_OR_RETURN(const gpu::DeviceBuffer router, upload(experts.router));
+  STRATA_ASSIGN_OR_RETURN(const gpu::DeviceBuffer expert_weights, upload(experts.weights));
+  STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer logits, device.Allocate(o.experts * sizeof(float)));
+  STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer chosen, device.Allocate(o.top_k * sizeof(uint32_t)));
+  STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer mixed, device.Allocate(width * sizeof(float)));
   for (uint32_t step = 0; step < o.decode_steps; ++step) {
     t0 = Clock::now();
     const uint32_t context = pages;
@@ -289,13 +297,23 @@ absl::StatusOr<MoeDemoResult> RunMoeDemo(Client& client, const MoeDemoOptions& o
     STRATA_ASSIGN_OR_RETURN(gpu::DeviceBuffer out, device.Allocate(width * sizeof(float)));
     STRATA_RETURN_IF_ERROR(device.AttentionAsync(
         AttentionOver(layout, all.data(), pages, static_cast<float*>(out.data())), cache.stream()));
-    attention.resize(width);
-    STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(attention.data(), out.data(),
-                                                  width * sizeof(float), cache.stream()));
     STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
     result.phases.push_back({"decode attention", context, 1, Ms(t0)});
+    // The MoE layer on the device over the attention's output, where it already is.
     t0 = Clock::now();
-    result.output = experts.Run(attention, o.top_k, &result.experts_chosen);
+    STRATA_RETURN_IF_ERROR(device.ExpertsAsync(
+        experts.Job(static_cast<const float*>(out.data()), static_cast<const float*>(router.data()),
+                    static_cast<const float*>(expert_weights.data()), o.top_k,
+                    static_cast<float*>(logits.data()), static_cast<uint32_t*>(chosen.data()),
+                    static_cast<float*>(mixed.data())),
+        cache.stream()));
+    result.output.resize(width);
+    result.experts_chosen.resize(o.top_k);
+    STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(result.output.data(), mixed.data(),
+                                                  width * sizeof(float), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.CopyToHostAsync(result.experts_chosen.data(), chosen.data(),
+                                                  o.top_k * sizeof(uint32_t), cache.stream()));
+    STRATA_RETURN_IF_ERROR(device.Synchronize(cache.stream()));
     result.phases.push_back({"decode experts", 0, 0, Ms(t0)});
   }
 

@@ -16,14 +16,14 @@
 // in CI; a GPU's on a GPU machine). The model's KV is computed on that device (midfill's
 // and decode's new pages too, from a ModelState advanced on it), and so is the attention
 // (Device::AttentionAsync over the context gathered from the cache in device memory: a CUDA
-// kernel on a GPU); the router and the experts run on the CPU over the attention's output
-// (a vector of num_kv_heads * head_dim floats copied back): their kernels are not built.
+// kernel on a GPU), and so is the MoE layer over the attention's output where it already is
+// (Device::ExpertsAsync: router, top-k, gated experts; kernels on a GPU).
 //
 // The demo checks itself: the prompt read back from the cache (computed on the device,
 // written through strata) is byte-identical to the CPU model's KV, and the last decode's
 // expert output computed from KV that came through strata equals, bit for bit, the one
 // computed from KV the CPU model recomputed from the tokens alone, with the attention run on
-// the CPU (gpu::RunAttentionOnHost: the same arithmetic as the kernel).
+// the CPU (gpu::RunAttentionOnHost, gpu::RunExpertsOnHost: the kernels' arithmetic).
 //
 // Attention and experts (only IEEE binary32 +, -, *, / and |x|, in the order written, so a
 // CUDA port can match bit for bit): with W = num_kv_heads * head_dim, the query of layer l

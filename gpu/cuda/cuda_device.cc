@@ -130,6 +130,11 @@ absl::Status CudaDevice::DoAttentionAsync(const AttentionJob& job, void* stream)
   return FromCudaError(LaunchAttention(job, AsStream(stream)), "attention kernel");
 }
 
+absl::Status CudaDevice::DoExpertsAsync(const ExpertsJob& job, void* stream) {
+  STRATA_RETURN_IF_ERROR(Activate());
+  return FromCudaError(LaunchExperts(job, AsStream(stream)), "experts kernels");
+}
+
 absl::Status CudaDevice::DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                           uint64_t seed, uint64_t* out, void* stream) {
   STRATA_RETURN_IF_ERROR(Activate());

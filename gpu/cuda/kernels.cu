@@ -159,6 +159,33 @@ __global__ void AttentionKernel(AttentionJob job) {
 
 }  // namespace
 
+namespace {
+
+__global__ void RouterKernel(ExpertsJob job) {
+  const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < job.experts) job.logits[x] = reference::RouterLogit(job, x);
+}
+
+__global__ void ChooseKernel(ExpertsJob job) {
+  reference::ChooseExperts(job.logits, job.experts, job.top_k, job.chosen);
+}
+
+__global__ void ExpertKernel(ExpertsJob job) {
+  const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < job.width) job.out[c] = reference::ExpertOutput(job, c);
+}
+
+}  // namespace
+
+cudaError_t LaunchExperts(const ExpertsJob& job, cudaStream_t stream) {
+  constexpr unsigned kThreads = 128;
+  (void)cudaGetLastError();
+  RouterKernel<<<(job.experts + kThreads - 1) / kThreads, kThreads, 0, stream>>>(job);
+  ChooseKernel<<<1, 1, 0, stream>>>(job);
+  ExpertKernel<<<(job.width + kThreads - 1) / kThreads, kThreads, 0, stream>>>(job);
+  return cudaGetLastError();
+}
+
 cudaError_t LaunchAttention(const AttentionJob& job, cudaStream_t stream) {
   constexpr unsigned kThreads = 128;
   const unsigned blocks = (job.heads * job.head_dim + kThreads - 1) / kThreads;

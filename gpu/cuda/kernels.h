@@ -39,6 +39,10 @@ struct Xxh3Secrets;
 struct AttentionJob;
 // The MoE reference attention (strata/gpu/moe_reference.h): one thread per output column.
 cudaError_t LaunchAttention(const AttentionJob& job, cudaStream_t stream);
+struct ExpertsJob;
+// The MoE layer (moe_reference.h): a logits kernel (a thread per expert), the choice (one
+// thread), the experts' output (a thread per column).
+cudaError_t LaunchExperts(const ExpertsJob& job, cudaStream_t stream);
 // XXH3-64 (strata/gpu/xxh3.h) of each of `chunks` chunks of `chunk_bytes` bytes at `data`
 // into sums[0, chunks): one thread per chunk.
 cudaError_t LaunchChecksumChunks(const uint8_t* data, uint64_t chunk_bytes, uint64_t chunks,

@@ -301,6 +301,52 @@ TEST(CudaAttentionTest, KernelOutputIsTheHostRunsBits) {
   }
 }
 
+// The MoE layer's kernels (router, choice, experts) against the same arithmetic on the CPU.
+TEST(CudaExpertsTest, KernelsChooseAndMixAsTheHostRunDoes) {
+  absl::StatusOr<std::unique_ptr<Device>> opened = OpenCudaDevice(kOrdinal);
+  if (!opened.ok()) GTEST_SKIP() << "no CUDA device: " << opened.status();
+  Device& device = **opened;
+  ASSERT_OK_AND_ASSIGN(Stream stream, device.CreateStream());
+  const uint32_t width = 64, experts = 8, top_k = 2;
+  std::mt19937 rng(11);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = static_cast<float>(rng() % 4096) / 4096.0f - 0.5f;
+    return v;
+  };
+  const std::vector<float> o = values(width), router = values(experts * width),
+                           weights = values(size_t{experts} * width * width);
+  std::vector<float> logits(experts), want(width);
+  std::vector<uint32_t> chosen(top_k);
+  RunExpertsOnHost({o.data(), router.data(), weights.data(), width, experts, top_k, logits.data(),
+                    chosen.data(), want.data()});
+  auto upload = [&](const void* p, size_t bytes) {
+    absl::StatusOr<DeviceBuffer> b = device.Allocate(bytes);
+    EXPECT_OK(b.status());
+    EXPECT_OK(device.CopyToDeviceAsync(b->data(), p, bytes, stream));
+    return *std::move(b);
+  };
+  const DeviceBuffer d_o = upload(o.data(), o.size() * 4),
+                     d_r = upload(router.data(), router.size() * 4),
+                     d_w = upload(weights.data(), weights.size() * 4);
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer d_logits, device.Allocate(experts * 4));
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer d_chosen, device.Allocate(top_k * 4));
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer d_out, device.Allocate(width * 4));
+  ASSERT_OK(device.ExpertsAsync(
+      {static_cast<const float*>(d_o.data()), static_cast<const float*>(d_r.data()),
+       static_cast<const float*>(d_w.data()), width, experts, top_k,
+       static_cast<float*>(d_logits.data()), static_cast<uint32_t*>(d_chosen.data()),
+       static_cast<float*>(d_out.data())},
+      stream));
+  std::vector<float> got(width);
+  std::vector<uint32_t> got_chosen(top_k);
+  ASSERT_OK(device.CopyToHostAsync(got.data(), d_out.data(), width * 4, stream));
+  ASSERT_OK(device.CopyToHostAsync(got_chosen.data(), d_chosen.data(), top_k * 4, stream));
+  ASSERT_OK(device.Synchronize(stream));
+  EXPECT_EQ(got_chosen, chosen);
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), width * 4), 0);
+}
+
 // The reference model's kernels (strata/gpu/reference_kv.h) against the CPU model: the
 // same bytes for every dtype and format, a run of several jobs, a 70B-like page.
 TEST(CudaReferenceModelTest, KernelsComputeTheCpuModelsBytes) {

@@ -164,6 +164,10 @@ class Device {
   // enqueue `job`, its blob and out this device's memory. Errors: CheckAttentionJob's;
   // (host device) a buffer outside every live buffer as for copies.
   absl::Status AttentionAsync(const AttentionJob& job, Stream& stream);
+  // Its MoE layer (router, top-k, gated experts: moe_reference.h), every pointer this
+  // device's memory. Errors: CheckExpertsJob's; (host device) memory outside every live
+  // buffer as for copies.
+  absl::Status ExpertsAsync(const ExpertsJob& job, Stream& stream);
 
   // The reference model on this device (strata/gpu/reference_kv.h): enqueue `job`, every
   // buffer of it this device's memory. Errors: CheckReferenceKvJob's; (host device) a
@@ -228,6 +232,7 @@ class Device {
                                         void* stream) = 0;
   virtual absl::Status DoReferenceKvAsync(const ReferenceKvJob& job, void* stream) = 0;
   virtual absl::Status DoAttentionAsync(const AttentionJob& job, void* stream) = 0;
+  virtual absl::Status DoExpertsAsync(const ExpertsJob& job, void* stream) = 0;
   virtual absl::Status DoChecksumChunks(const void* data, uint64_t chunk_bytes, uint64_t chunks,
                                         uint64_t seed, uint64_t* out, void* stream) = 0;
   virtual absl::Status DoSynchronizeStream(void* stream) = 0;
