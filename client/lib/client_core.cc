@@ -363,6 +363,7 @@ ClientStats ClientCore::stats() const {
   s.device_bytes_from_hbm = device_bytes_from_hbm_.load(std::memory_order_relaxed);
   s.device_reads_received = device_reads_received_.load(std::memory_order_relaxed);
   s.device_writes = device_writes_.load(std::memory_order_relaxed);
+  s.device_writes_direct = device_writes_direct_.load(std::memory_order_relaxed);
   s.same_host_writes = same_host_writes_.load(std::memory_order_relaxed);
   return s;
 }

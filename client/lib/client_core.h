@@ -197,6 +197,24 @@ class ClientCore {
   absl::StatusOr<WriteResult> WriteFromDevice(
       const MemoryDescriptor& source,
       absl::FunctionRef<absl::StatusOr<WriteResult>(const MemoryDescriptor& staged)> write);
+  // A write from device memory without the pinned pool: the chunk checksums computed by the
+  // device; on the node's host the device copies the blob straight into the same-host
+  // staging file (path c), else (ClientOptions::device_direct) the transport sends it from
+  // the device memory (path a). UNIMPLEMENTED where neither can (the caller stages).
+  absl::StatusOr<WriteResult> WriteDirectFromDevice(const Namespace& ns,
+                                                    const std::optional<Parent>& parent,
+                                                    absl::Span<const TokenId> tokens,
+                                                    const MemoryDescriptor& source,
+                                                    absl::Time deadline, const SegmentStart* start);
+  // Write's second half: the PUT of a checked blob (same-host channel when allowed and
+  // reachable, else UCX).
+  absl::StatusOr<WriteResult> PutChecked(const Namespace& ns, const std::optional<Parent>& parent,
+                                         absl::Span<const TokenId> tokens,
+                                         absl::Span<const std::byte> blob,
+                                         const std::vector<uint64_t>& checksums,
+                                         absl::Time deadline, const SegmentStart* start,
+                                         bool same_host,
+                                         const SameHostChannel::DeviceTarget* device = nullptr);
 
   // One PUT on the data plane (write_path.cc): sends it with the blob's bytes and waits for
   // its final PUT_RESULT.
@@ -224,6 +242,7 @@ class ClientCore {
   std::atomic<uint64_t> device_bytes_from_hbm_{0};
   std::atomic<uint64_t> device_reads_received_{0};
   std::atomic<uint64_t> device_writes_{0};
+  std::atomic<uint64_t> device_writes_direct_{0};
   std::atomic<uint64_t> same_host_reads_{0};
   std::atomic<uint64_t> same_host_writes_{0};
 

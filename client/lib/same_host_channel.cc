@@ -482,13 +482,24 @@ absl::Status SameHostChannel::ReadOnce(wire::ReadHeader header, absl::Span<const
 absl::StatusOr<DataPlane::PutOutcome> SameHostChannel::Put(wire::PutHeader header,
                                                            absl::Span<const uint8_t> metadata,
                                                            absl::Span<const uint8_t> bytes,
-                                                           absl::Time deadline) {
+                                                           absl::Time deadline,
+                                                           const DeviceTarget* device) {
   if (bytes.size() != header.bytes || bytes.size() > staging_bytes_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "same-host PUT of ", bytes.size(), " bytes: the staging file holds ", staging_bytes_));
   }
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Take(deadline));
-  if (!bytes.empty()) std::memcpy(c->staging, bytes.data(), bytes.size());
+  if (!bytes.empty() && device != nullptr) {
+    absl::Status copied =
+        device->device->CopyToHostAsync(c->staging, bytes.data(), bytes.size(), *device->stream);
+    if (copied.ok()) copied = device->device->Synchronize(*device->stream);
+    if (!copied.ok()) {
+      Give(std::move(c));
+      return copied;
+    }
+  } else if (!bytes.empty()) {
+    std::memcpy(c->staging, bytes.data(), bytes.size());
+  }
   header.request_id = next_request_.fetch_add(1, std::memory_order_relaxed);
   sh::Writer offset;
   offset.U64(0);

@@ -100,10 +100,12 @@ class SameHostChannel {
                     uint64_t* checksum_failures, const DeviceTarget* device = nullptr);
 
   // One PUT of `bytes` (header.bytes of them; <= staging_bytes()). `metadata` as for the
-  // UCX PUT (wire::EncodePutPayload).
+  // UCX PUT (wire::EncodePutPayload). With `device`, `bytes` is device memory copied by the
+  // device straight into the connection's staging file (one D2H, no pinned copy).
   absl::StatusOr<DataPlane::PutOutcome> Put(store::transport::wire::PutHeader header,
                                             absl::Span<const uint8_t> metadata,
-                                            absl::Span<const uint8_t> bytes, absl::Time deadline);
+                                            absl::Span<const uint8_t> bytes, absl::Time deadline,
+                                            const DeviceTarget* device = nullptr);
 
  private:
   struct Connection {

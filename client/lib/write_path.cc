@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "client/lib/client_core.h"
+#include "client/lib/device_context.h"
 #include "client/lib/wire_types.h"
 #include "strata/base/status_macros.h"
 #include "strata/proto/key_convert.h"
@@ -135,15 +136,69 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
                                               const MemoryDescriptor& source, absl::Time deadline,
                                               const SegmentStart* start) {
   if (source.kind == MemoryKind::kDevice) {
+    // On the node's host the device copies the blob straight into the staging file; off it
+    // the transport sends it from the device memory; else (or UNIMPLEMENTED) it is staged.
+    // (Local checks and the device first: nothing is sent for a call refused here.)
+    absl::StatusOr<WriteResult> direct =
+        WriteDirectFromDevice(ns, parent, tokens, source, deadline, start);
+    if (!absl::IsUnimplemented(direct.status())) return direct;
     return WriteFromDevice(source, [&](const MemoryDescriptor& staged) {
       return Write(ns, parent, tokens, staged, deadline, start);
     });
   }
-  const radix::KvLayout& layout = ns.layout();
   STRATA_ASSIGN_OR_RETURN(CheckedBlob checked, CheckBlob(ns, parent, tokens, source, start));
-  const uint64_t bytes = checked.bytes;
-  const absl::Span<const std::byte> blob = checked.blob;
-  const std::vector<uint64_t> checksums = std::move(checked.checksums);
+  return PutChecked(ns, parent, tokens, checked.blob, checked.checksums, deadline, start,
+                    /*same_host=*/true);
+}
+
+absl::StatusOr<WriteResult> ClientCore::WriteDirectFromDevice(
+    const Namespace& ns, const std::optional<Parent>& parent, absl::Span<const TokenId> tokens,
+    const MemoryDescriptor& source, absl::Time deadline, const SegmentStart* start) {
+  const radix::KvLayout& layout = ns.layout();
+  STRATA_ASSIGN_OR_RETURN(const uint32_t pages, CheckShape(ns, parent, tokens, start));
+  const uint64_t bytes = PagesBytes(layout, pages);
+  STRATA_RETURN_IF_ERROR(CheckMemoryDescriptor(source, bytes, "source"));
+  STRATA_ASSIGN_OR_RETURN(DeviceContext * context, DeviceFor(source.device));
+  std::shared_ptr<SameHostChannel> local = SameHost(deadline);
+  if (local != nullptr && bytes > local->staging_bytes()) local = nullptr;
+  if (local == nullptr) {
+    STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+    if (!options_.device_direct || (context->device().memory_kind() != gpu::MemoryKind::kHost &&
+                                    !plane->accepts_cuda_memory())) {
+      return absl::UnimplementedError("the transport cannot send from this device's memory");
+    }
+  }
+  // The checksums, layer-major by page (radix::ChunkChecksums' order): the blob's chunks in
+  // order, computed where the bytes are.
+  std::vector<uint64_t> checksums(uint64_t{layout.num_layers} * pages);
+  {
+    absl::MutexLock lock(&context->mu());
+    STRATA_RETURN_IF_ERROR(context->device().ChecksumChunks(
+        source.ptr, layout.BytesPerLayerPage(), checksums.size(), radix::kPrefixHashSeed,
+        checksums.data(), context->stream()));
+  }
+  const auto blob = absl::MakeConstSpan(static_cast<const std::byte*>(source.ptr), bytes);
+  absl::StatusOr<WriteResult> written;
+  if (local != nullptr) {
+    absl::MutexLock lock(&context->mu());
+    const SameHostChannel::DeviceTarget target{&context->device(), &context->stream()};
+    written = PutChecked(ns, parent, tokens, blob, checksums, deadline, start, /*same_host=*/true,
+                         &target);
+  } else {
+    written = PutChecked(ns, parent, tokens, blob, checksums, deadline, start, /*same_host=*/false);
+  }
+  if (!written.ok()) return written.status();
+  device_writes_.fetch_add(1, std::memory_order_relaxed);
+  device_writes_direct_.fetch_add(1, std::memory_order_relaxed);
+  return written;
+}
+
+absl::StatusOr<WriteResult> ClientCore::PutChecked(
+    const Namespace& ns, const std::optional<Parent>& parent, absl::Span<const TokenId> tokens,
+    absl::Span<const std::byte> blob, const std::vector<uint64_t>& checksums, absl::Time deadline,
+    const SegmentStart* start, bool same_host, const SameHostChannel::DeviceTarget* device) {
+  const radix::KvLayout& layout = ns.layout();
+  const uint64_t bytes = blob.size();
 
   const std::string ns_encoding = ns.CanonicalEncoding();
   wire::PutHeader header{.bytes = bytes,
@@ -181,11 +236,20 @@ absl::StatusOr<WriteResult> ClientCore::Write(const Namespace& ns,
   absl::StatusOr<DataPlane::PutOutcome> outcome = absl::UnavailableError("not sent");
   // On the node's host a blob that fits its staging file goes through the same-host
   // channel; one that broke leaves the put to UCX (a put it committed is found existing).
-  if (std::shared_ptr<SameHostChannel> local = SameHost(deadline);
+  if (std::shared_ptr<SameHostChannel> local = same_host ? SameHost(deadline) : nullptr;
       local != nullptr && bytes <= local->staging_bytes()) {
-    outcome = local->Put(header, metadata, source_bytes, deadline);
+    outcome = local->Put(header, metadata, source_bytes, deadline, device);
     if (outcome.ok()) same_host_writes_.fetch_add(1, std::memory_order_relaxed);
     if (outcome.status().code() == absl::StatusCode::kUnavailable) DropSameHost(local);
+  }
+  if (device != nullptr && outcome.status().code() == absl::StatusCode::kUnavailable) {
+    // The channel broke under a put of device memory: UCX may send it from there only if it
+    // can read that memory; else the caller stages it (a put the channel committed is found
+    // existing then).
+    STRATA_ASSIGN_OR_RETURN(DataPlane * plane, data_plane());
+    if (device->device->memory_kind() != gpu::MemoryKind::kHost && !plane->accepts_cuda_memory()) {
+      return absl::UnimplementedError("same-host put of device memory failed; staging it");
+    }
   }
   for (int attempt = 0; attempt < 2 && outcome.status().code() == absl::StatusCode::kUnavailable;
        ++attempt) {

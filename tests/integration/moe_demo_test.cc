@@ -53,8 +53,10 @@ TEST_P(MoeDemoTest, FourPhasesThroughDeviceMemoryMatchTheRecomputedOutput) {
   EXPECT_EQ(stats.device_writes, 4u);  // prompt, midfill, two decode pages
   if (GetParam() == kSameHost) {
     EXPECT_EQ(stats.device_reads_direct, 3u);
+    EXPECT_EQ(stats.device_writes_direct, 4u);
   } else if (GetParam() == kTcpDeviceDirect) {
     EXPECT_EQ(stats.device_reads_received, 3u);
+    EXPECT_EQ(stats.device_writes_direct, 4u);
   } else {
     EXPECT_EQ(stats.device_reads_staged, 3u);
   }

@@ -145,6 +145,8 @@ struct ClientStats {
   uint64_t device_bytes_from_hbm = 0;  // ... of those, bytes copied device to device from the
                                        // node's HBM tier (it shares it: same_host_share_hbm)
   uint64_t device_writes = 0;          // writes from device memory
+  uint64_t device_writes_direct = 0;   // ... of those, sent by the transport straight from it
+                                       // (ClientOptions::device_direct)
   uint64_t same_host_reads = 0;        // READs served by the same-host channel
   uint64_t same_host_writes = 0;       // PUTs through the same-host channel
 };
