@@ -43,6 +43,7 @@ VENDOR_INCLUDES = {
     "cairo": re.compile(r"^cairo"),
     "benchmark": re.compile(r"^benchmark/"),
     "gtest": re.compile(r"^(gtest|gmock)/"),
+    "pybind11": re.compile(r"^(pybind11/|Python\.h$|dlpack/)"),
 }
 VENDOR_LINKS = {
     "cuda": re.compile(r"^CUDA::"),
@@ -57,6 +58,7 @@ VENDOR_LINKS = {
     "cairo": re.compile(r"(?i)cairo"),
     "benchmark": re.compile(r"^benchmark::"),
     "gtest": re.compile(r"^GTest::"),
+    "pybind11": re.compile(r"^pybind11::"),
 }
 ALWAYS = {"base"}
 # Test-only libraries (strata::testing in base/testing, strata::testing_node in tests/testing):

@@ -37,6 +37,10 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # promtool: the tests check /metrics and deploy/prometheus with Prometheus's own parser
   prometheus
+  # the Python module (python/): Debian's Python headers, pybind11 and DLPack's header; its
+  # tests run under pytest with NumPy and PyTorch (CPU), and `pip install .` into a venv
+  python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-torch
+  python3-venv python3-pip
 )
 
 if [[ "${1:-}" == "--bench" ]]; then

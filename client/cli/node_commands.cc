@@ -72,20 +72,7 @@ absl::Status RunTiers(CommandContext& ctx, const ParsedArgs& args) {
   STRATA_ASSIGN_OR_RETURN(NodeTiers info, client->Tiers(ctx.Call()));
 
   if (ctx.json()) {
-    Json json;
-    Json& tiers_json = json["tiers"] = Json::array();
-    for (const TierStats& tier : info.tiers) tiers_json.push_back(TierInfoJson(tier));
-    json["text"] = TextTierJson(info.text);
-    json["rebuild"] = RebuildQueueJson(info.rebuild);
-    json["index"] = IndexInfoJson(info.index);
-    json["engine"] = EngineInfoJson(info.engine);
-    json["meta"] = MetaStatsJson(info.meta);
-    json["lookups"] = LookupsJson(info.lookups);
-    json["mrc"] = MissRatioCurveJson(info.mrc);
-    Json& curves = json["curves"] = Json::array();
-    for (const TierCurve& curve : info.curves) curves.push_back(TierCurveJson(curve));
-    json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
-    ctx.out() << DumpJson(json) << "\n";
+    ctx.out() << DumpJson(NodeTiersJson(info)) << "\n";
     return absl::OkStatus();
   }
 

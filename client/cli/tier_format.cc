@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "client/cli/blob_format.h"
 #include "client/cli/capacity_format.h"
 #include "client/cli/table.h"
 
@@ -96,6 +97,23 @@ Json RebuildQueueJson(const RebuildQueueStats& queue) {
   json["completed"] = queue.completed;
   json["expired"] = queue.expired;
   json["dropped"] = queue.dropped;
+  return json;
+}
+
+Json NodeTiersJson(const NodeTiers& info) {
+  Json json;
+  Json& tiers_json = json["tiers"] = Json::array();
+  for (const TierStats& tier : info.tiers) tiers_json.push_back(TierInfoJson(tier));
+  json["text"] = TextTierJson(info.text);
+  json["rebuild"] = RebuildQueueJson(info.rebuild);
+  json["index"] = IndexInfoJson(info.index);
+  json["engine"] = EngineInfoJson(info.engine);
+  json["meta"] = MetaStatsJson(info.meta);
+  json["lookups"] = LookupsJson(info.lookups);
+  json["mrc"] = MissRatioCurveJson(info.mrc);
+  Json& curves = json["curves"] = Json::array();
+  for (const TierCurve& curve : info.curves) curves.push_back(TierCurveJson(curve));
+  json["token_bytes_per_kv_byte"] = info.token_bytes_per_kv_byte;
   return json;
 }
 

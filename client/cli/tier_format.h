@@ -41,6 +41,10 @@ std::vector<std::pair<std::string, std::string>> RebuildQueueLines(const Rebuild
 // Every field as a JSON object (sizes and counts as integers).
 Json TextTierJson(const TextTierStats& text);
 Json RebuildQueueJson(const RebuildQueueStats& queue);
+// Everything Tiers answered, as `strata tiers --json` prints it: "tiers" (TierInfoJson each),
+// "text", "rebuild", "index", "engine", "meta", "lookups", "mrc", "curves",
+// "token_bytes_per_kv_byte" (the Python module's Client.tiers() returns the same).
+Json NodeTiersJson(const NodeTiers& info);
 
 // "evicted 1.00 MiB of 2.00 MiB asked from dram: 3 blobs demoted to ssd, 2 dropped to
 // text" (`asked` none: "of all that could go"); SSD: "...from ssd: 2 blobs dropped to
