@@ -270,6 +270,27 @@ host memory standing in for one on a client made with ``host_device=True``. Pass
           py::arg("phase") = LookupPhase::kUnspecified, py::arg("timeout") = py::none(),
           R"doc(The longest cached prefix of `tokens` (from page 0; a trailing partial page is ignored). NotFound: the node has never seen the namespace (a cold node: treat it as a miss).)doc")
       .def(
+          "match_many",
+          [](PyClient& c, const Namespace& ns, const py::list& token_lists,
+             bool stop_at_first_short, LookupPhase phase, const py::object& timeout) {
+            std::vector<std::vector<TokenId>> tokens;
+            tokens.reserve(token_lists.size());
+            for (py::handle t : token_lists) tokens.push_back(TokensFrom(t));
+            std::vector<SegmentQuery> queries;
+            for (const auto& t : tokens) queries.push_back(SegmentQuery{std::nullopt, t});
+            CallOptions call = CallFromTimeout(timeout);
+            return ValueOrThrow(c.Run([&](Client& client) {
+              return client.MatchSegments(ns, queries, phase, stop_at_first_short, call);
+            }));
+          },
+          py::arg("ns"), py::arg("token_lists"), py::kw_only(),
+          py::arg("stop_at_first_short") = false, py::arg("phase") = LookupPhase::kUnspecified,
+          py::arg("timeout") = py::none(),
+          R"doc(Several independent lookups (each a sequence from page 0) in one call to the node,
+answered in order. stop_at_first_short: the node stops after the first answer that does not
+cover all its query's whole pages (fewer answers come back) — "how many leading keys exist"
+in one round trip. A node's own call (Unimplemented on a cluster client).)doc")
+      .def(
           "read",
           [](PyClient& c, const Namespace& ns, py::handle match, py::handle destination,
              const py::object& pages, const py::object& timeout) {

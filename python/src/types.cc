@@ -8,6 +8,7 @@
 #include "pybind11/operators.h"
 #include "pybind11/stl.h"
 #include "python/src/bindings.h"
+#include "strata/radix/prefix_hash.h"
 
 namespace strata::python {
 namespace {
@@ -128,6 +129,19 @@ layer; the bytes of n pages are layer-major: layer l, page p at
       .def_property_readonly("tenant", &Namespace::tenant)
       .def_property_readonly("model", &Namespace::model)
       .def_property_readonly("layout", &Namespace::layout)
+      .def(
+          "key_for",
+          [](const Namespace& ns, py::handle tokens) {
+            std::vector<TokenId> ids = TokensFrom(tokens);
+            return BlobKey{
+                radix::PrefixHashAt(radix::NamespaceHash(ns), ids, ns.layout().page_tokens)};
+          },
+          py::arg("tokens"),
+          "The key of the blob that ends after the whole pages of `tokens` (a sequence from page "
+          "0): "
+          "what write() of those tokens from page 0, or of their last pages continuing the rest, "
+          "returns. "
+          "Computed here, no call to a node.")
       .def(py::self == py::self)
       .def("__hash__",
            [](const Namespace& ns) { return py::hash(py::bytes(ns.CanonicalEncoding())); })
@@ -149,6 +163,22 @@ layer; the bytes of n pages are layer-major: layer l, page p at
 One piece of a match: sequence pages [seq_page_begin, seq_page_begin + page_count) are pages
 [blob_page_offset, ...) of blob ``blob``, in ``tier``. A TEXT segment's bytes are gone: it
 carries its ``tokens`` (recompute them, or request a rebuild).)doc")
+      .def(py::init([](const BlobKey& blob, uint32_t blob_page_offset, uint32_t page_count,
+                       uint32_t seq_page_begin, uint32_t blob_pages, Tier tier) {
+             Segment s;
+             s.blob = blob;
+             s.blob_page_offset = blob_page_offset;
+             s.page_count = page_count;
+             s.seq_page_begin = seq_page_begin;
+             s.blob_pages = blob_pages;
+             s.tier = tier;
+             return s;
+           }),
+           py::arg("blob"), py::arg("blob_page_offset"), py::arg("page_count"),
+           py::arg("seq_page_begin"), py::arg("blob_pages") = 0, py::arg("tier") = Tier::kDram,
+           "A segment made by the caller: a piece of an earlier match, re-based or cut (e.g. to "
+           "read pages "
+           "[a, b) of a match as pages [0, b - a) of a destination).")
       .def_readonly("blob", &Segment::blob)
       .def_readonly("blob_page_offset", &Segment::blob_page_offset)
       .def_readonly("page_count", &Segment::page_count)

@@ -316,3 +316,23 @@ def test_cluster_of_two_nodes(ns, model):
     finally:
         a.stop()
         b.stop()
+
+
+def test_key_for_match_many_and_cut_segments(client, ns, model):
+    seqs = [tokens_for(1, start=70000 + 10 * i) for i in range(3)]
+    keys = [client.write(ns, t, model.compute_blob(t, 0, 1)).key for t in seqs[:2]]
+    assert [ns.key_for(t) for t in seqs[:2]] == keys  # computed here, equal to the node's
+    answers = client.match_many(ns, seqs)
+    assert [a.readable_pages for a in answers] == [1, 1, 0]
+    short = client.match_many(ns, [seqs[0], seqs[2], seqs[1]], stop_at_first_short=True)
+    assert [a.readable_pages for a in short] == [1, 0]  # stopped at the first miss
+
+    # Pages [1, 3) of a 3-page blob read as pages [0, 2) of a destination.
+    t = tokens_for(3, start=80000)
+    kv = model.compute_blob(t, 0, 3)
+    w = client.write(ns, t, kv)
+    seg = strata.Segment(w.key, blob_page_offset=1, page_count=2, seq_page_begin=0, blob_pages=3)
+    out = bytearray(LAYOUT.pages_bytes(2))
+    client.read(ns, [seg], out, pages=2)
+    lp = LAYOUT.bytes_per_layer_page
+    assert out == b"".join(bytes(kv[(l * 3 + 1) * lp:(l * 3 + 3) * lp]) for l in range(LAYOUT.num_layers))

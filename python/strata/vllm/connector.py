@@ -1,0 +1,500 @@
+"""StrataConnector: a vLLM v1 KV connector (KVConnectorBase_V1) over strata.
+
+Launch (python/strata/vllm/README.md):
+
+    vllm serve MODEL --kv-transfer-config '{"kv_connector": "StrataConnector",
+        "kv_connector_module_path": "strata.vllm", "kv_role": "kv_both",
+        "kv_load_failure_policy": "recompute",
+        "kv_connector_extra_config": {"node": "127.0.0.1:7400", "tenant": "acme"}}'
+
+One strata page is one vLLM block (block_size tokens). Each TP rank keeps its own KV in its
+own namespace (tenant, model, layout with tp_rank); the scheduler matches rank 0's.
+
+Scheduler side (one instance in the engine core):
+  get_num_new_matched_tokens  Match on the request's token ids: the pages strata can serve
+                              now (TEXT pages are a miss; with rebuild_text, a prefetch queues
+                              their rebuild and promotes SSD pages), beyond vLLM's local hit,
+                              leaving at least one token to compute. Loads are synchronous
+                              (layer by layer inside the forward pass).
+  update_state_after_alloc    records the load: those pages into the request's new blocks
+  build_connector_meta        the step's loads, and saves of the pages that become full in
+                              this step (prompt pages at once; decode pages every
+                              decode_save_pages pages)
+  request_finished            pages not yet saved (the tail of what the request produced):
+                              the blocks are kept until the worker has written them
+Worker side (one instance per GPU worker):
+  register_kv_caches          the paged KV tensors, by layer (flash_attn, flashinfer or mla)
+  start_load_kv               starts ReadLayers of each load into a staging buffer on the
+                              cache's device (straight into GPU memory where the transport
+                              can, verified there)
+  wait_for_layer_load         waits for that layer of every load and scatters it into the blocks
+  save_kv_layer               gathers that layer of each save's blocks into its staging buffer
+  wait_for_save               writes the saves (two-phase puts, chained to their parents)
+  get_finished                writes the finishing requests' pages; reports them as sent
+  get_block_ids_with_load_errors  the blocks of every load that failed or did not verify
+                              (miss since the match, DATA_LOSS, node gone): vLLM recomputes
+                              them (kv_load_failure_policy "recompute") instead of serving them
+A failed save only loses cache; it never fails the request.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import re
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+import strata
+from strata._paged import Staging, VllmLayerAdapter, block_tensor, strata_dtype
+
+try:  # vLLM's own base class where vLLM is installed
+    from vllm.distributed.kv_transfer.kv_connector.v1.base import (KVConnectorBase_V1, KVConnectorMetadata,
+                                                                   KVConnectorRole)
+    HAVE_VLLM = True
+except ImportError:  # this repository's tests: vLLM is not installable here
+    from strata.vllm._standin import KVConnectorBase_V1, KVConnectorMetadata, KVConnectorRole
+    HAVE_VLLM = False
+
+logger = logging.getLogger("strata.vllm")
+
+
+# ------------------------------------------------------------------------ metadata (pickled)
+
+@dataclasses.dataclass
+class LoadSpec:
+    req_id: str
+    block_ids: List[int]  # the GPU blocks to fill, one per page
+    # Pieces of the request's match, re-based so that the first page to load is page 0:
+    # (blob key hex, blob_page_offset, page_count, seq_page_begin)
+    segments: List[Tuple[str, int, int, int]]
+
+
+@dataclasses.dataclass
+class SaveSpec:
+    req_id: str
+    block_ids: List[int]  # the GPU blocks of the pages to save, in order
+    tokens: List[int]  # their token ids
+    first_page: int  # sequence page of the first
+    parent: Optional[Tuple[str, int]]  # (blob key hex, pages) the blob continues; None: page 0
+
+
+@dataclasses.dataclass
+class StrataConnectorMetadata(KVConnectorMetadata):
+    loads: List[LoadSpec] = dataclasses.field(default_factory=list)
+    saves: List[SaveSpec] = dataclasses.field(default_factory=list)
+    finish_saves: List[SaveSpec] = dataclasses.field(default_factory=list)
+
+
+# ------------------------------------------------------------------------ configuration
+
+def _extra(vllm_config: Any) -> Dict[str, Any]:
+    kv = vllm_config.kv_transfer_config
+    return dict(getattr(kv, "kv_connector_extra_config", None) or {})
+
+
+def layout_from_vllm_config(vllm_config: Any, tp_rank: int = 0) -> strata.KvLayout:
+    """The strata layout of one TP rank's KV cache, from vLLM's model and cache config."""
+    extra = _extra(vllm_config)
+    if "layout" in extra:  # an explicit strata layout spec overrides what is derived
+        spec = extra["layout"]
+        return strata.KvLayout.from_spec(re.sub(r"tp=\d+/", f"tp={tp_rank}/", spec))
+    model = vllm_config.model_config
+    parallel = vllm_config.parallel_config
+    cache = vllm_config.cache_config
+    cache_dtype = getattr(cache, "cache_dtype", "auto")
+    dtype = model.dtype if cache_dtype in (None, "auto") else getattr(torch, {
+        "fp8": "float8_e4m3fn", "fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}.get(cache_dtype, cache_dtype))
+    mla = bool(getattr(model, "use_mla", False))
+    return strata.KvLayout(
+        num_layers=model.get_num_layers(parallel), num_kv_heads=1 if mla else model.get_num_kv_heads(parallel),
+        head_dim=model.get_head_size(), dtype=strata_dtype(dtype), page_tokens=cache.block_size,
+        format="mla" if mla else "kv", tp_rank=tp_rank, tp_world=parallel.tensor_parallel_size)
+
+
+def _tp_rank(vllm_config: Any) -> int:
+    try:
+        from vllm.distributed import get_tensor_model_parallel_rank  # type: ignore
+        return int(get_tensor_model_parallel_rank())
+    except Exception:  # no vLLM, or no TP group yet
+        parallel = vllm_config.parallel_config
+        return int(getattr(parallel, "rank", 0)) % max(1, int(parallel.tensor_parallel_size))
+
+
+def _client_from(extra: Dict[str, Any]) -> strata.Client:
+    kwargs: Dict[str, Any] = {"timeout": float(extra.get("timeout", 10.0))}
+    for key in ("cluster", "token", "same_host", "device_direct", "host_device", "ucx_transports"):
+        if key in extra:
+            kwargs[key] = extra[key]
+    return strata.Client(extra.get("node"), **kwargs)
+
+
+# ------------------------------------------------------------------------ scheduler-side state
+
+@dataclasses.dataclass
+class _RequestState:
+    request: Any
+    block_ids: List[int] = dataclasses.field(default_factory=list)
+    saved_pages: int = 0  # sequence pages strata holds for this request (loaded, matched or saved)
+    parent: Optional[Tuple[str, int]] = None  # the blob ending at saved_pages
+
+
+class _LoadJob:
+    """One load on the worker: ReadLayers on a thread, layers handed over as they land."""
+
+    def __init__(self, spec: LoadSpec, staging: Staging, blocks: torch.Tensor, num_layers: int):
+        self.spec = spec
+        self.staging = staging
+        self.blocks = blocks
+        self.landed = 0  # layers landed and verified
+        self.error: Optional[BaseException] = None
+        self.done = False
+        self.scattered = set()
+        self.cv = threading.Condition()
+        self.num_layers = num_layers
+
+    def on_layer(self, layer: int) -> None:
+        with self.cv:
+            self.landed = layer + 1
+            self.cv.notify_all()
+
+    def finish(self, error: Optional[BaseException]) -> None:
+        with self.cv:
+            self.error = error
+            self.done = True
+            self.cv.notify_all()
+
+    def wait_layer(self, layer: int) -> bool:
+        """True when `layer` landed; False when the read failed first."""
+        with self.cv:
+            self.cv.wait_for(lambda: self.landed > layer or self.done)
+            return self.landed > layer
+
+
+class StrataConnector(KVConnectorBase_V1):
+    def __init__(self, vllm_config: Any, role: Any, kv_cache_config: Any = None):
+        super().__init__(vllm_config, role, kv_cache_config)
+        self._extra = _extra(vllm_config)
+        self._block_size = int(vllm_config.cache_config.block_size)
+        model_name = str(self._extra.get("model") or getattr(vllm_config.model_config, "model", "model"))
+        self._tenant = str(self._extra.get("tenant", "default"))
+        self._model = model_name
+        self._rebuild_text = bool(self._extra.get("rebuild_text", True))
+        self._decode_save_pages = int(self._extra.get("decode_save_pages", 16))
+        self._client: Optional[strata.Client] = None
+        self._client_lock = threading.Lock()
+        self.stats = {"lookups": 0, "hit_pages": 0, "loads": 0, "load_errors": 0, "saves": 0,
+                      "save_errors": 0, "saved_pages": 0}
+        if role == KVConnectorRole.SCHEDULER:
+            self._ns = strata.Namespace(self._tenant, self._model, layout_from_vllm_config(vllm_config, 0))
+            self._matches: Dict[str, Tuple[strata.MatchResult, int]] = {}
+            self._pending_loads: Dict[str, LoadSpec] = {}
+            self._requests: Dict[str, _RequestState] = {}
+            self._finishing: List[SaveSpec] = []
+        else:
+            self._tp_rank = _tp_rank(vllm_config)
+            self._ns = strata.Namespace(self._tenant, self._model, layout_from_vllm_config(vllm_config, self._tp_rank))
+            self._layers: Dict[str, Tuple[int, torch.Tensor]] = {}
+            self._adapter: Optional[VllmLayerAdapter] = None
+            self._load_jobs: List[_LoadJob] = []
+            self._save_staging: Dict[str, Tuple[SaveSpec, Staging, torch.Tensor, set]] = {}
+            self._error_blocks: set = set()
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-vllm")
+
+    # -------------------------------------------------------------------- common
+
+    def client(self) -> strata.Client:
+        with self._client_lock:
+            if self._client is None:
+                self._client = _client_from(self._extra)
+            return self._client
+
+    @property
+    def namespace(self) -> strata.Namespace:
+        return self._ns
+
+    def shutdown(self) -> None:
+        if self.role == KVConnectorRole.WORKER:
+            self._pool.shutdown(wait=True)
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # -------------------------------------------------------------------- scheduler side
+
+    def get_num_new_matched_tokens(self, request: Any, num_computed_tokens: int) -> Tuple[Optional[int], bool]:
+        tokens = list(request.all_token_ids)[:request.num_tokens]
+        bs = self._block_size
+        self.stats["lookups"] += 1
+        try:
+            match = self.client().match(self._ns, tokens, phase=strata.LookupPhase.PREFILL)
+        except strata.NotFound:  # a namespace the node has never seen: a cold node
+            match = None
+        except strata.Error as e:  # the store is down: serve from vLLM alone
+            logger.warning("strata match failed for %s: %s", request.request_id, e)
+            match = None
+        if match is None:
+            self._matches[request.request_id] = (None, num_computed_tokens // bs)
+            return 0, False
+        local_pages = num_computed_tokens // bs
+        self._matches[request.request_id] = (match, local_pages)
+        if self._rebuild_text and (match.text_segments or any(s.tier == strata.Tier.SSD for s in match.segments)):
+            try:  # TEXT pages queued for rebuild, SSD pages promoted: a later request hits
+                self.client().prefetch(self._ns, tokens)
+            except strata.Error as e:
+                logger.info("strata prefetch failed for %s: %s", request.request_id, e)
+        # At least one token must be left to compute (vLLM asserts it for synchronous loads).
+        loadable = min(match.readable_pages, (request.num_tokens - 1) // bs)
+        pages = loadable - local_pages
+        if pages <= 0:
+            return 0, False
+        self.stats["hit_pages"] += pages
+        return pages * bs, False
+
+    def update_state_after_alloc(self, request: Any, blocks: Any, num_external_tokens: int) -> None:
+        req_id = request.request_id
+        match, local_pages = self._matches.pop(req_id, (None, 0))
+        state = self._requests.get(req_id)
+        if state is None:
+            state = self._requests[req_id] = _RequestState(request=request)
+        state.request = request
+        block_ids = list(blocks.get_block_ids()[0])
+        state.block_ids = block_ids
+        if match is None:
+            if state.saved_pages == 0:
+                state.parent = None
+            return
+        # Everything the match can serve is in strata already: saves continue after it.
+        if match.readable_pages >= state.saved_pages:
+            state.saved_pages = match.readable_pages
+            state.parent = self._parent_at(match, match.readable_pages)
+        if num_external_tokens <= 0:
+            return
+        pages = num_external_tokens // self._block_size
+        first = local_pages
+        segments = []
+        for seg in match.segments:
+            lo = max(seg.seq_page_begin, first)
+            hi = min(seg.seq_page_begin + seg.page_count, first + pages)
+            if lo < hi:
+                segments.append((seg.blob.hex, seg.blob_page_offset + (lo - seg.seq_page_begin), hi - lo, lo - first))
+        self._pending_loads[req_id] = LoadSpec(req_id, block_ids[first:first + pages], segments)
+
+    @staticmethod
+    def _parent_at(match: strata.MatchResult, pages: int) -> Optional[Tuple[str, int]]:
+        if pages == 0:
+            return None
+        for seg in match.segments:
+            if seg.seq_page_begin < pages <= seg.seq_page_begin + seg.page_count:
+                return (seg.blob.hex, pages)
+        return None
+
+    def _plan_save(self, state: _RequestState, computed_tokens: int, finishing: bool) -> Optional[SaveSpec]:
+        bs = self._block_size
+        full = min(computed_tokens, len(state.request.all_token_ids)) // bs
+        full = min(full, len(state.block_ids))
+        new_pages = full - state.saved_pages
+        if new_pages <= 0:
+            return None
+        in_prompt = computed_tokens <= state.request.num_prompt_tokens
+        if not finishing and not in_prompt and (self._decode_save_pages == 0 or new_pages < self._decode_save_pages):
+            return None
+        tokens = list(state.request.all_token_ids)[:full * bs]
+        spec = SaveSpec(state.request.request_id, state.block_ids[state.saved_pages:full],
+                        tokens[state.saved_pages * bs:], state.saved_pages, state.parent)
+        state.parent = (self._ns.key_for(tokens).hex, full)
+        state.saved_pages = full
+        return spec
+
+    def build_connector_meta(self, scheduler_output: Any) -> StrataConnectorMetadata:
+        meta = StrataConnectorMetadata(loads=list(self._pending_loads.values()))
+        self._pending_loads.clear()
+        num_scheduled = scheduler_output.num_scheduled_tokens
+        for new in scheduler_output.scheduled_new_reqs:
+            state = self._requests.get(new.req_id)
+            if state is None:
+                continue
+            state.block_ids = list(new.block_ids[0])
+            spec = self._plan_save(state, new.num_computed_tokens + num_scheduled.get(new.req_id, 0), False)
+            if spec:
+                meta.saves.append(spec)
+        cached = scheduler_output.scheduled_cached_reqs
+        for i, req_id in enumerate(cached.req_ids):
+            state = self._requests.get(req_id)
+            if state is None:
+                continue
+            new_blocks = cached.new_block_ids[i]
+            if req_id in cached.resumed_req_ids:
+                state.block_ids = list(new_blocks[0]) if new_blocks else []
+            elif new_blocks:
+                state.block_ids.extend(new_blocks[0])
+            spec = self._plan_save(state, cached.num_computed_tokens[i] + num_scheduled.get(req_id, 0), False)
+            if spec:
+                meta.saves.append(spec)
+        meta.finish_saves, self._finishing = self._finishing, []
+        return meta
+
+    def request_finished(self, request: Any, block_ids: List[int]) -> Tuple[bool, Optional[Dict[str, Any]]]:
+        state = self._requests.pop(request.request_id, None)
+        self._matches.pop(request.request_id, None)
+        self._pending_loads.pop(request.request_id, None)
+        if state is None:
+            return False, None
+        state.block_ids = list(block_ids)
+        spec = self._plan_save(state, request.num_computed_tokens, True)
+        if spec is None:
+            return False, None
+        self._finishing.append(spec)
+        return True, None  # the blocks stay until the worker reports the save (get_finished)
+
+    # -------------------------------------------------------------------- worker side
+
+    def register_kv_caches(self, kv_caches: Dict[str, torch.Tensor]) -> None:
+        layout = self._ns.layout
+        names = list(kv_caches)
+        if len(names) != layout.num_layers:
+            raise strata.InvalidArgument(f"{len(names)} KV cache layers registered, the layout has {layout.num_layers}")
+
+        def layer_index(name: str, position: int) -> int:
+            found = re.findall(r"\.(\d+)\.", f".{name}.")
+            return int(found[0]) if found else position
+
+        ordered = sorted(enumerate(names), key=lambda p: layer_index(p[1], p[0]))
+        first = kv_caches[names[0]]
+        kind = self._extra.get("kv_cache_layout") or VllmLayerAdapter.detect(first)
+        self._adapter = VllmLayerAdapter(kind)
+        shape = self._adapter.page_shape(first)
+        expected = (layout.page_tokens, layout.num_kv_heads, layout.head_dim)
+        if shape != expected:
+            raise strata.InvalidArgument(f"KV cache blocks are {shape} (tokens, heads, head_dim); "
+                                         f"the namespace's layout says {expected}")
+        dtype = strata.KvLayout(num_layers=1, num_kv_heads=1, head_dim=1, dtype=strata_dtype(first.dtype),
+                                page_tokens=1).dtype
+        if dtype != layout.dtype:
+            raise strata.InvalidArgument(f"KV cache dtype {first.dtype}; the namespace's layout says {layout.dtype}")
+        self._layers = {name: (i, kv_caches[name]) for i, (_, name) in enumerate(ordered)}
+        self._device = first.device
+        self._dtype = first.dtype
+
+    def _staging(self, pages: int) -> Staging:
+        return Staging(self._ns.layout, pages, self._dtype, self._device)
+
+    def start_load_kv(self, forward_context: Any, **kwargs: Any) -> None:
+        meta = self._get_connector_metadata()
+        self._load_jobs = []
+        for spec in meta.loads:
+            pages = len(spec.block_ids)
+            if pages == 0:
+                continue
+            job = _LoadJob(spec, self._staging(pages), block_tensor(spec.block_ids, self._device), self._ns.layout.num_layers)
+            segments = [strata.Segment(strata.BlobKey(k), off, count, begin) for k, off, count, begin in spec.segments]
+            self._load_jobs.append(job)
+            self.stats["loads"] += 1
+            self._pool.submit(self._run_load, job, segments, pages)
+
+    def _run_load(self, job: _LoadJob, segments: list, pages: int) -> None:
+        try:
+            self.client().read_layers(self._ns, segments, job.staging.buffer, job.on_layer, pages=pages)
+            job.finish(None)
+        except BaseException as e:  # noqa: BLE001 — every failure is a load error
+            job.finish(e)
+
+    def wait_for_layer_load(self, layer_name: str) -> None:
+        if not self._load_jobs or layer_name not in self._layers:
+            return
+        layer, kv = self._layers[layer_name]
+        for job in self._load_jobs:
+            if job.error is None and job.wait_layer(layer):
+                self._adapter.scatter(kv, job.blocks, job.staging.layer_view(layer))
+                job.scattered.add(layer)
+            else:
+                self._fail_load(job)
+
+    def _fail_load(self, job: _LoadJob) -> None:
+        with job.cv:
+            job.cv.wait_for(lambda: job.done)
+        if job.spec.block_ids and not job.spec.block_ids[0] in self._error_blocks:
+            logger.warning("strata load of %s failed: %s", job.spec.req_id, job.error)
+            self.stats["load_errors"] += 1
+        self._error_blocks.update(job.spec.block_ids)
+
+    def _finish_loads(self) -> None:
+        """Loads whose layers the forward pass did not wait for are completed here."""
+        for job in self._load_jobs:
+            for layer_name, (layer, kv) in self._layers.items():
+                if layer in job.scattered:
+                    continue
+                if job.error is None and job.wait_layer(layer):
+                    self._adapter.scatter(kv, job.blocks, job.staging.layer_view(layer))
+                    job.scattered.add(layer)
+                else:
+                    self._fail_load(job)
+                    break
+        self._load_jobs = []
+
+    def save_kv_layer(self, layer_name: str, kv_layer: torch.Tensor, attn_metadata: Any, **kwargs: Any) -> None:
+        meta = self._get_connector_metadata()
+        if not meta.saves or layer_name not in self._layers:
+            return
+        layer, _ = self._layers[layer_name]
+        for spec in meta.saves:
+            entry = self._save_staging.get(spec.req_id)
+            if entry is None or entry[0] is not spec:
+                staging = self._staging(len(spec.block_ids))
+                entry = self._save_staging[spec.req_id] = (spec, staging, block_tensor(spec.block_ids, self._device), set())
+            _, staging, blocks, gathered = entry
+            self._adapter.gather(kv_layer, blocks, staging.layer_view(layer))
+            gathered.add(layer)
+
+    def _gather_rest(self, spec: SaveSpec, staging: Staging, blocks: torch.Tensor, gathered: set) -> None:
+        for layer, kv in self._layers.values():
+            if layer not in gathered:
+                self._adapter.gather(kv, blocks, staging.layer_view(layer))
+
+    def _write_saves(self, specs: List[SaveSpec], staged: Dict[str, Tuple[SaveSpec, Staging, torch.Tensor, set]]) -> None:
+        if not specs:
+            return
+        if self._device.type == "cuda":
+            torch.cuda.current_stream(self._device).synchronize()
+        futures = []
+        client = self.client()
+        for spec in specs:
+            entry = staged.get(spec.req_id)
+            if entry is None or entry[0] is not spec:
+                staging = self._staging(len(spec.block_ids))
+                entry = (spec, staging, block_tensor(spec.block_ids, self._device), set())
+            _, staging, blocks, gathered = entry
+            self._gather_rest(spec, staging, blocks, gathered)
+            parent = strata.Parent(strata.BlobKey(spec.parent[0]), spec.parent[1]) if spec.parent else None
+            futures.append((spec, staging, client.write_async(self._ns, spec.tokens, staging.buffer, parent=parent)))
+        for spec, staging, future in futures:
+            try:
+                future.result()
+                self.stats["saves"] += 1
+                self.stats["saved_pages"] += len(spec.block_ids)
+            except strata.Error as e:
+                self.stats["save_errors"] += 1
+                logger.warning("strata save of %s pages [%d, %d) failed: %s", spec.req_id, spec.first_page,
+                               spec.first_page + len(spec.block_ids), e)
+
+    def wait_for_save(self) -> None:
+        self._finish_loads()
+        meta = self._get_connector_metadata()
+        staged, self._save_staging = self._save_staging, {}
+        self._write_saves(meta.saves, staged)
+
+    def get_finished(self, finished_req_ids: set) -> Tuple[Optional[set], Optional[set]]:
+        if not self.has_connector_metadata():
+            return None, None
+        meta = self._get_connector_metadata()
+        if not meta.finish_saves:
+            return None, None
+        self._write_saves(meta.finish_saves, {})
+        return {spec.req_id for spec in meta.finish_saves}, None
+
+    def get_block_ids_with_load_errors(self) -> set:
+        errors, self._error_blocks = self._error_blocks, set()
+        return errors

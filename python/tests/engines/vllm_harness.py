@@ -1,0 +1,347 @@
+"""A harness that drives a vLLM v1 KV connector in vLLM's call order, without vLLM.
+
+What it imitates (vLLM main 9aaf83ef; python/strata/vllm/README.md lists the files):
+  - the Scheduler: requests with prompt/all token ids and num_computed_tokens; a paged block
+    allocator; chunked prefill under a token budget; preemption when blocks run out (the
+    victim's blocks are freed, num_computed_tokens reset to 0, and it is rescheduled later
+    as a resumed request); for a request with num_computed_tokens == 0,
+    get_num_new_matched_tokens(request, local_hit) then update_state_after_alloc(request,
+    blocks, num_external_tokens); build_connector_meta(scheduler_output) once per step;
+    request_finished(request, block_ids) at the end (blocks kept while it returns True,
+    until the worker reports the request in finished_sending); invalid blocks reported by the
+    worker truncate num_computed_tokens to the first invalid block and discard the step's
+    output for that request (kv_load_failure_policy "recompute");
+  - the model runner: bind_connector_metadata, start_load_kv, per layer wait_for_layer_load
+    before attention and save_kv_layer after the layer's KV is written, wait_for_save,
+    get_finished(finished_req_ids), get_block_ids_with_load_errors, clear_connector_metadata;
+  - the shapes: SchedulerOutput (scheduled_new_reqs, scheduled_cached_reqs with
+    resumed_req_ids / new_block_ids / num_computed_tokens, num_scheduled_tokens,
+    finished_req_ids, preempted_req_ids), KVCacheBlocks.get_block_ids(), the ForwardContext's
+    no_compile_layers / attn_metadata, and the vllm_config fields the connector reads.
+Not imitated: vLLM's local prefix cache (every request starts at 0 computed tokens locally),
+async loads, CUDA graphs, speculative decoding, pipeline parallelism, HMA.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from types import SimpleNamespace
+from typing import Any, Callable, Dict, List, Optional, Set
+
+import torch
+
+from engines.tiny_model import SeqBatch, TinyPagedModel
+
+
+# ---------------------------------------------------------------- vLLM-shaped configuration
+
+class _ModelConfig:
+    def __init__(self, model: TinyPagedModel, name: str):
+        self._m = model
+        self.model = name
+        self.dtype = model.kv_dtype
+        self.use_mla = False
+
+    def get_num_layers(self, parallel_config: Any) -> int:
+        return self._m.num_layers
+
+    def get_num_kv_heads(self, parallel_config: Any) -> int:
+        return self._m.kv_heads
+
+    def get_head_size(self) -> int:
+        return self._m.head_dim
+
+
+def make_vllm_config(model: TinyPagedModel, block_size: int, extra: Dict[str, Any], name: str = "tiny-model"):
+    return SimpleNamespace(
+        model_config=_ModelConfig(model, name),
+        cache_config=SimpleNamespace(block_size=block_size, cache_dtype="auto"),
+        parallel_config=SimpleNamespace(tensor_parallel_size=1, rank=0),
+        kv_transfer_config=SimpleNamespace(kv_connector="StrataConnector", kv_connector_module_path="strata.vllm",
+                                           kv_role="kv_both", kv_connector_extra_config=extra,
+                                           kv_load_failure_policy="recompute"))
+
+
+# ---------------------------------------------------------------- requests and scheduler output
+
+class Request:
+    def __init__(self, request_id: str, prompt: List[int], max_tokens: int):
+        self.request_id = request_id
+        self.prompt_token_ids = list(prompt)
+        self._all = list(prompt)
+        self.num_prompt_tokens = len(prompt)
+        self.num_computed_tokens = 0
+        self.max_tokens = max_tokens
+        self.output: List[int] = []
+        self.logits: List[torch.Tensor] = []
+        self.preempted = False
+
+    @property
+    def all_token_ids(self) -> List[int]:
+        return list(self._all)
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self._all)
+
+    def append(self, token: int, logits: torch.Tensor) -> None:
+        self._all.append(token)
+        self.output.append(token)
+        self.logits.append(logits)
+
+
+class _Blocks:
+    def __init__(self, ids: List[int]):
+        self._ids = list(ids)
+
+    def get_block_ids(self, allow_none: bool = False):
+        return (list(self._ids),)
+
+
+@dataclasses.dataclass
+class NewRequestData:
+    req_id: str
+    prompt_token_ids: List[int]
+    block_ids: tuple
+    num_computed_tokens: int
+
+
+@dataclasses.dataclass
+class CachedRequestData:
+    req_ids: List[str]
+    resumed_req_ids: Set[str]
+    new_block_ids: List[Optional[tuple]]
+    num_computed_tokens: List[int]
+
+
+@dataclasses.dataclass
+class SchedulerOutput:
+    scheduled_new_reqs: List[NewRequestData]
+    scheduled_cached_reqs: CachedRequestData
+    num_scheduled_tokens: Dict[str, int]
+    finished_req_ids: Set[str]
+    preempted_req_ids: Set[str]
+
+
+class _Layer:
+    def __init__(self, kv: torch.Tensor):
+        self.kv_cache = kv
+
+
+# ---------------------------------------------------------------- the engine
+
+class MiniVllm:
+    """vLLM's scheduler and model runner around TinyPagedModel, with or without a connector."""
+
+    def __init__(self, model: TinyPagedModel, connector_cls: Optional[type] = None, extra: Optional[dict] = None,
+                 num_blocks: int = 64, block_size: int = 8, token_budget: int = 48, chunk: int = 24):
+        self.model = model
+        self.block_size = block_size
+        self.token_budget = token_budget
+        self.chunk = chunk
+        self.cache = model.new_cache(num_blocks, block_size)
+        self.layer_names = [f"model.layers.{l}.self_attn.attn" for l in range(model.num_layers)]
+        self.free_blocks = list(range(num_blocks))
+        self.block_table: Dict[str, List[int]] = {}
+        self.waiting: List[Request] = []
+        self.running: List[Request] = []
+        self.held: Dict[str, Request] = {}  # finished, blocks kept for the connector
+        self.finished_ids: Set[str] = set()
+        self.done: List[Request] = []
+        self.before_execute: Optional[Callable[["MiniVllm", SchedulerOutput], None]] = None
+        self.steps = 0
+        self.preemptions = 0
+        self.recomputed_requests = 0
+        self.connector_seconds = 0.0
+        self.scheduler = self.worker = None
+        if connector_cls is not None:
+            from strata.vllm.connector import KVConnectorRole  # the role enum the connector uses
+            config = make_vllm_config(model, block_size, extra or {})
+            self.scheduler = connector_cls(config, KVConnectorRole.SCHEDULER, None)
+            self.worker = connector_cls(config, KVConnectorRole.WORKER, None)
+            self._timed(self.worker.register_kv_caches, dict(zip(self.layer_names, self.cache)))
+
+    def _timed(self, fn, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.connector_seconds += time.perf_counter() - t
+
+    def close(self) -> None:
+        for c in (self.scheduler, self.worker):
+            if c is not None:
+                c.shutdown()
+
+    # ------------------------------------------------------------ public
+
+    def add_request(self, request: Request) -> None:
+        self.waiting.append(request)
+
+    def run(self, max_steps: int = 10000) -> List[Request]:
+        while self.waiting or self.running or self.held:
+            self.step()
+            assert self.steps < max_steps, "the harness did not finish"
+        return self.done
+
+    def generate(self, request_id: str, prompt: List[int], max_tokens: int) -> Request:
+        r = Request(request_id, prompt, max_tokens)
+        self.add_request(r)
+        self.run()
+        return r
+
+    # ------------------------------------------------------------ scheduler
+
+    def _allocate(self, r: Request, tokens: int) -> Optional[List[int]]:
+        """Blocks for `tokens` tokens of r: the new block ids, or None when there are too few."""
+        have = self.block_table.setdefault(r.request_id, [])
+        need = -(-tokens // self.block_size) - len(have)
+        if need <= 0:
+            return []
+        if need > len(self.free_blocks):
+            return None
+        new = [self.free_blocks.pop(0) for _ in range(need)]
+        have.extend(new)
+        return new
+
+    def _free(self, req_id: str) -> None:
+        self.free_blocks.extend(self.block_table.pop(req_id, []))
+
+    def _preempt(self, r: Request) -> None:
+        self.running.remove(r)
+        self._free(r.request_id)
+        r.num_computed_tokens = 0
+        r.preempted = True
+        self.waiting.insert(0, r)
+        self.preemptions += 1
+
+    def schedule(self) -> SchedulerOutput:
+        budget = self.token_budget
+        new_reqs: List[NewRequestData] = []
+        cached = CachedRequestData([], set(), [], [])
+        num_scheduled: Dict[str, int] = {}
+        preempted: Set[str] = set()
+        for r in list(self.running):
+            if r not in self.running:
+                continue
+            n = min(r.num_tokens - r.num_computed_tokens, self.chunk, budget)
+            if n <= 0:
+                continue
+            new = self._allocate(r, r.num_computed_tokens + n)
+            while new is None and len(self.running) > 1:
+                victim = self.running[-1]
+                self._preempt(victim)
+                preempted.add(victim.request_id)
+                if victim is r:
+                    break
+                new = self._allocate(r, r.num_computed_tokens + n)
+            if r not in self.running or new is None:
+                continue
+            cached.req_ids.append(r.request_id)
+            cached.new_block_ids.append((new,) if new else None)
+            cached.num_computed_tokens.append(r.num_computed_tokens)
+            num_scheduled[r.request_id] = n
+            budget -= n
+        while self.waiting and budget > 0 and not preempted:
+            r = self.waiting[0]
+            external = 0
+            if self.scheduler is not None:
+                external, load_async = self._timed(self.scheduler.get_num_new_matched_tokens, r, 0)
+                assert not load_async and external % self.block_size == 0
+            n = min(r.num_tokens - external, self.chunk, budget)
+            assert n > 0, "a synchronous load must leave a token to compute"
+            new = self._allocate(r, external + n)
+            if new is None:
+                self.block_table.pop(r.request_id, None)
+                break
+            self.waiting.pop(0)
+            if self.scheduler is not None:
+                self._timed(self.scheduler.update_state_after_alloc, r,
+                            _Blocks(self.block_table[r.request_id]), external)
+            r.num_computed_tokens = external
+            self.running.append(r)
+            if r.preempted:
+                cached.req_ids.append(r.request_id)
+                cached.resumed_req_ids.add(r.request_id)
+                cached.new_block_ids.append((list(self.block_table[r.request_id]),))
+                cached.num_computed_tokens.append(external)
+                r.preempted = False
+            else:
+                new_reqs.append(NewRequestData(r.request_id, r.prompt_token_ids,
+                                               (list(self.block_table[r.request_id]),), external))
+            num_scheduled[r.request_id] = n
+            budget -= n
+        out = SchedulerOutput(new_reqs, cached, num_scheduled, self.finished_ids, preempted)
+        self.finished_ids = set()
+        return out
+
+    # ------------------------------------------------------------ model runner
+
+    def execute(self, so: SchedulerOutput, meta: Any):
+        batch, reqs = [], []
+        for r in self.running:
+            n = so.num_scheduled_tokens.get(r.request_id)
+            if not n:
+                continue
+            start = r.num_computed_tokens
+            table = torch.tensor(self.block_table[r.request_id])
+            pos = torch.arange(start, start + n)
+            ctx = torch.arange(0, start + n)
+            slot = lambda p: table[p // self.block_size] * self.block_size + p % self.block_size  # noqa: E731
+            batch.append(SeqBatch(torch.tensor(r.all_token_ids[start:start + n]), pos, slot(pos), slot(ctx)))
+            reqs.append(r)
+        w = self.worker
+        before = after = None
+        if w is not None:
+            self._timed(w.bind_connector_metadata, meta)
+            forward_context = SimpleNamespace(
+                no_compile_layers={n: _Layer(kv) for n, kv in zip(self.layer_names, self.cache)},
+                attn_metadata={n: SimpleNamespace() for n in self.layer_names})
+            self._timed(w.start_load_kv, forward_context)
+            before = lambda l: self._timed(w.wait_for_layer_load, self.layer_names[l])  # noqa: E731
+            after = lambda l, kv: self._timed(w.save_kv_layer, self.layer_names[l], kv, None)  # noqa: E731
+        logits = self.model.forward(batch, self.cache, before, after) if batch else []
+        sending, errors = set(), set()
+        if w is not None:
+            self._timed(w.wait_for_save)
+            sending, _ = self._timed(w.get_finished, so.finished_req_ids)
+            sending = sending or set()
+            errors = self._timed(w.get_block_ids_with_load_errors)
+            self._timed(w.clear_connector_metadata)
+        return reqs, logits, sending, errors
+
+    def step(self) -> None:
+        self.steps += 1
+        so = self.schedule()
+        meta = self._timed(self.scheduler.build_connector_meta, so) if self.scheduler is not None else None
+        if self.before_execute is not None:
+            self.before_execute(self, so)
+        reqs, logits, sending, errors = self.execute(so, meta)
+        for req_id in sending:
+            r = self.held.pop(req_id)
+            self._free(req_id)
+        for r, lg in zip(reqs, logits):
+            n = so.num_scheduled_tokens[r.request_id]
+            table = self.block_table.get(r.request_id, [])
+            bad = [i for i, b in enumerate(table) if b in errors]
+            if bad:  # kv_load_failure_policy "recompute": from the first invalid block
+                r.num_computed_tokens = min(r.num_computed_tokens, bad[0] * self.block_size)
+                self.recomputed_requests += 1
+                continue
+            r.num_computed_tokens += n
+            if r.num_computed_tokens == r.num_tokens:
+                r.append(int(torch.argmax(lg)), lg)
+                if len(r.output) >= r.max_tokens:
+                    self._finish(r)
+
+    def _finish(self, r: Request) -> None:
+        self.running.remove(r)
+        self.done.append(r)
+        self.finished_ids.add(r.request_id)
+        delay = False
+        if self.scheduler is not None:
+            delay, _ = self._timed(self.scheduler.request_finished, r, list(self.block_table[r.request_id]))
+        if delay:
+            self.held[r.request_id] = r
+        else:
+            self._free(r.request_id)
