@@ -2,7 +2,8 @@
 
 Every layer projects each token to q, k, v, writes k and v into a paged KV cache (per-layer
 tensors in vLLM's flash_attn (2, blocks, block_size, heads, head_dim) or flashinfer
-(blocks, 2, block_size, heads, head_dim) shape), and attends over the whole context gathered
+(blocks, 2, block_size, heads, head_dim) shape, or SGLang's per-layer k_buffer and v_buffer
+[slots, heads, head_dim]), and attends over the whole context gathered
 from the cache by slot; an MLP follows. A token's KV in layer l depends on every earlier token
 through the attention of the layers below, as a real model's does: KV loaded into the wrong
 blocks, the wrong layer or with wrong bytes changes the outputs.
@@ -48,11 +49,20 @@ class TinyPagedModel:
         self.out = w(h, vocab)
 
     def new_cache(self, num_blocks: int, block_size: int) -> List[torch.Tensor]:
+        if self.layout == "sglang":  # per layer (k_buffer, v_buffer), each [slots, heads, head_dim]
+            slots = num_blocks * block_size
+            return [(torch.zeros(slots, self.kv_heads, self.head_dim, dtype=self.kv_dtype),
+                     torch.zeros(slots, self.kv_heads, self.head_dim, dtype=self.kv_dtype))
+                    for _ in range(self.num_layers)]
         shape = ((2, num_blocks, block_size, self.kv_heads, self.head_dim) if self.layout == "flash_attn"
                  else (num_blocks, 2, block_size, self.kv_heads, self.head_dim))
         return [torch.zeros(shape, dtype=self.kv_dtype) for _ in range(self.num_layers)]
 
     def _write(self, kv: torch.Tensor, slots: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+        if self.layout == "sglang":
+            kv[0][slots] = k.to(kv[0].dtype)
+            kv[1][slots] = v.to(kv[1].dtype)
+            return
         bs = kv.shape[2]
         blocks, offsets = slots // bs, slots % bs
         if self.layout == "flash_attn":
@@ -63,6 +73,8 @@ class TinyPagedModel:
             kv[blocks, 1, offsets] = v.to(kv.dtype)
 
     def _read(self, kv: torch.Tensor, slots: torch.Tensor):
+        if self.layout == "sglang":
+            return kv[0][slots].float(), kv[1][slots].float()
         bs = kv.shape[2]
         blocks, offsets = slots // bs, slots % bs
         if self.layout == "flash_attn":
