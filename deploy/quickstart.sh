@@ -30,7 +30,10 @@ esac
 
 "$ROOT/deploy/setup.sh"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DSTRATA_MODULES=all -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target strata-node strata-demo strata
+TARGETS=(strata-node strata-demo strata)
+# The Python module where Python's headers and pybind11 are found (setup.sh installs them).
+grep -q 'strata_python' "$BUILD/build.ninja" 2>/dev/null && TARGETS+=(strata_python)
+cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}"
 
 if [[ -n "$CLUSTER_NODES" ]]; then
   export STRATA_CLUSTER_DIR=$ROOT/var/quickstart-cluster STRATA_CLUSTER_BIN=$BUILD/store/node
@@ -116,6 +119,16 @@ if [[ -n "$HTTP" ]] && command -v curl >/dev/null; then
   echo "=== http://$HTTP/metrics (Prometheus; lookups by phase and tier), first lines"
   curl -s "http://$HTTP/metrics" | grep -E '^strata_(lookup_pages_total|tier_used_bytes|mrc_expected_hit_ratio)' | head -n 20
   echo "(also http://$HTTP/v1/tiers, /healthz, /readyz; deploy/prometheus and deploy/grafana)"
+fi
+
+if [[ -f "$BUILD/python/strata/__init__.py" ]]; then
+  echo
+  echo "=== one Python call against the demo's node (python/README.md; pip install . for your own venv)"
+  echo "PYTHONPATH=$BUILD/python python3 -c 'import strata; strata.Client().tiers()'"
+  PYTHONPATH="$BUILD/python" /usr/bin/python3 -c 'import strata
+t = strata.Client("127.0.0.1:7400").tiers()
+print({x["tier"]: x["used_bytes"] for x in t["tiers"]}, "bytes used;", t["engine"]["blobs"], "blobs,",
+      t["text"]["blobs"], "of them TEXT")'
 fi
 
 echo

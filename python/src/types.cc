@@ -193,6 +193,7 @@ carries its ``tokens`` (recompute them, or request a rebuild).)doc")
   py::class_<MatchResult>(m, "MatchResult", R"doc(
 The longest cached prefix of a query. Read ``readable_pages`` pages (the prefix before the
 first TEXT segment), never ``matched_pages``, when the match may hold TEXT segments.)doc")
+      .def(py::init<>(), "An empty match (nothing cached).")
       .def_readonly("matched_pages", &MatchResult::matched_pages)
       .def_readonly("segments", &MatchResult::segments)
       .def_readonly("truncated", &MatchResult::truncated)

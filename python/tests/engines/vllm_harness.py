@@ -153,6 +153,7 @@ class MiniVllm:
         self.preemptions = 0
         self.recomputed_requests = 0
         self.connector_seconds = 0.0
+        self.connector_split = {"scheduler": 0.0, "worker": 0.0}
         self.scheduler = self.worker = None
         if connector_cls is not None:
             from strata.vllm.connector import KVConnectorRole  # the role enum the connector uses
@@ -166,7 +167,10 @@ class MiniVllm:
         try:
             return fn(*args, **kwargs)
         finally:
-            self.connector_seconds += time.perf_counter() - t
+            took = time.perf_counter() - t
+            self.connector_seconds += took
+            side = "scheduler" if getattr(fn, "__self__", None) is self.scheduler else "worker"
+            self.connector_split[side] += took
 
     def close(self) -> None:
         for c in (self.scheduler, self.worker):
