@@ -7,7 +7,8 @@
 Starts a strata-node (strata.testing.Node, 2 GiB DRAM), then for each same-host setting:
   C++     strata-bench --modes get,put --clients 1 (client/tools/strata_bench.cc)
   Python  the same calls through strata.Client: get = read_ranges of a whole blob, cycling
-          over 2 blobs written before the clock, into a numpy buffer; put = write of a
+          over max(2, 256 MiB / size) blobs written before the clock (strata-bench's working
+          set), into a numpy buffer; put = write of a
           fresh blob (random tokens: a new key every call) from a numpy buffer.
 Both use strata-bench's layout (8 layers x 8 KV heads x 128, bf16, 8-token pages: 256 KiB a
 page, 32 KiB checksum chunks). Each row is the median of --rounds alternating C++ and Python runs. Prints a table: GB/s (10^9
@@ -66,9 +67,11 @@ def py_bench(client: strata.Client, ns: strata.Namespace, mode: str, size: int,
 
     keys = []
     if mode == "get":
-        keys = [client.write(ns, fresh_tokens(), buf).key for _ in range(2)]
+        # strata-bench's working set (--working-set 256M): max(2, 256 MiB / size) blobs cycled.
+        blobs = max(2, (256 << 20) // size)
+        keys = [client.write(ns, fresh_tokens(), buf).key for _ in range(blobs)]
         ranges = [[strata.ReadRange(k, 0, pages)] for k in keys]
-        for r in ranges:  # set up the connections, as strata-bench's two calls do
+        for r in ranges[:2]:  # set up the connections, as strata-bench's two calls do
             client.read_ranges(ns, r, [buf])
     else:
         token_sets = [fresh_tokens() for _ in range(2)]
@@ -80,7 +83,7 @@ def py_bench(client: strata.Client, ns: strata.Namespace, mode: str, size: int,
     while True:
         t0 = time.perf_counter()
         if mode == "get":
-            client.read_ranges(ns, ranges[ops % 2], [buf])
+            client.read_ranges(ns, ranges[ops % len(ranges)], [buf])
         else:
             keys.append(client.write(ns, fresh_tokens(), buf).key)
         latencies.append(time.perf_counter() - t0)

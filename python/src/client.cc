@@ -92,7 +92,9 @@ class PyClient {
     return client_ == nullptr;
   }
 
-  // Runs f(client) with the GIL released; the client cannot go away under it.
+  // Runs f(client) with the GIL released; the client cannot go away under it, and when Close ran
+  // meanwhile the last reference is dropped here, unlocked (its destructor waits for callbacks
+  // that take the GIL). f must not throw.
   template <typename F>
   auto Run(F&& f) {
     std::shared_ptr<Client> client = Get();
@@ -252,9 +254,14 @@ host memory standing in for one on a client made with ``host_device=True``. Pass
            py::arg("host_device") = false)
       .def("close", &PyClient::Close)
       .def_property_readonly("closed", &PyClient::closed)
-      .def_property_readonly("node", [](PyClient& c) { return c.Get()->options().node; })
-      .def_property_readonly("on_cluster",
-                             [](PyClient& c) { return c.Get()->options().on_cluster(); })
+      .def_property_readonly(
+          "node",
+          [](PyClient& c) { return c.Run([](Client& client) { return client.options().node; }); })
+      .def_property_readonly(
+          "on_cluster",
+          [](PyClient& c) {
+            return c.Run([](Client& client) { return client.options().on_cluster(); });
+          })
 
       // ------------------------------------------------------------ prefix cache
       .def(
@@ -635,9 +642,11 @@ in one round trip. A node's own call (Unimplemented on a cluster client).)doc")
           "cluster_nodes",
           [](PyClient& c) {
             py::list out;
-            std::shared_ptr<Client> client = c.Get();
-            if (client->cluster() == nullptr) return out;
-            for (const ClusterNodeInfo& n : client->cluster()->Nodes()) {
+            std::vector<ClusterNodeInfo> nodes = c.Run([](Client& client) {
+              return client.cluster() == nullptr ? std::vector<ClusterNodeInfo>{}
+                                                 : client.cluster()->Nodes();
+            });
+            for (const ClusterNodeInfo& n : nodes) {
               py::dict d;
               d["id"] = n.id;
               d["grpc_address"] = n.grpc_address;
@@ -678,7 +687,10 @@ in one round trip. A node's own call (Unimplemented on a cluster client).)doc")
           py::arg("nbytes"), py::kw_only(), py::arg("device") = 0,
           R"doc(Memory of device `device` (CUDA; the host device with host_device=True), as a DeviceBuffer.)doc")
       .def(
-          "stats", [](PyClient& c) { return StatsDict(c.Get()->stats()); },
+          "stats",
+          [](PyClient& c) {
+            return StatsDict(c.Run([](Client& client) { return client.stats(); }));
+          },
           R"doc(The client's counters since it connected.)doc");
 }
 

@@ -96,13 +96,16 @@ class Client(_strata._Client):
     ``wait_for_node``, ``segment_pages``, ``text_replicas``; ``host_device=True`` serves
     "device" memory from host memory (machines without a GPU, tests).
 
-    Thread-safe. Close it (or use it as a context manager) to wait for its async calls.
+    Thread-safe. Close it (or use it as a context manager) to wait for its async calls. The
+    futures of ``write_async`` and ``read_ranges_async`` are resolved on libstrata's threads,
+    where their done-callbacks run: a callback must not close the client.
     """
 
     def __init__(self, node: Optional[str] = None, **options: Any) -> None:
         super().__init__(node, **options)
         self._pool_lock = threading.Lock()
         self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._closing = False
         _open_clients.add(self)
 
     def __enter__(self) -> "Client":
@@ -115,12 +118,15 @@ class Client(_strata._Client):
         """Waits for the calls in flight and closes the client; later calls raise."""
         with self._pool_lock:
             pool, self._pool = self._pool, None
+            self._closing = True
         if pool is not None:
             pool.shutdown(wait=True)
         super().close()
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._pool_lock:
+            if self._closing:
+                raise FailedPrecondition("the client is closed")
             if self._pool is None:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
                     max_workers=4, thread_name_prefix="strata-client")

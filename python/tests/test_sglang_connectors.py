@@ -11,7 +11,7 @@ import torch
 
 import strata
 from conftest import Node
-from engines.sglang_harness import DevicePool, HostPool, MiniSGLang, sglang_page_hashes
+from engines.sglang_harness import DevicePool, HostPool, LayerFirstHostPool, MiniSGLang, sglang_page_hashes
 from engines.tiny_model import TinyPagedModel
 from strata.sglang import StrataHiCacheStorage, StrataKVConnector
 from strata.sglang._standin import HiCacheStorageConfig
@@ -214,3 +214,49 @@ def test_hicache_tp_ranks_and_mla(config):
     assert torch.equal(other.kv_buffer[:16], mla.kv_buffer[:16])
     writer.close()
     reader.close()
+
+
+def test_hicache_layer_first_beyond_one_lookup_call(config):
+    """layer_first: a blob per layer and side, 80 parts a page; 60 pages are 4800 lookups, more
+    than one match_many call takes. (Each 256-byte part takes a whole DRAM extent on the node:
+    4800 of them need more than the shared 64 MiB node; layer_first is the wasteful layout.)"""
+    node = Node(dram_bytes="1GiB")
+    config = dict(config, node=node.address)
+    host = LayerFirstHostPool(40, 8, 64, dtype=torch.float16)
+    host.kv_buffer.copy_(torch.randn(host.kv_buffer.shape).to(torch.float16))
+    s = storage(config)
+    s.register_mem_pool_host(host)
+    keys = sglang_page_hashes(list(range(480)), 8)
+    idx = host.alloc(60 * 8)
+    assert s.batch_set_v1(keys, idx) == [True] * 60
+    assert s.batch_exists(keys) == 60
+    other = LayerFirstHostPool(40, 8, 64, dtype=torch.float16)
+    s.register_mem_pool_host(other)
+    dest = other.alloc(60 * 8)
+    assert s.batch_get_v1(keys, dest) == [True] * 60
+    assert torch.equal(other.kv_buffer[:, :, dest], host.kv_buffer[:, :, idx])
+    s.close()
+    node.stop()
+
+
+def test_hicache_on_a_static_cluster(config):
+    """On a cluster client match_many is a node's own call: batch_exists asks key by key."""
+    a, b = Node(), Node()
+    try:
+        cfg = {k: v for k, v in config.items() if k != "node"}
+        cfg["cluster_nodes"] = [a.address, b.address]
+        host = HostPool(2, 8, 8, dtype=torch.bfloat16)
+        host.kv_buffer.normal_()
+        s = storage(cfg)
+        s.register_mem_pool_host(host)
+        keys = sglang_page_hashes(list(range(40)), 8)
+        assert s.batch_set_v1(keys[:4], host.alloc(32)) == [True] * 4
+        assert s.batch_exists(keys) == 4
+        back = HostPool(2, 8, 8, dtype=torch.bfloat16)
+        s.register_mem_pool_host(back)
+        assert s.batch_get_v1(keys[:4], back.alloc(32)) == [True] * 4
+        assert torch.equal(back.kv_buffer[:, :32], host.kv_buffer[:, :32])
+        s.close()
+    finally:
+        a.stop()
+        b.stop()

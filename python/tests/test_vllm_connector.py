@@ -120,6 +120,11 @@ def test_load_error_makes_vllm_recompute(extra):
     assert engine.evicted and engine.worker.stats["load_errors"] >= 1 and engine.recomputed_requests >= 1
     assert_same_outputs(got, want)
     engine.close()
+    # Nothing computed over the KV that never arrived was saved: a fresh engine that loads
+    # whatever strata now holds still gives the right outputs.
+    fresh = MiniVllm(model, StrataConnector, extra)
+    assert_same_outputs(run_turns(fresh, turns, prefix="z"), want)
+    fresh.close()
 
 
 def test_node_killed_before_the_load(extra):
@@ -173,3 +178,102 @@ def test_layout_mismatch_is_refused(extra):
     engine_extra = dict(extra, layout="layers=4,kv_heads=2,head_dim=16,dtype=fp32,page_tokens=8")
     with pytest.raises(strata.InvalidArgument, match="layout says"):
         MiniVllm(model, StrataConnector, engine_extra)
+
+
+def test_tensor_parallel_ranks(extra):
+    """Two TP ranks, each with its own KV heads in its own namespace: loads and saves per rank."""
+    model = TinyPagedModel(seed=14, kv_heads=2)
+    turns = conversation(seed=15, turns=3)
+    want = run_turns(MiniVllm(model), turns)
+    engine = MiniVllm(model, StrataConnector, extra, tp=2)
+    got = run_turns(engine, turns)
+    assert_same_outputs(got, want)
+    for w in engine.workers:
+        assert w.stats["loads"] == 2 and w.stats["load_errors"] == 0 and w.stats["save_errors"] == 0
+    assert engine.workers[0].namespace != engine.workers[1].namespace
+    engine.close()
+
+
+def test_a_load_failing_on_one_rank_saves_nothing_on_any(extra):
+    """Rank 1's blobs are gone when the load runs; rank 0's load succeeds. Both ranks' new
+    pages of that step were computed over the missing heads (all-reduced), so neither rank may
+    save them; a fresh engine afterwards must still compute the right outputs."""
+    model = TinyPagedModel(seed=16, kv_heads=2)
+    turns = conversation(seed=17, turns=3)
+    want = run_turns(MiniVllm(model), turns)
+    engine = MiniVllm(model, StrataConnector, extra, tp=2)
+    run_turns(engine, turns[:1], prefix="x")
+
+    def drop_rank1(eng, so):
+        if eng.scheduler.stats["hit_pages"] and not getattr(eng, "dropped", False):
+            eng.dropped = True
+            w1 = eng.workers[1]
+            blobs, _ = w1.client().list_blobs(w1.namespace)
+            for b in blobs:
+                try:
+                    w1.client().delete(strata.BlobKey(b["key"]))
+                except strata.NotFound:  # deleted with a blob above it (a delete takes what continues it)
+                    pass
+
+    engine.before_execute = drop_rank1
+    got = run_turns(engine, turns, prefix="y")
+    assert engine.dropped
+    assert engine.workers[1].stats["load_errors"] >= 1 and engine.workers[0].stats["load_errors"] == 0
+    assert engine.workers[0].stats["saves_dropped"] >= 1  # rank 0 dropped its saves of that request
+    assert_same_outputs(got, want)
+    engine.close()
+    fresh = MiniVllm(model, StrataConnector, extra, tp=2)
+    assert_same_outputs(run_turns(fresh, turns, prefix="z"), want)
+    fresh.close()
+
+
+def test_requests_strata_must_not_serve(extra):
+    """Multimodal requests (their KV is not a function of their token ids) are neither loaded
+    nor saved; a LoRA adapter gets a namespace of its own."""
+    from strata.vllm.connector import request_model
+    plain = Request("p", [1] * 20, 1)
+    assert request_model("m", plain) == "m"
+    plain.mm_features = [object()]
+    assert request_model("m", plain) is None
+    lora = Request("l", [1] * 20, 1)
+    lora.lora_request = type("Lora", (), {"lora_name": "sql-adapter"})()
+    assert request_model("m", lora) == "m|lora=sql-adapter"
+    model = TinyPagedModel(seed=18)
+    engine = MiniVllm(model, StrataConnector, extra)
+    r = Request("mm", conversation(19, 1)[0], 3)
+    r.mm_features = [object()]
+    engine.add_request(r)
+    engine.run()
+    assert engine.worker.stats["saves"] == 0 and engine.scheduler.stats["lookups"] == 0
+    engine.close()
+
+
+def test_a_chunk_that_does_not_verify(extra):
+    """A load that fails verification part-way (DATA_LOSS at layer 2, as libstrata reports a
+    corrupt chunk; injected here after the real read) while its parent blob is intact: the
+    blocks are reported, vLLM recomputes, and the step's pages are not saved."""
+    model = TinyPagedModel(seed=20)
+    turns = conversation(seed=21, turns=3)
+    want = run_turns(MiniVllm(model), turns)
+
+    class CorruptOnce(StrataConnector):
+        corrupted = 0
+
+        def _run_load(self, job):
+            if CorruptOnce.corrupted:
+                return super()._run_load(job)
+            CorruptOnce.corrupted += 1
+            for layer in range(2):
+                job.on_layer(layer)
+            job.finish(strata.DataLoss("chunk layer 2 page 0 does not match its checksum"))
+
+    engine = MiniVllm(model, CorruptOnce, extra)
+    got = run_turns(engine, turns, prefix="y")
+    assert CorruptOnce.corrupted == 1 and engine.worker.stats["load_errors"] == 1
+    assert engine.worker.stats["saves_dropped"] >= 1
+    assert_same_outputs(got, want)
+    engine.close()
+    fresh = MiniVllm(model, StrataConnector, extra)
+    assert_same_outputs(run_turns(fresh, turns, prefix="z"), want)
+    assert fresh.worker.stats["load_errors"] == 0
+    fresh.close()

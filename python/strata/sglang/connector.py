@@ -67,7 +67,7 @@ class StrataKVConnector(BaseKVConnector):
         super().__init__(params, server_args, tp_group, tp_rank, kvcache)
         extra = _config(params, server_args, kwargs)
         client_args = {"timeout": float(extra.get("timeout", 10.0))}
-        for key in ("cluster", "token", "same_host", "device_direct", "host_device", "ucx_transports"):
+        for key in ("cluster", "cluster_nodes", "token", "same_host", "device_direct", "host_device", "ucx_transports"):
             if key in extra:
                 client_args[key] = extra[key]
         self.client = strata.Client(extra.get("node"), **client_args)
@@ -81,12 +81,16 @@ class StrataKVConnector(BaseKVConnector):
         tp_size = int(extra.get("tp_size", getattr(server_args, "tp_size", 1) or 1))
         model = str(extra.get("model") or getattr(server_args, "served_model_name", None)
                     or getattr(server_args, "model_path", "model"))
+        pp_size = int(extra.get("pp_size", getattr(server_args, "pp_size", 1) or 1))
+        if pp_size > 1:  # pipeline stages hold different layers: namespaces of their own
+            model += f"|pp={int(extra.get('pp_rank', kwargs.get('pp_rank', 0)))}/{pp_size}"
         layout = strata.KvLayout(num_layers=self.layers, num_kv_heads=1 if self.mla else first.shape[1],
                                  head_dim=first.shape[-1], dtype=strata_dtype(self.dtype), page_tokens=self.page,
                                  format="mla" if self.mla else "kv", tp_rank=0 if self.mla else tp_rank,
                                  tp_world=1 if self.mla else tp_size)
         self.ns = strata.Namespace(str(extra.get("tenant", "sglang")), model, layout)
         self.rebuild_text = bool(extra.get("rebuild_text", True))
+        self._max_prefetches = int(extra.get("max_prefetches", 256))
         self._lock = threading.Lock()
         self._prefetches: Dict[str, _Prefetch] = {}
         self._done_loads: List[int] = []
@@ -165,6 +169,8 @@ class StrataKVConnector(BaseKVConnector):
         p = _Prefetch()
         with self._lock:
             self._prefetches[rid] = p
+            while len(self._prefetches) > self._max_prefetches:  # prefetches never loaded nor released
+                self._prefetches.pop(next(iter(self._prefetches)))
         self._pool.submit(self._read_prefix, p, list(token_ids), 0)
 
     def check_prefetch_completed(self, rid: str) -> bool:
@@ -197,9 +203,12 @@ class StrataKVConnector(BaseKVConnector):
             self._read_prefix(p, list(token_ids), device_hit - device_hit % self.page)
         hit = max(0, p.first + p.tokens - device_hit)
         if update_state_for_load and rid is not None:
-            p.load_from = device_hit
             with self._lock:
-                self._prefetches[rid] = p
+                if hit:
+                    p.load_from = device_hit
+                    self._prefetches[rid] = p
+                else:  # nothing to load: the staging goes now, not at release_load_state
+                    self._prefetches.pop(rid, None)
             self.stats["hit_tokens"] += hit
         return hit
 
@@ -218,6 +227,8 @@ class StrataKVConnector(BaseKVConnector):
             if slots.numel() % self.page or first_page * self.page + slots.numel() > p.tokens:
                 raise strata.InvalidArgument(f"{slots.numel()} slots for {op.rid}; {p.tokens} tokens verified")
             self._scatter(p.staging, first_page, slots)
+        if self.device.type == "cuda":  # the copies are done before the task is reported
+            torch.cuda.current_stream(self.device).synchronize()
         with self._lock:
             self._done_loads.append(task_id)
 

@@ -46,7 +46,7 @@ class StrataHiCacheStorage(HiCacheStorage):
         extra = dict(getattr(storage_config, "extra_config", None) or {})
         self._extra = extra
         client_args = {"timeout": float(extra.get("timeout", 10.0))}
-        for key in ("cluster", "token", "same_host", "ucx_transports"):
+        for key in ("cluster", "cluster_nodes", "token", "same_host", "ucx_transports"):
             if key in extra:
                 client_args[key] = extra[key]
         self.client = strata.Client(extra.get("node"), **client_args)
@@ -74,7 +74,11 @@ class StrataHiCacheStorage(HiCacheStorage):
         if not sizes or len(set(sizes)) != 1:
             raise strata.InvalidArgument(f"host pool pages of parts {sizes}: strata needs equal parts")
         self._parts = len(sizes)
-        self._ns = strata.Namespace(self._tenant, self._model,
+        # The host pool's layout and dtype name the namespace: pages of equal size but another
+        # byte order are never read as these.
+        layout = getattr(mem_pool_host, "layout", "page_first")
+        dtype = str(getattr(mem_pool_host, "dtype", getattr(getattr(mem_pool_host, "kv_buffer", None), "dtype", "")))
+        self._ns = strata.Namespace(self._tenant, f"{self._model}|{layout}|{dtype}|parts={self._parts}",
                                     opaque_layout(sizes[0], self._tp_rank, self._tp_size))
 
     @property
@@ -94,32 +98,51 @@ class StrataHiCacheStorage(HiCacheStorage):
     def batch_exists(self, keys: List[str], extra_info: Any = None) -> int:
         if not keys:
             return 0
-        self.stats["exists_calls"] += 1
-        queries = [key_tokens(k, j) for k in keys for j in range(self._parts)]
         try:
-            answers = self.client.match_many(self.namespace, queries, stop_at_first_short=True)
+            self.stats["exists_calls"] += 1
+            ns = self.namespace
+            queries = [key_tokens(k, j) for k in keys for j in range(self._parts)]
+            present = 0
+            # One match_many round trip per 4096 queries (its limit), stopping at the first miss.
+            for start in range(0, len(queries), 4096):
+                chunk = queries[start:start + 4096]
+                found = self._leading_present(ns, chunk)
+                present += found
+                if found < len(chunk):
+                    break
+            hits = present // self._parts
+            self.stats["hits"] += hits
+            return hits
         except strata.NotFound:  # a namespace the node has never seen
             return 0
         except Exception as e:  # noqa: BLE001 — an exception would stop SGLang's storage thread for good
             logger.warning("strata batch_exists failed: %s", e)
             return 0
+
+    def _leading_present(self, ns: strata.Namespace, queries: list) -> int:
+        try:
+            answers = self.client.match_many(ns, queries, stop_at_first_short=True)
+        except strata.Unimplemented:  # a cluster client: one lookup at a time, in order
+            answers = []
+            for q in queries:
+                answers.append(self.client.match(ns, q))
+                if answers[-1].readable_pages != 1:
+                    break
         present = 0
         for a in answers:
             if a.readable_pages != 1:
                 break
             present += 1
-        hits = present // self._parts
-        self.stats["hits"] += hits
-        return hits
+        return present
 
     def batch_get_v1(self, keys: List[str], host_indices: Any, extra_info: Any = None) -> List[bool]:
         if not keys:
             return []
-        ns = self.namespace
-        memory = self._page_memory(host_indices, len(keys))
-        items = [(strata.ReadRange(ns.key_for(key_tokens(k, j)), 0, 1), memory[i * self._parts + j])
-                 for i, k in enumerate(keys) for j in range(self._parts)]
         try:
+            ns = self.namespace
+            memory = self._page_memory(host_indices, len(keys))
+            items = [(strata.ReadRange(ns.key_for(key_tokens(k, j)), 0, 1), memory[i * self._parts + j])
+                     for i, k in enumerate(keys) for j in range(self._parts)]
             results = self.client.read_batch(ns, items)
         except Exception as e:  # noqa: BLE001 — an exception would stop SGLang's storage thread for good
             logger.warning("strata batch_get_v1 failed: %s", e)
@@ -132,11 +155,11 @@ class StrataHiCacheStorage(HiCacheStorage):
     def batch_set_v1(self, keys: List[str], host_indices: Any, extra_info: Any = None) -> List[bool]:
         if not keys:
             return []
-        ns = self.namespace
-        memory = self._page_memory(host_indices, len(keys))
-        items = [(key_tokens(k, j), memory[i * self._parts + j]) for i, k in enumerate(keys)
-                 for j in range(self._parts)]
         try:
+            ns = self.namespace
+            memory = self._page_memory(host_indices, len(keys))
+            items = [(key_tokens(k, j), memory[i * self._parts + j]) for i, k in enumerate(keys)
+                     for j in range(self._parts)]
             results = self.client.write_batch(ns, items)
         except Exception as e:  # noqa: BLE001 — an exception would stop SGLang's storage thread for good
             logger.warning("strata batch_set_v1 failed: %s", e)

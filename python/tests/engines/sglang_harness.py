@@ -205,3 +205,29 @@ class HostPool:
         for l in range(self.layer_num):
             device.k_buffer[l][device_slots] = self.kv_buffer[0, host_slots, l]
             device.v_buffer[l][device_slots] = self.kv_buffer[1, host_slots, l]
+
+
+class LayerFirstHostPool(HostPool):
+    """MHATokenToKVPoolHost with layout layer_first: kv_buffer (2, L, S, H, D); a page's meta is
+    [k_ptr, v_ptr] per layer, each P*H*D*itemsize bytes."""
+
+    def __init__(self, layers: int, page: int, pages: int, heads: int = 2, head_dim: int = 8,
+                 dtype: torch.dtype = torch.bfloat16):
+        self.page_size, self.layer_num, self.mla, self.layout = page, layers, False, "layer_first"
+        self.size = page * pages
+        self.kv_buffer = torch.zeros((2, layers, self.size, heads, head_dim), dtype=dtype)
+        self.slot_bytes = heads * head_dim * self.kv_buffer.element_size()
+        self.free_pages = list(range(pages))
+
+    def get_page_buffer_meta(self, indices: torch.Tensor):
+        assert len(indices) % self.page_size == 0
+        ptrs, sizes = [], []
+        base = self.kv_buffer.data_ptr()
+        layer_bytes = self.size * self.slot_bytes
+        v_offset = self.layer_num * layer_bytes
+        for i in range(0, len(indices), self.page_size):
+            for layer in range(self.layer_num):
+                k_ptr = base + int(indices[i]) * self.slot_bytes + layer * layer_bytes
+                ptrs += [k_ptr, k_ptr + v_offset]
+                sizes += [self.page_size * self.slot_bytes] * 2
+        return ptrs, sizes

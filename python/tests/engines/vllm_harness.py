@@ -18,12 +18,16 @@ What it imitates (vLLM main 9aaf83ef; python/strata/vllm/README.md lists the fil
     resumed_req_ids / new_block_ids / num_computed_tokens, num_scheduled_tokens,
     finished_req_ids, preempted_req_ids), KVCacheBlocks.get_block_ids(), the ForwardContext's
     no_compile_layers / attn_metadata, and the vllm_config fields the connector reads.
+  - tensor parallelism: one worker connector per TP rank, each registered with its rank's KV
+    heads (views of the model's cache), their wait_for_save side by side on threads (the
+    connector's TP all-reduce meets there), a request freed once every rank reported it.
 Not imitated: vLLM's local prefix cache (every request starts at 0 computed tokens locally),
 async loads, CUDA graphs, speculative decoding, pipeline parallelism, HMA.
 """
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Set
@@ -36,8 +40,9 @@ from engines.tiny_model import SeqBatch, TinyPagedModel
 # ---------------------------------------------------------------- vLLM-shaped configuration
 
 class _ModelConfig:
-    def __init__(self, model: TinyPagedModel, name: str):
+    def __init__(self, model: TinyPagedModel, name: str, tp: int = 1):
         self._m = model
+        self._tp = tp
         self.model = name
         self.dtype = model.kv_dtype
         self.use_mla = False
@@ -46,17 +51,18 @@ class _ModelConfig:
         return self._m.num_layers
 
     def get_num_kv_heads(self, parallel_config: Any) -> int:
-        return self._m.kv_heads
+        return self._m.kv_heads // self._tp
 
     def get_head_size(self) -> int:
         return self._m.head_dim
 
 
-def make_vllm_config(model: TinyPagedModel, block_size: int, extra: Dict[str, Any], name: str = "tiny-model"):
+def make_vllm_config(model: TinyPagedModel, block_size: int, extra: Dict[str, Any], name: str = "tiny-model",
+                     tp: int = 1, rank: int = 0):
     return SimpleNamespace(
-        model_config=_ModelConfig(model, name),
+        model_config=_ModelConfig(model, name, tp),
         cache_config=SimpleNamespace(block_size=block_size, cache_dtype="auto"),
-        parallel_config=SimpleNamespace(tensor_parallel_size=1, rank=0),
+        parallel_config=SimpleNamespace(tensor_parallel_size=tp, pipeline_parallel_size=1, rank=rank),
         kv_transfer_config=SimpleNamespace(kv_connector="StrataConnector", kv_connector_module_path="strata.vllm",
                                            kv_role="kv_both", kv_connector_extra_config=extra,
                                            kv_load_failure_policy="recompute"))
@@ -128,13 +134,35 @@ class _Layer:
         self.kv_cache = kv
 
 
+class TpGroup:
+    """Stands in for vLLM's TP group: an all-reduce (max) between the workers' threads."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._barrier = threading.Barrier(size)
+        self._parts: List[List[int]] = []
+        self._lock = threading.Lock()
+        self._result: List[int] = []
+
+    def max(self, flags: List[int]) -> List[int]:
+        if self.size == 1:
+            return flags
+        with self._lock:
+            self._parts.append(list(flags))
+        if self._barrier.wait() == 0:
+            self._result = [max(col) for col in zip(*self._parts)]
+            self._parts = []
+        self._barrier.wait()
+        return list(self._result)
+
+
 # ---------------------------------------------------------------- the engine
 
 class MiniVllm:
     """vLLM's scheduler and model runner around TinyPagedModel, with or without a connector."""
 
     def __init__(self, model: TinyPagedModel, connector_cls: Optional[type] = None, extra: Optional[dict] = None,
-                 num_blocks: int = 64, block_size: int = 8, token_budget: int = 48, chunk: int = 24):
+                 num_blocks: int = 64, block_size: int = 8, token_budget: int = 48, chunk: int = 24, tp: int = 1):
         self.model = model
         self.block_size = block_size
         self.token_budget = token_budget
@@ -155,12 +183,23 @@ class MiniVllm:
         self.connector_seconds = 0.0
         self.connector_split = {"scheduler": 0.0, "worker": 0.0}
         self.scheduler = self.worker = None
+        self.workers: List[Any] = []
+        self.tp = tp
         if connector_cls is not None:
             from strata.vllm.connector import KVConnectorRole  # the role enum the connector uses
-            config = make_vllm_config(model, block_size, extra or {})
-            self.scheduler = connector_cls(config, KVConnectorRole.SCHEDULER, None)
-            self.worker = connector_cls(config, KVConnectorRole.WORKER, None)
-            self._timed(self.worker.register_kv_caches, dict(zip(self.layer_names, self.cache)))
+            self.scheduler = connector_cls(make_vllm_config(model, block_size, extra or {}, tp=tp),
+                                           KVConnectorRole.SCHEDULER, None)
+            group = TpGroup(tp)
+            heads = model.kv_heads // tp
+            for rank in range(tp):
+                w = connector_cls(make_vllm_config(model, block_size, extra or {}, tp=tp, rank=rank),
+                                  KVConnectorRole.WORKER, None)
+                w.tp_max = group.max
+                # TP rank r holds KV heads [r * heads, (r + 1) * heads): views of the model's cache.
+                caches = [kv[:, :, :, rank * heads:(rank + 1) * heads] for kv in self.cache]  # dim 3: heads
+                self._timed(w.register_kv_caches, dict(zip(self.layer_names, caches)))
+                self.workers.append(w)
+            self.worker = self.workers[0]
 
     def _timed(self, fn, *args, **kwargs):
         t = time.perf_counter()
@@ -173,7 +212,7 @@ class MiniVllm:
             self.connector_split[side] += took
 
     def close(self) -> None:
-        for c in (self.scheduler, self.worker):
+        for c in [self.scheduler, *self.workers]:
             if c is not None:
                 c.shutdown()
 
@@ -294,24 +333,40 @@ class MiniVllm:
             slot = lambda p: table[p // self.block_size] * self.block_size + p % self.block_size  # noqa: E731
             batch.append(SeqBatch(torch.tensor(r.all_token_ids[start:start + n]), pos, slot(pos), slot(ctx)))
             reqs.append(r)
-        w = self.worker
         before = after = None
-        if w is not None:
-            self._timed(w.bind_connector_metadata, meta)
+        if self.workers:
             forward_context = SimpleNamespace(
                 no_compile_layers={n: _Layer(kv) for n, kv in zip(self.layer_names, self.cache)},
                 attn_metadata={n: SimpleNamespace() for n in self.layer_names})
-            self._timed(w.start_load_kv, forward_context)
-            before = lambda l: self._timed(w.wait_for_layer_load, self.layer_names[l])  # noqa: E731
-            after = lambda l, kv: self._timed(w.save_kv_layer, self.layer_names[l], kv, None)  # noqa: E731
+            for w in self.workers:
+                self._timed(w.bind_connector_metadata, meta)
+                if batch:  # vLLM's no-forward steps skip the load and save hooks
+                    self._timed(w.start_load_kv, forward_context)
+
+            def before(l):
+                for w in self.workers:
+                    self._timed(w.wait_for_layer_load, self.layer_names[l])
+
+            def after(l, kv):
+                for w in self.workers:
+                    self._timed(w.save_kv_layer, self.layer_names[l], w._layers[self.layer_names[l]][1], None)
         logits = self.model.forward(batch, self.cache, before, after) if batch else []
         sending, errors = set(), set()
-        if w is not None:
-            self._timed(w.wait_for_save)
-            sending, _ = self._timed(w.get_finished, so.finished_req_ids)
-            sending = sending or set()
-            errors = self._timed(w.get_block_ids_with_load_errors)
-            self._timed(w.clear_connector_metadata)
+        if self.workers:
+            if batch:  # the ranks' wait_for_save meet in their TP all-reduce: run them side by side
+                threads = [threading.Thread(target=self._timed, args=(w.wait_for_save,)) for w in self.workers]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+            finished = []
+            for w in self.workers:
+                sent, _ = self._timed(w.get_finished, so.finished_req_ids)
+                finished.append(sent or set())
+                errors |= self._timed(w.get_block_ids_with_load_errors)
+                self._timed(w.clear_connector_metadata)
+            # A request's blocks are freed once every worker reported it (KVOutputAggregator).
+            sending = set.intersection(*finished) if finished else set()
         return reqs, logits, sending, errors
 
     def step(self) -> None:
