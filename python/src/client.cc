@@ -657,6 +657,51 @@ in one round trip. A node's own call (Unimplemented on a cluster client).)doc")
           },
           R"doc(The cluster's nodes as this client routes to them (empty for a client of one node).)doc")
 
+      // ------------------------------------------------------------ for python/bench
+      // The C++ client's own loop, in this process, on the same client and buffers: what
+      // python/bench/py_vs_cpp.py sets the Python calls against. Seconds of each call.
+      .def(
+          "_time_reads",
+          [](PyClient& c, const Namespace& ns, const std::vector<ReadRange>& ranges, py::handle destination,
+             int iterations) {
+            BorrowedBuffer dest = BorrowBuffer(destination, Access::kWrite, "destination");
+            std::vector<double> seconds;
+            absl::Status status = c.Run([&](Client& client) {
+              for (int i = 0; i < iterations; ++i) {
+                const ReadRange& range = ranges[static_cast<size_t>(i) % ranges.size()];
+                const MemoryDescriptor memory = dest.memory();
+                const absl::Time start = absl::Now();
+                absl::Status s = client.Read(ns, {&range, 1}, {&memory, 1});
+                if (!s.ok()) return s;
+                seconds.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+              }
+              return absl::OkStatus();
+            });
+            ThrowIfError(status);
+            return seconds;
+          },
+          py::arg("ns"), py::arg("ranges"), py::arg("destination"), py::arg("iterations"))
+      .def(
+          "_time_writes",
+          [](PyClient& c, const Namespace& ns, const py::list& token_lists, py::handle source) {
+            std::vector<std::vector<TokenId>> tokens;
+            for (py::handle t : token_lists) tokens.push_back(TokensFrom(t));
+            BorrowedBuffer src = BorrowBuffer(source, Access::kRead, "source");
+            std::vector<double> seconds;
+            absl::Status status = c.Run([&](Client& client) {
+              for (const auto& t : tokens) {
+                const absl::Time start = absl::Now();
+                absl::StatusOr<WriteResult> w = client.Write(ns, std::nullopt, t, src.memory());
+                if (!w.ok()) return w.status();
+                seconds.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+              }
+              return absl::OkStatus();
+            });
+            ThrowIfError(status);
+            return seconds;
+          },
+          py::arg("ns"), py::arg("token_lists"), py::arg("source"))
+
       // ------------------------------------------------------------ memory
       .def(
           "register_memory",
