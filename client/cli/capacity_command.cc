@@ -15,6 +15,7 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/json_output.h"
 #include "client/cli/member_tiers.h"
+#include "client/cli/table.h"
 #include "strata/base/status_macros.h"
 #include "strata/client.h"
 #include "strata/cluster.h"

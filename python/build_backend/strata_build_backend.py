@@ -78,9 +78,10 @@ def _build_module(config_settings) -> pathlib.Path:
     build = _build_dir(config_settings)
     if not (build / "CMakeCache.txt").exists():
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        # Unity batches, as the test command builds: a third of the compile time on 2 cores.
         _run(["cmake", "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
               "-DSTRATA_BUILD_TESTS=OFF", "-DSTRATA_BUILD_BENCHMARKS=OFF", "-DSTRATA_PYTHON=ON",
-              f"-DPython3_EXECUTABLE={sys.executable}"])
+              "-DSTRATA_UNITY_BUILD=ON", f"-DPython3_EXECUTABLE={sys.executable}"])
     _run(["cmake", "--build", build, "--target", "strata_python", "-j", str(os.cpu_count() or 2)])
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     module = build / "python" / "strata" / f"_strata{suffix}"

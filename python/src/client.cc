@@ -662,8 +662,8 @@ in one round trip. A node's own call (Unimplemented on a cluster client).)doc")
       // python/bench/py_vs_cpp.py sets the Python calls against. Seconds of each call.
       .def(
           "_time_reads",
-          [](PyClient& c, const Namespace& ns, const std::vector<ReadRange>& ranges, py::handle destination,
-             int iterations) {
+          [](PyClient& c, const Namespace& ns, const std::vector<ReadRange>& ranges,
+             py::handle destination, int iterations) {
             BorrowedBuffer dest = BorrowBuffer(destination, Access::kWrite, "destination");
             std::vector<double> seconds;
             absl::Status status = c.Run([&](Client& client) {
