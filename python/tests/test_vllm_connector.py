@@ -277,3 +277,27 @@ def test_a_chunk_that_does_not_verify(extra):
     assert_same_outputs(run_turns(fresh, turns, prefix="z"), want)
     assert fresh.worker.stats["load_errors"] == 0
     fresh.close()
+
+
+def test_with_vllms_local_prefix_cache(extra):
+    """vLLM's own prefix cache holds some of the prefix (num_computed_tokens > 0 when the
+    connector is asked), strata the rest: two conversations interleaved on few blocks evict
+    each other's cached tail blocks, so later turns load from strata past a local hit."""
+    model = TinyPagedModel(seed=22)
+    turns = {"a": conversation(seed=23, turns=4), "b": conversation(seed=24, turns=4)}
+    baseline = MiniVllm(model)
+    engine = MiniVllm(model, StrataConnector, extra, num_blocks=16, prefix_cache=True)
+    history = {"a": [], "b": []}
+    mixed = 0
+    for i in range(4):
+        for name in ("a", "b"):
+            history[name] = history[name] + turns[name][i]
+            want = baseline.generate(f"w{name}{i}", history[name], 6)
+            local, loaded = engine.local_hit_tokens, engine.scheduler.stats["hit_pages"]
+            got = engine.generate(f"{name}{i}", history[name], 6)
+            mixed += engine.local_hit_tokens > local and engine.scheduler.stats["hit_pages"] > loaded
+            assert_same_outputs([got], [want])
+            history[name] = history[name] + got.output
+    assert mixed >= 1  # a request whose prefix came partly from vLLM's cache, partly from strata
+    assert engine.worker.stats["load_errors"] == 0
+    engine.close()

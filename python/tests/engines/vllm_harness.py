@@ -21,11 +21,15 @@ What it imitates (vLLM main 9aaf83ef; python/strata/vllm/README.md lists the fil
   - tensor parallelism: one worker connector per TP rank, each registered with its rank's KV
     heads (views of the model's cache), their wait_for_save side by side on threads (the
     connector's TP all-reduce meets there), a request freed once every rank reported it.
-Not imitated: vLLM's local prefix cache (every request starts at 0 computed tokens locally),
-async loads, CUDA graphs, speculative decoding, pipeline parallelism, HMA.
+  - with prefix_cache: vLLM's local prefix cache — full blocks of finished and preempted
+    requests stay cached by their chained page hashes, a new request shares the longest run
+    (leaving a token to compute) and get_num_new_matched_tokens sees it as num_computed_tokens;
+    unreferenced cached blocks are evicted when blocks run out.
+Not imitated: async loads, CUDA graphs, speculative decoding, pipeline parallelism, HMA.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import threading
 import time
@@ -162,7 +166,8 @@ class MiniVllm:
     """vLLM's scheduler and model runner around TinyPagedModel, with or without a connector."""
 
     def __init__(self, model: TinyPagedModel, connector_cls: Optional[type] = None, extra: Optional[dict] = None,
-                 num_blocks: int = 64, block_size: int = 8, token_budget: int = 48, chunk: int = 24, tp: int = 1):
+                 num_blocks: int = 64, block_size: int = 8, token_budget: int = 48, chunk: int = 24, tp: int = 1,
+                 prefix_cache: bool = False):
         self.model = model
         self.block_size = block_size
         self.token_budget = token_budget
@@ -170,6 +175,12 @@ class MiniVllm:
         self.cache = model.new_cache(num_blocks, block_size)
         self.layer_names = [f"model.layers.{l}.self_attn.attn" for l in range(model.num_layers)]
         self.free_blocks = list(range(num_blocks))
+        self.prefix_cache = prefix_cache
+        self.cached: Dict[Any, int] = {}  # page hash chain -> block (vLLM's prefix cache)
+        self.block_hash: Dict[int, Any] = {}
+        self.refs: Dict[int, int] = {}
+        self.evictable: "collections.OrderedDict[int, None]" = collections.OrderedDict()
+        self.local_hit_tokens = 0
         self.block_table: Dict[str, List[int]] = {}
         self.waiting: List[Request] = []
         self.running: List[Request] = []
@@ -236,23 +247,71 @@ class MiniVllm:
     # ------------------------------------------------------------ scheduler
 
     def _allocate(self, r: Request, tokens: int) -> Optional[List[int]]:
-        """Blocks for `tokens` tokens of r: the new block ids, or None when there are too few."""
+        """Blocks for `tokens` tokens of r: the new block ids, or None when there are too few.
+        Unreferenced cached blocks are evicted (least recently freed first) when no block is free."""
         have = self.block_table.setdefault(r.request_id, [])
         need = -(-tokens // self.block_size) - len(have)
         if need <= 0:
             return []
-        if need > len(self.free_blocks):
+        if need > len(self.free_blocks) + len(self.evictable):
             return None
-        new = [self.free_blocks.pop(0) for _ in range(need)]
+        new = []
+        for _ in range(need):
+            if self.free_blocks:
+                b = self.free_blocks.pop(0)
+            else:
+                b, _ = self.evictable.popitem(last=False)
+                del self.cached[self.block_hash.pop(b)]
+            self.refs[b] = 1
+            new.append(b)
         have.extend(new)
         return new
 
-    def _free(self, req_id: str) -> None:
-        self.free_blocks.extend(self.block_table.pop(req_id, []))
+    def _page_hashes(self, tokens: List[int]) -> List[Any]:
+        out, prev = [], None
+        for i in range(len(tokens) // self.block_size):
+            prev = hash((prev, tuple(tokens[i * self.block_size:(i + 1) * self.block_size])))
+            out.append(prev)
+        return out
+
+    def _local_hit(self, r: Request) -> int:
+        """vLLM's prefix cache: the longest run of cached full blocks of r's tokens (leaving a
+        token to compute), shared into r's block table. The hit in tokens."""
+        if not self.prefix_cache:
+            return 0
+        usable = (r.num_tokens - 1) // self.block_size * self.block_size
+        blocks = []
+        for h in self._page_hashes(r.all_token_ids[:usable]):
+            if h not in self.cached:
+                break
+            blocks.append(self.cached[h])
+        for b in blocks:
+            if self.refs.get(b, 0) == 0:
+                self.evictable.pop(b, None)
+            self.refs[b] = self.refs.get(b, 0) + 1
+        self.block_table[r.request_id] = blocks
+        return len(blocks) * self.block_size
+
+    def _free(self, req_id: str, r: Optional[Request] = None) -> None:
+        """Frees a request's blocks; with the prefix cache, its full computed blocks stay cached."""
+        table = self.block_table.pop(req_id, [])
+        if self.prefix_cache and r is not None:
+            computed = r.num_computed_tokens // self.block_size
+            for h, b in zip(self._page_hashes(r.all_token_ids[:computed * self.block_size]), table):
+                if h not in self.cached and b not in self.block_hash:
+                    self.cached[h] = b
+                    self.block_hash[b] = h
+        for b in reversed(table):  # as vLLM frees: the tail blocks are evicted first
+            self.refs[b] = self.refs.get(b, 1) - 1
+            if self.refs[b] == 0:
+                if b in self.block_hash:
+                    self.evictable[b] = None
+                else:
+                    self.free_blocks.append(b)
 
     def _preempt(self, r: Request) -> None:
         self.running.remove(r)
-        self._free(r.request_id)
+        self._free(r.request_id, r)
         r.num_computed_tokens = 0
         r.preempted = True
         self.waiting.insert(0, r)
@@ -287,20 +346,23 @@ class MiniVllm:
             budget -= n
         while self.waiting and budget > 0 and not preempted:
             r = self.waiting[0]
+            local = self._local_hit(r)
             external = 0
             if self.scheduler is not None:
-                external, load_async = self._timed(self.scheduler.get_num_new_matched_tokens, r, 0)
+                external, load_async = self._timed(self.scheduler.get_num_new_matched_tokens, r, local)
                 assert not load_async and external % self.block_size == 0
-            n = min(r.num_tokens - external, self.chunk, budget)
+            n = min(r.num_tokens - local - external, self.chunk, budget)
             assert n > 0, "a synchronous load must leave a token to compute"
-            new = self._allocate(r, external + n)
+            new = self._allocate(r, local + external + n)
             if new is None:
-                self.block_table.pop(r.request_id, None)
+                self._free(r.request_id)  # the shared blocks go back to the cache
                 break
+            self.local_hit_tokens += local
+            external += local  # num_computed_tokens: the local hit and the loaded tokens
             self.waiting.pop(0)
             if self.scheduler is not None:
                 self._timed(self.scheduler.update_state_after_alloc, r,
-                            _Blocks(self.block_table[r.request_id]), external)
+                            _Blocks(self.block_table[r.request_id]), external - local)
             r.num_computed_tokens = external
             self.running.append(r)
             if r.preempted:
@@ -378,7 +440,7 @@ class MiniVllm:
         reqs, logits, sending, errors = self.execute(so, meta)
         for req_id in sending:
             r = self.held.pop(req_id)
-            self._free(req_id)
+            self._free(req_id, r)
         for r, lg in zip(reqs, logits):
             n = so.num_scheduled_tokens[r.request_id]
             table = self.block_table.get(r.request_id, [])
@@ -403,4 +465,4 @@ class MiniVllm:
         if delay:
             self.held[r.request_id] = r
         else:
-            self._free(r.request_id)
+            self._free(r.request_id, r)
