@@ -25,6 +25,7 @@ import argparse
 import datetime
 import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -40,7 +41,6 @@ def parse_size(text: str) -> int:
 
 
 def timed(fn) -> float:
-    import time
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t

@@ -108,6 +108,17 @@ class Client(_strata._Client):
         self._closing = False
         _open_clients.add(self)
 
+    # Keys of an engine's connector configuration that are Client options.
+    CONFIG_KEYS = ("cluster", "cluster_nodes", "token", "same_host", "device_direct", "host_device",
+                   "ucx_transports", "async_threads", "reads_in_flight")
+
+    @classmethod
+    def from_config(cls, config: dict, default_timeout: float = 10.0) -> "Client":
+        """A client from an engine connector's configuration dict: "node", "timeout" (seconds,
+        default `default_timeout`) and any of CONFIG_KEYS; other keys are ignored."""
+        options = {k: config[k] for k in cls.CONFIG_KEYS if k in config}
+        return cls(config.get("node"), timeout=float(config.get("timeout", default_timeout)), **options)
+
     def __enter__(self) -> "Client":
         return self
 

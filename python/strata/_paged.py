@@ -8,7 +8,7 @@ cache's dtype. The adapters gather an engine layer's blocks into such a view and
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import List, Optional, Sequence
 
 import torch
 
@@ -79,12 +79,12 @@ class VllmLayerAdapter:
             return (kv.shape[1], 1, kv.shape[2])
         return tuple(kv.shape[2:5])
 
+    # flashinfer and mla keep a block's bytes (K then V, or the latent) together, as strata's
+    # layer-page does; flash_attn splits K and V across its first dimension.
     def gather(self, kv: torch.Tensor, blocks: torch.Tensor, out: torch.Tensor) -> None:
         n = blocks.numel()
         if self.kind == "flash_attn":
             out.view(n, 2, -1).copy_(kv[:, blocks].reshape(2, n, -1).transpose(0, 1))
-        elif self.kind == "flashinfer":
-            out.view(n, -1).copy_(kv[blocks].reshape(n, -1))
         else:
             out.view(n, -1).copy_(kv[blocks].reshape(n, -1))
 
@@ -92,11 +92,30 @@ class VllmLayerAdapter:
         n = blocks.numel()
         if self.kind == "flash_attn":
             kv[:, blocks] = src.view(n, 2, *kv.shape[2:]).transpose(0, 1)
-        elif self.kind == "flashinfer":
-            kv[blocks] = src.view(n, *kv.shape[1:])
         else:
             kv[blocks] = src.view(n, *kv.shape[1:])
 
 
 def block_tensor(ids: Sequence[int], device: torch.device) -> torch.Tensor:
     return torch.as_tensor(list(ids), dtype=torch.long, device=device)
+
+
+def cut_segments(match: strata.MatchResult, first_page: int, end_page: int) -> List[strata.Segment]:
+    """The match's sequence pages [first_page, end_page) as segments re-based to page 0: what a
+    read of those pages into a buffer of end_page - first_page pages takes."""
+    out = []
+    for seg in match.segments:
+        lo, hi = max(seg.seq_page_begin, first_page), min(seg.seq_page_begin + seg.page_count, end_page)
+        if lo < hi:
+            out.append(strata.Segment(seg.blob, seg.blob_page_offset + lo - seg.seq_page_begin, hi - lo,
+                                      lo - first_page))
+    return out
+
+
+def parent_at(match: strata.MatchResult, pages: int) -> Optional[strata.Parent]:
+    """The Parent of a blob continuing the match's first `pages` pages: the segment with bytes
+    that holds page pages - 1; None for pages 0 or when no such segment is matched."""
+    for seg in match.segments:
+        if pages and seg.tier != strata.Tier.TEXT and seg.seq_page_begin < pages <= seg.seq_page_begin + seg.page_count:
+            return strata.Parent(seg.blob, pages)
+    return None

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 import strata
-from strata._paged import Staging, strata_dtype
+from strata._paged import Staging, cut_segments, parent_at, strata_dtype
 
 try:
     from sglang.srt.mem_cache.kv_connector import BaseKVConnector, LoadOperation  # type: ignore
@@ -66,11 +66,7 @@ class StrataKVConnector(BaseKVConnector):
                  kvcache: Any = None, **kwargs: Any):
         super().__init__(params, server_args, tp_group, tp_rank, kvcache)
         extra = _config(params, server_args, kwargs)
-        client_args = {"timeout": float(extra.get("timeout", 10.0))}
-        for key in ("cluster", "cluster_nodes", "token", "same_host", "device_direct", "host_device", "ucx_transports"):
-            if key in extra:
-                client_args[key] = extra[key]
-        self.client = strata.Client(extra.get("node"), **client_args)
+        self.client = strata.Client.from_config(extra)
         self.kvcache = kvcache
         self.mla = hasattr(kvcache, "kv_buffer") and not hasattr(kvcache, "k_buffer")
         first = kvcache.kv_buffer[0] if self.mla else kvcache.k_buffer[0]
@@ -147,12 +143,7 @@ class StrataKVConnector(BaseKVConnector):
             pages = last_page - first_page
             if pages <= 0 or p.cancelled:
                 return
-            segments = []
-            for s in match.segments:
-                lo, hi = max(s.seq_page_begin, first_page), min(s.seq_page_begin + s.page_count, last_page)
-                if lo < hi:
-                    segments.append(strata.Segment(s.blob, s.blob_page_offset + lo - s.seq_page_begin, hi - lo,
-                                                   lo - first_page))
+            segments = cut_segments(match, first_page, last_page)
             staging = Staging(self.ns.layout, pages, self.dtype, self.device)
             self._read_pages(segments, staging, pages)
             p.staging, p.first, p.tokens = staging, first_page * self.page, pages * self.page
@@ -258,10 +249,7 @@ class StrataKVConnector(BaseKVConnector):
             try:
                 match = self.client.match(self.ns, tokens)
                 have = match.readable_pages
-                parent = None
-                for s in match.segments:
-                    if s.seq_page_begin < have <= s.seq_page_begin + s.page_count:
-                        parent = strata.Parent(s.blob, have)
+                parent = parent_at(match, have)
             except strata.NotFound:
                 have, parent = 0, None
             pages = len(tokens) // self.page

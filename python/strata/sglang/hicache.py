@@ -27,6 +27,8 @@ from __future__ import annotations
 import logging
 from typing import Any, List, Optional
 
+import torch
+
 import strata
 from strata._keyspace import key_tokens, opaque_layout
 
@@ -45,11 +47,7 @@ class StrataHiCacheStorage(HiCacheStorage):
         self.config = storage_config
         extra = dict(getattr(storage_config, "extra_config", None) or {})
         self._extra = extra
-        client_args = {"timeout": float(extra.get("timeout", 10.0))}
-        for key in ("cluster", "cluster_nodes", "token", "same_host", "ucx_transports"):
-            if key in extra:
-                client_args[key] = extra[key]
-        self.client = strata.Client(extra.get("node"), **client_args)
+        self.client = strata.Client.from_config(extra)
         self._tenant = str(extra.get("tenant", "sglang"))
         model = str(getattr(storage_config, "model_name", None) or extra.get("model") or "model")
         pp_size = int(getattr(storage_config, "pp_size", 1) or 1)
@@ -70,7 +68,7 @@ class StrataHiCacheStorage(HiCacheStorage):
     def register_mem_pool_host(self, mem_pool_host: Any) -> None:
         super().register_mem_pool_host(mem_pool_host)
         page = mem_pool_host.page_size
-        ptrs, sizes = mem_pool_host.get_page_buffer_meta(_first_page_indices(mem_pool_host, page))
+        ptrs, sizes = mem_pool_host.get_page_buffer_meta(torch.arange(0, page, dtype=torch.int64))  # one page
         if not sizes or len(set(sizes)) != 1:
             raise strata.InvalidArgument(f"host pool pages of parts {sizes}: strata needs equal parts")
         self._parts = len(sizes)
@@ -229,7 +227,3 @@ class StrataHiCacheStorage(HiCacheStorage):
     def close(self) -> None:
         self.client.close()
 
-
-def _first_page_indices(host: Any, page: int):
-    import torch
-    return torch.arange(0, page, dtype=torch.int64)

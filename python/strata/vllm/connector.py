@@ -49,7 +49,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 import strata
-from strata._paged import Staging, VllmLayerAdapter, block_tensor, strata_dtype
+from strata._paged import Staging, VllmLayerAdapter, block_tensor, cut_segments, parent_at, strata_dtype
 
 try:  # vLLM's own base class where vLLM is installed
     from vllm.distributed.kv_transfer.kv_connector.v1.base import (KVConnectorBase_V1, KVConnectorMetadata,
@@ -145,14 +145,6 @@ def _tp_max(flags: List[int]) -> List[int]:
         return t.tolist()
     except ImportError:
         return flags
-
-
-def _client_from(extra: Dict[str, Any]) -> strata.Client:
-    kwargs: Dict[str, Any] = {"timeout": float(extra.get("timeout", 10.0))}
-    for key in ("cluster", "cluster_nodes", "token", "same_host", "device_direct", "host_device", "ucx_transports"):
-        if key in extra:
-            kwargs[key] = extra[key]
-    return strata.Client(extra.get("node"), **kwargs)
 
 
 def request_model(base: str, request: Any) -> Optional[str]:
@@ -263,7 +255,7 @@ class StrataConnector(KVConnectorBase_V1):
     def client(self) -> strata.Client:
         with self._client_lock:
             if self._client is None:
-                self._client = _client_from(self._extra)
+                self._client = strata.Client.from_config(self._extra)
             return self._client
 
     def namespace_for(self, model: str) -> strata.Namespace:
@@ -298,11 +290,12 @@ class StrataConnector(KVConnectorBase_V1):
         if model is None:
             self._matches[request.request_id] = (None, local_pages, 0)
             return 0, False
-        tokens = list(request.all_token_ids)[:request.num_tokens]
         cached = self._matches.get(request.request_id)
-        if cached is not None and cached[2] == len(tokens):  # asked again while it waits: no new lookup
+        tokens = None
+        if cached is not None and cached[2] == request.num_tokens:  # asked again while it waits: no new lookup
             match = cached[0]
         else:
+            tokens = list(request.all_token_ids[:request.num_tokens])
             self.stats["lookups"] += 1
             try:
                 match = self.client().match(self.namespace_for(model), tokens, phase=strata.LookupPhase.PREFILL,
@@ -312,12 +305,13 @@ class StrataConnector(KVConnectorBase_V1):
             except strata.Error as e:  # the store is slow or down: serve from vLLM alone
                 logger.warning("strata match failed for %s: %s", request.request_id, e)
                 match = None
-        self._matches[request.request_id] = (match, local_pages, len(tokens))
+        self._matches[request.request_id] = (match, local_pages, request.num_tokens)
         if match is None:
             return 0, False
         if self._rebuild_text and request.request_id not in self._prefetched and (
                 match.text_segments or any(s.tier == strata.Tier.SSD for s in match.segments)):
             self._prefetched.add(request.request_id)
+            tokens = tokens if tokens is not None else list(request.all_token_ids[:request.num_tokens])
             try:  # TEXT pages queued for rebuild, SSD pages promoted: a later request hits
                 self.client().prefetch(self.namespace_for(model), tokens, timeout=self._lookup_timeout)
             except strata.Error as e:
@@ -349,7 +343,7 @@ class StrataConnector(KVConnectorBase_V1):
         if num_external_tokens <= 0 or match is None:
             return
         pages = num_external_tokens // self._block_size
-        tokens = list(request.all_token_ids)[:(local_pages + pages) * self._block_size]
+        tokens = list(request.all_token_ids[:(local_pages + pages) * self._block_size])
         self._pending_loads[req_id] = LoadSpec(req_id, model, block_ids[local_pages:local_pages + pages],
                                                local_pages, tokens)
 
@@ -363,10 +357,12 @@ class StrataConnector(KVConnectorBase_V1):
         in_prompt = computed_tokens <= state.request.num_prompt_tokens
         if not finishing and not in_prompt and (self._decode_save_pages == 0 or new_pages < self._decode_save_pages):
             return None
-        tokens = list(state.request.all_token_ids)[:full * bs]
-        prefix = None if state.worker_knows_parent or state.saved_pages == 0 else tokens[:state.saved_pages * bs]
+        all_tokens = state.request.all_token_ids  # only the slices needed are copied (long contexts)
+        prefix = None if state.worker_knows_parent or state.saved_pages == 0 \
+            else list(all_tokens[:state.saved_pages * bs])
         spec = SaveSpec(state.request.request_id, state.model, state.block_ids[state.saved_pages:full],
-                        tokens[state.saved_pages * bs:], state.saved_pages, state.saved_pages, prefix)
+                        list(all_tokens[state.saved_pages * bs:full * bs]), state.saved_pages, state.saved_pages,
+                        prefix)
         state.saved_pages = full
         state.worker_knows_parent = True
         return spec
@@ -472,12 +468,7 @@ class StrataConnector(KVConnectorBase_V1):
             end = spec.first_page + pages
             if match.readable_pages < end:
                 raise strata.NotFound(f"this rank holds {match.readable_pages} of the {end} pages")
-            segments = []
-            for seg in match.segments:
-                lo, hi = max(seg.seq_page_begin, spec.first_page), min(seg.seq_page_begin + seg.page_count, end)
-                if lo < hi:
-                    segments.append(strata.Segment(seg.blob, seg.blob_page_offset + lo - seg.seq_page_begin, hi - lo,
-                                                   lo - spec.first_page))
+            segments = cut_segments(match, spec.first_page, end)
             self.client().read_layers(ns, segments, job.staging.buffer, job.on_layer, pages=pages)
             job.finish(None)
         except BaseException as e:  # noqa: BLE001 — every failure is a load error
@@ -505,7 +496,6 @@ class StrataConnector(KVConnectorBase_V1):
             if failed:
                 logger.warning("strata load of %s failed: %s", job.spec.req_id, job.error or "layers not waited for")
                 self.stats["load_errors"] += 1
-                self._error_blocks.update(job.spec.block_ids)
             flags.append(1 if failed else 0)
         if not flags:
             return set()
@@ -542,11 +532,10 @@ class StrataConnector(KVConnectorBase_V1):
             return strata.Parent(last[0], spec.parent_pages)
         if spec.prefix_tokens is None:
             raise strata.FailedPrecondition(f"the blob before page {spec.parent_pages} of {spec.req_id} was not saved")
-        match = self.client().match(ns, spec.prefix_tokens)
-        for seg in match.segments:
-            if seg.tier != strata.Tier.TEXT and seg.seq_page_begin < spec.parent_pages <= seg.seq_page_begin + seg.page_count:
-                return strata.Parent(seg.blob, spec.parent_pages)
-        raise strata.NotFound(f"pages [0, {spec.parent_pages}) of {spec.req_id} are no longer in strata")
+        parent = parent_at(self.client().match(ns, spec.prefix_tokens), spec.parent_pages)
+        if parent is None:
+            raise strata.NotFound(f"pages [0, {spec.parent_pages}) of {spec.req_id} are no longer in strata")
+        return parent
 
     def _write_saves(self, specs: List[SaveSpec], staged: Dict[str, Tuple[SaveSpec, Staging, torch.Tensor, set]]) -> None:
         """Writes `specs` (never raises: a failed save only loses cache)."""

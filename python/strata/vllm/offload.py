@@ -90,8 +90,10 @@ class StrataSecondaryTier(SecondaryTierManager):
     def lookup(self, key: bytes, req_context: Any = None) -> Optional[bool]:
         key = bytes(key)
         with self._lock:
-            if key in self._known:
-                return self._known.pop(key) if not self._known[key] else True
+            if self._known.get(key):
+                return True
+            if key in self._known:  # a miss is answered once: the next lookup asks again
+                return self._known.pop(key)
             if key in self._asking:
                 return None
             self._asking.add(key)
